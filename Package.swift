@@ -1,0 +1,96 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let nio: [Target.Dependency] = [
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOPosix", package: "swift-nio"),
+]
+let log: Target.Dependency = .product(name: "Logging", package: "swift-log")
+
+let package = Package(
+    name: "ubiq",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "ubiqd", targets: ["ubiqd"]),
+        .executable(name: "ubiq", targets: ["ubiq"]),
+        .library(name: "UbiqClient", targets: ["UbiqClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // Pure values and rules: no I/O.
+        .target(name: "UbiqModel", swiftSettings: swiftSettings),
+        .target(name: "UbiqChunking", dependencies: [
+            "UbiqModel", .product(name: "Crypto", package: "swift-crypto"),
+        ], swiftSettings: swiftSettings),
+        .target(name: "UbiqConfig", dependencies: [
+            "UbiqModel", .product(name: "TOMLKit", package: "TOMLKit"),
+        ], swiftSettings: swiftSettings),
+        .target(name: "UbiqIdentity", dependencies: [
+            "UbiqModel",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+        ], swiftSettings: swiftSettings),
+        .target(name: "UbiqIndex", dependencies: [
+            "UbiqModel", .product(name: "GRDB", package: "GRDB.swift"), log,
+        ], swiftSettings: swiftSettings),
+        .target(name: "UbiqFileSystem", dependencies: [
+            "UbiqModel", "UbiqChunking", log,
+        ], swiftSettings: swiftSettings),
+        .target(name: "UbiqWire", dependencies: [
+            "UbiqModel",
+            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ], swiftSettings: swiftSettings),
+        .target(name: "UbiqTransport", dependencies: [
+            "UbiqModel", "UbiqWire", "UbiqIdentity", log,
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "X509", package: "swift-certificates"),
+        ] + nio, swiftSettings: swiftSettings),
+        .target(name: "UbiqSync", dependencies: [
+            "UbiqModel", "UbiqChunking", "UbiqIndex", "UbiqFileSystem", "UbiqWire", log,
+        ], swiftSettings: swiftSettings),
+        .target(name: "UbiqControlAPI", dependencies: ["UbiqModel"], swiftSettings: swiftSettings),
+        .target(name: "UbiqControl", dependencies: ["UbiqControlAPI", log] + nio, swiftSettings: swiftSettings),
+        .target(name: "UbiqClient", dependencies: ["UbiqControlAPI"] + nio, swiftSettings: swiftSettings),
+        .target(name: "UbiqAgent", dependencies: [
+            "UbiqModel", "UbiqConfig", "UbiqIdentity", "UbiqIndex", "UbiqFileSystem", "UbiqWire",
+            "UbiqTransport", "UbiqSync", "UbiqControlAPI", "UbiqControl", log,
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], swiftSettings: swiftSettings),
+        .executableTarget(name: "ubiqd", dependencies: [
+            "UbiqAgent", "UbiqConfig",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: swiftSettings),
+        .executableTarget(name: "ubiq", dependencies: [
+            "UbiqClient", "UbiqControlAPI", "UbiqIdentity", "UbiqConfig",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: swiftSettings),
+        .target(name: "UbiqTestSupport", dependencies: ["UbiqModel"], swiftSettings: swiftSettings),
+
+        .testTarget(name: "UbiqModelTests", dependencies: ["UbiqModel"], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqChunkingTests", dependencies: ["UbiqChunking"], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqIndexTests", dependencies: ["UbiqIndex", "UbiqTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqFileSystemTests", dependencies: ["UbiqFileSystem", "UbiqTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqWireTests", dependencies: ["UbiqWire", .product(name: "NIOEmbedded", package: "swift-nio")], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqTransportTests", dependencies: ["UbiqTransport", "UbiqIdentity", "UbiqTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqControlTests", dependencies: ["UbiqControl", "UbiqClient", "UbiqTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqAgentTests", dependencies: ["UbiqTestSupport", "UbiqControlAPI"], swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,101 @@
+/// What an index entry describes.
+public enum ItemKind: String, Sendable, Codable, Hashable {
+    case file
+    case directory
+    case symlink
+}
+
+/// The synced description of one path in a container, as every device agrees on it.
+///
+/// Local-only facts (inode, ctime, sequence numbers) live in the index, not here.
+public struct Item: Hashable, Sendable, Codable {
+    public var path: RelativePath
+    public var kind: ItemKind
+    public var deleted: Bool
+    public var size: UInt64
+    /// Modification time in nanoseconds since 1970.
+    public var mtime: Int64
+    public var executable: Bool
+    public var symlinkTarget: String?
+    public var chunks: [ChunkRef]
+    public var version: VersionVector
+    /// The device whose change produced this content.
+    public var modifiedBy: DeviceID
+    /// Unresolved conflict versions of this path, the same on every device.
+    public var conflicts: [ConflictVersion]
+
+    public init(
+        path: RelativePath, kind: ItemKind, deleted: Bool = false, size: UInt64 = 0, mtime: Int64 = 0,
+        executable: Bool = false, symlinkTarget: String? = nil, chunks: [ChunkRef] = [],
+        version: VersionVector, modifiedBy: DeviceID, conflicts: [ConflictVersion] = []
+    ) {
+        self.path = path
+        self.kind = kind
+        self.deleted = deleted
+        self.size = size
+        self.mtime = mtime
+        self.executable = executable
+        self.symlinkTarget = symlinkTarget
+        self.chunks = chunks
+        self.version = version
+        self.modifiedBy = modifiedBy
+        self.conflicts = conflicts
+    }
+
+    /// True where both describe the same bytes on disk (mtime aside): an mtime-only change is
+    /// not a new version.
+    public func hasSameContent(as other: Item) -> Bool {
+        deleted == other.deleted && kind == other.kind
+            && (deleted || (size == other.size && executable == other.executable
+                && symlinkTarget == other.symlinkTarget && chunks.map(\.hash) == other.chunks.map(\.hash)))
+    }
+
+    /// The conflict-version identifier this content would get if it lost a conflict.
+    public var versionID: String { ConflictVersion.id(modifiedBy: modifiedBy, version: version) }
+}
+
+/// A version of a document that lost a conflict and is kept until someone resolves it.
+public struct ConflictVersion: Hashable, Sendable, Codable {
+    /// Stable on every device: the losing change's author and its counter.
+    public var id: String
+    public var kind: ItemKind
+    public var size: UInt64
+    public var mtime: Int64
+    public var executable: Bool
+    public var symlinkTarget: String?
+    public var chunks: [ChunkRef]
+    public var version: VersionVector
+    public var modifiedBy: DeviceID
+
+    public init(of item: Item) {
+        self.id = item.versionID
+        self.kind = item.kind
+        self.size = item.size
+        self.mtime = item.mtime
+        self.executable = item.executable
+        self.symlinkTarget = item.symlinkTarget
+        self.chunks = item.chunks
+        self.version = item.version
+        self.modifiedBy = item.modifiedBy
+    }
+
+    public init(
+        id: String, kind: ItemKind, size: UInt64, mtime: Int64, executable: Bool, symlinkTarget: String?,
+        chunks: [ChunkRef], version: VersionVector, modifiedBy: DeviceID
+    ) {
+        self.id = id
+        self.kind = kind
+        self.size = size
+        self.mtime = mtime
+        self.executable = executable
+        self.symlinkTarget = symlinkTarget
+        self.chunks = chunks
+        self.version = version
+        self.modifiedBy = modifiedBy
+    }
+
+    static func id(modifiedBy: DeviceID, version: VersionVector) -> String {
+        let author = modifiedBy.rawValue.filter { $0 != "-" }.prefix(8)
+        return "\(author)-\(version[modifiedBy])"
+    }
+}
