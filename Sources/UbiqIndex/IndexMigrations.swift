@@ -1,0 +1,62 @@
+import GRDB
+
+/// The index schema, as named append-only migrations (never edit a shipped one; add a new one).
+enum IndexMigrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: containers, items, chunks, needs, peers") { db in
+            try db.execute(sql: """
+                CREATE TABLE container (
+                    id INTEGER PRIMARY KEY,
+                    identifier TEXT NOT NULL UNIQUE,
+                    indexID INTEGER NOT NULL,
+                    sequence INTEGER NOT NULL DEFAULT 0
+                ) STRICT;
+                CREATE TABLE item (
+                    container INTEGER NOT NULL REFERENCES container(id),
+                    path TEXT NOT NULL,
+                    kind INTEGER NOT NULL,
+                    deleted INTEGER NOT NULL,
+                    size INTEGER NOT NULL,
+                    mtime INTEGER NOT NULL,
+                    executable INTEGER NOT NULL,
+                    symlinkTarget TEXT,
+                    version BLOB NOT NULL,
+                    modifiedBy TEXT NOT NULL,
+                    chunks BLOB NOT NULL,
+                    conflicts BLOB,
+                    sequence INTEGER NOT NULL,
+                    statSize INTEGER,
+                    statMtime INTEGER,
+                    statCtime INTEGER,
+                    statInode INTEGER,
+                    PRIMARY KEY (container, path)
+                ) STRICT;
+                CREATE INDEX item_by_sequence ON item(container, sequence);
+                CREATE TABLE chunk (
+                    hash BLOB NOT NULL,
+                    container INTEGER NOT NULL,
+                    file TEXT NOT NULL,
+                    offset INTEGER NOT NULL,
+                    size INTEGER NOT NULL
+                ) STRICT;
+                CREATE INDEX chunk_by_hash ON chunk(hash);
+                CREATE INDEX chunk_by_file ON chunk(container, file);
+                CREATE TABLE need (
+                    container INTEGER NOT NULL,
+                    path TEXT NOT NULL,
+                    target BLOB NOT NULL,
+                    PRIMARY KEY (container, path)
+                ) STRICT;
+                CREATE TABLE peer (
+                    device TEXT NOT NULL,
+                    container INTEGER NOT NULL,
+                    indexID INTEGER NOT NULL,
+                    maxSequence INTEGER NOT NULL,
+                    PRIMARY KEY (device, container)
+                ) STRICT;
+                """)
+        }
+        return migrator
+    }
+}

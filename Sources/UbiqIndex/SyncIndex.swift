@@ -1,0 +1,333 @@
+import Foundation
+import GRDB
+import Logging
+import UbiqModel
+
+/// The SQLite index of every container this device syncs (GRDB over the system
+/// libsqlite3, WAL). Its write methods keep the invariants: every change to an item's synced
+/// data gets the container's next sequence number, and the chunk table always lists the
+/// chunks of what is on disk, so the puller can find local copies by hash.
+public struct SyncIndex: Sendable {
+    let pool: DatabasePool
+
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try IndexMigrations.migrator.migrate(pool)
+        } catch {
+            throw IndexError(.database, "cannot open the index at \(path): \(error). Move the file away to rebuild it from a rescan and peers.")
+        }
+    }
+
+    // MARK: containers
+
+    /// The container's row, created with a fresh random index ID on first use.
+    public func containerState(_ container: ContainerID) throws -> ContainerIndexState {
+        try pool.write { db in
+            let row = try containerRow(db, container)
+            return ContainerIndexState(indexID: UInt64(bitPattern: row.indexID), sequence: row.sequence)
+        }
+    }
+
+    // MARK: items
+
+    public func item(_ container: ContainerID, _ path: RelativePath) throws -> IndexedItem? {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return nil }
+            return try Row.fetchOne(db, sql: "SELECT * FROM item WHERE container = ? AND path = ?", arguments: [id, path.rawValue])
+                .map(Self.decodeItem)
+        }
+    }
+
+    /// Items in the folder `parent` (the container root when nil), not recursive.
+    public func children(_ container: ContainerID, of parent: RelativePath?) throws -> [IndexedItem] {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return [] }
+            let prefix = parent.map { $0.rawValue + "/" } ?? ""
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT * FROM item WHERE container = ? AND path >= ? AND path < ? ORDER BY path
+                """, arguments: [id, prefix, prefix + "\u{10FFFF}"])
+            return try rows.map(Self.decodeItem).filter {
+                !$0.item.path.rawValue.dropFirst(prefix.count).contains("/")
+            }
+        }
+    }
+
+    /// Every item at or under `root` (the whole container when nil).
+    public func items(_ container: ContainerID, under root: RelativePath? = nil) throws -> [IndexedItem] {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return [] }
+            guard let root else {
+                return try Row.fetchAll(db, sql: "SELECT * FROM item WHERE container = ? ORDER BY path", arguments: [id])
+                    .map(Self.decodeItem)
+            }
+            return try Row.fetchAll(db, sql: """
+                SELECT * FROM item WHERE container = ? AND (path = ? OR (path >= ? AND path < ?)) ORDER BY path
+                """, arguments: [id, root.rawValue, root.rawValue + "/", root.rawValue + "/\u{10FFFF}"])
+                .map(Self.decodeItem)
+        }
+    }
+
+    /// Items whose sequence is above `sequence`, in sequence order.
+    public func items(_ container: ContainerID, after sequence: Int64, limit: Int) throws -> [IndexedItem] {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return [] }
+            return try Row.fetchAll(db, sql: """
+                SELECT * FROM item WHERE container = ? AND sequence > ? ORDER BY sequence LIMIT ?
+                """, arguments: [id, sequence, limit]).map(Self.decodeItem)
+        }
+    }
+
+    /// Writes items, each with the container's next sequence number, and removes any need
+    /// they settle, in one transaction. Returns the container's new sequence.
+    @discardableResult
+    public func commit(_ container: ContainerID, _ writes: [ItemWrite]) throws -> Int64 {
+        try pool.write { db in
+            var row = try containerRow(db, container)
+            for write in writes {
+                row.sequence += 1
+                try Self.upsert(db, container: row.id, write.item, sequence: row.sequence, stat: write.stat)
+                if write.settlesNeed {
+                    try db.execute(sql: "DELETE FROM need WHERE container = ? AND path = ?", arguments: [row.id, write.item.path.rawValue])
+                }
+            }
+            try db.execute(sql: "UPDATE container SET sequence = ? WHERE id = ?", arguments: [row.sequence, row.id])
+            return row.sequence
+        }
+    }
+
+    /// Records a new stat fingerprint for an unchanged item (mtime-only changes are no new version).
+    public func updateStat(_ container: ContainerID, _ path: RelativePath, _ stat: StatFingerprint?) throws {
+        try pool.write { db in
+            let id = try containerRow(db, container).id
+            try db.execute(sql: """
+                UPDATE item SET statSize = ?, statMtime = ?, statCtime = ?, statInode = ? WHERE container = ? AND path = ?
+                """, arguments: [stat.map { Int64($0.size) }, stat?.mtimeNs, stat?.ctimeNs, stat.map { Int64(bitPattern: $0.inode) },
+                                 id, path.rawValue])
+        }
+    }
+
+    // MARK: chunks
+
+    /// Places on this device where a chunk with this hash can be read.
+    public func locations(of hash: ChunkHash) throws -> [ChunkLocation] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT container.identifier, chunk.file, chunk.offset, chunk.size FROM chunk
+                JOIN container ON container.id = chunk.container WHERE chunk.hash = ? LIMIT 8
+                """, arguments: [Data(hash.bytes)]).compactMap { row in
+                guard let container = try? ContainerID(row[0] as String), let file = Self.decodeFile(row[1]) else { return nil }
+                return ChunkLocation(container: container, file: file, offset: UInt64(row[2] as Int64), size: UInt32(row[3] as Int64))
+            }
+        }
+    }
+
+    /// Records the chunks of a kept conflict version file, or forgets them (chunks nil).
+    public func setVersionFile(_ container: ContainerID, name: String, chunks: [ChunkRef]?) throws {
+        try pool.write { db in
+            let id = try containerRow(db, container).id
+            try Self.replaceChunks(db, container: id, file: "v:" + name, chunks: chunks ?? [])
+        }
+    }
+
+    /// Names of the version files whose chunks are recorded.
+    public func versionFiles(_ container: ContainerID) throws -> Set<String> {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return [] }
+            return Set(try String.fetchAll(db, sql: "SELECT DISTINCT file FROM chunk WHERE container = ? AND file LIKE 'v:%'", arguments: [id])
+                .map { String($0.dropFirst(2)) })
+        }
+    }
+
+    // MARK: needs
+
+    /// Remote versions this device has decided to apply but not yet applied.
+    public func needs(_ container: ContainerID) throws -> [Item] {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return [] }
+            return try Data.fetchAll(db, sql: "SELECT target FROM need WHERE container = ?", arguments: [id])
+                .map { try IndexCoding.decode(json: $0, as: Item.self) }
+        }
+    }
+
+    public func need(_ container: ContainerID, _ path: RelativePath) throws -> Item? {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return nil }
+            return try Data.fetchOne(db, sql: "SELECT target FROM need WHERE container = ? AND path = ?", arguments: [id, path.rawValue])
+                .map { try IndexCoding.decode(json: $0, as: Item.self) }
+        }
+    }
+
+    public func removeNeed(_ container: ContainerID, _ path: RelativePath) throws {
+        try pool.write { db in
+            let id = try containerRow(db, container).id
+            try db.execute(sql: "DELETE FROM need WHERE container = ? AND path = ?", arguments: [id, path.rawValue])
+        }
+    }
+
+    // MARK: peers
+
+    /// Stores needs and local merges learned from one index update of a peer together with the
+    /// sequence reached, so a restart resumes exactly there.
+    @discardableResult
+    public func recordRemoteUpdate(
+        _ container: ContainerID, peer: DeviceID, state: PeerIndexState, needs: [Item], merges: [ItemWrite]
+    ) throws -> Int64 {
+        try pool.write { db in
+            var row = try containerRow(db, container)
+            for need in needs {
+                try db.execute(sql: "INSERT OR REPLACE INTO need (container, path, target) VALUES (?, ?, ?)",
+                               arguments: [row.id, need.path.rawValue, IndexCoding.encode(json: need)])
+            }
+            for write in merges {
+                row.sequence += 1
+                try Self.upsert(db, container: row.id, write.item, sequence: row.sequence, stat: write.stat)
+            }
+            try db.execute(sql: "UPDATE container SET sequence = ? WHERE id = ?", arguments: [row.sequence, row.id])
+            try db.execute(sql: "INSERT OR REPLACE INTO peer (device, container, indexID, maxSequence) VALUES (?, ?, ?, ?)",
+                           arguments: [peer.rawValue, row.id, Int64(bitPattern: state.indexID), state.maxSequence])
+            return row.sequence
+        }
+    }
+
+    public func peerState(_ peer: DeviceID, _ container: ContainerID) throws -> PeerIndexState? {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return nil }
+            return try Row.fetchOne(db, sql: "SELECT indexID, maxSequence FROM peer WHERE device = ? AND container = ?",
+                                    arguments: [peer.rawValue, id]).map {
+                PeerIndexState(indexID: UInt64(bitPattern: $0[0] as Int64), maxSequence: $0[1])
+            }
+        }
+    }
+
+    // MARK: statistics
+
+    public func statistics(_ container: ContainerID) throws -> ContainerStatistics {
+        try pool.read { db in
+            var stats = ContainerStatistics()
+            guard let id = try containerID(db, container) else { return stats }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT kind, COUNT(*), SUM(size), SUM(conflicts IS NOT NULL) FROM item
+                WHERE container = ? AND deleted = 0 GROUP BY kind
+                """, arguments: [id]) {
+                let count: Int = row[1]
+                switch ItemKind(code: row[0]) {
+                case .file: stats.files = count; stats.bytes = UInt64(row[2] as Int64? ?? 0)
+                case .directory: stats.directories = count
+                case .symlink: stats.symlinks = count
+                }
+                stats.conflicts += row[3] as Int? ?? 0
+            }
+            for target in try Data.fetchAll(db, sql: "SELECT target FROM need WHERE container = ?", arguments: [id]) {
+                let item = try IndexCoding.decode(json: target, as: Item.self)
+                stats.needItems += 1
+                if !item.deleted { stats.needBytes += item.size }
+            }
+            return stats
+        }
+    }
+
+    // MARK: rows
+
+    private struct ContainerRowValue {
+        var id: Int64
+        var indexID: Int64
+        var sequence: Int64
+    }
+
+    private func containerID(_ db: Database, _ container: ContainerID) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT id FROM container WHERE identifier = ?", arguments: [container.rawValue])
+    }
+
+    private func containerRow(_ db: Database, _ container: ContainerID) throws -> ContainerRowValue {
+        if let row = try Row.fetchOne(db, sql: "SELECT id, indexID, sequence FROM container WHERE identifier = ?", arguments: [container.rawValue]) {
+            return ContainerRowValue(id: row[0], indexID: row[1], sequence: row[2])
+        }
+        let indexID = Int64.random(in: 1...Int64.max)
+        try db.execute(sql: "INSERT INTO container (identifier, indexID, sequence) VALUES (?, ?, 0)", arguments: [container.rawValue, indexID])
+        return ContainerRowValue(id: db.lastInsertedRowID, indexID: indexID, sequence: 0)
+    }
+
+    private static func upsert(_ db: Database, container: Int64, _ item: Item, sequence: Int64, stat: StatFingerprint?) throws {
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO item (container, path, kind, deleted, size, mtime, executable, symlinkTarget, version,
+                modifiedBy, chunks, conflicts, sequence, statSize, statMtime, statCtime, statInode)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [
+                container, item.path.rawValue, item.kind.code, item.deleted, Int64(item.size), item.mtime, item.executable,
+                item.symlinkTarget, IndexCoding.encode(json: item.version), item.modifiedBy.rawValue,
+                IndexCoding.encode(item.chunks), item.conflicts.isEmpty ? nil : IndexCoding.encode(json: item.conflicts),
+                sequence, stat.map { Int64($0.size) }, stat?.mtimeNs, stat?.ctimeNs, stat.map { Int64(bitPattern: $0.inode) },
+            ])
+        try replaceChunks(db, container: container, file: "i:" + item.path.rawValue,
+                          chunks: item.deleted || item.kind != .file ? [] : item.chunks)
+    }
+
+    private static func replaceChunks(_ db: Database, container: Int64, file: String, chunks: [ChunkRef]) throws {
+        try db.execute(sql: "DELETE FROM chunk WHERE container = ? AND file = ?", arguments: [container, file])
+        let statement = try db.cachedStatement(sql: "INSERT INTO chunk (hash, container, file, offset, size) VALUES (?, ?, ?, ?, ?)")
+        for chunk in chunks {
+            try statement.execute(arguments: [Data(chunk.hash.bytes), container, file, Int64(chunk.offset), Int64(chunk.size)])
+        }
+    }
+
+    private static func decodeFile(_ raw: String) -> ChunkLocation.File? {
+        if raw.hasPrefix("i:") { return (try? RelativePath(String(raw.dropFirst(2)))).map { .item($0) } }
+        if raw.hasPrefix("v:") { return .version(String(raw.dropFirst(2))) }
+        return nil
+    }
+
+    private static func decodeItem(_ row: Row) throws -> IndexedItem {
+        let path: String = row["path"]
+        let statSize: Int64? = row["statSize"]
+        let conflicts: Data? = row["conflicts"]
+        let item = Item(
+            path: try RelativePath(path), kind: ItemKind(code: row["kind"]), deleted: row["deleted"],
+            size: UInt64(row["size"] as Int64), mtime: row["mtime"], executable: row["executable"],
+            symlinkTarget: row["symlinkTarget"], chunks: try IndexCoding.decodeChunks(row["chunks"]),
+            version: try IndexCoding.decode(json: row["version"], as: VersionVector.self),
+            modifiedBy: DeviceID(row["modifiedBy"] as String),
+            conflicts: try conflicts.map { try IndexCoding.decode(json: $0, as: [ConflictVersion].self) } ?? [])
+        let stat = statSize.map {
+            StatFingerprint(size: UInt64($0), mtimeNs: row["statMtime"], ctimeNs: row["statCtime"],
+                            inode: UInt64(bitPattern: row["statInode"] as Int64))
+        }
+        return IndexedItem(item: item, sequence: row["sequence"], stat: stat)
+    }
+}
+
+/// One item to store, with what the disk now holds for it.
+public struct ItemWrite: Sendable {
+    public var item: Item
+    public var stat: StatFingerprint?
+    /// True when this write applies a pending need for the same path.
+    public var settlesNeed: Bool
+
+    public init(item: Item, stat: StatFingerprint?, settlesNeed: Bool = false) {
+        self.item = item
+        self.stat = stat
+        self.settlesNeed = settlesNeed
+    }
+}
+
+extension ItemKind {
+    var code: Int {
+        switch self {
+        case .file: 0
+        case .directory: 1
+        case .symlink: 2
+        }
+    }
+
+    init(code: Int) {
+        switch code {
+        case 1: self = .directory
+        case 2: self = .symlink
+        default: self = .file
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import UbiqChunking
+import UbiqIndex
+import UbiqModel
+
+/// The puller: applies the remote versions this device needs, each verified chunk by chunk
+/// and renamed into place only when complete.
+extension ContainerSync {
+    func pullNeeds() async {
+        guard let needs = try? index.needs(id), !needs.isEmpty else { return }
+        for target in Self.applyOrder(needs) {
+            if Task.isCancelled { return }
+            do {
+                try await apply(target)
+                failures[target.path] = nil
+            } catch {
+                failures[target.path] = "\(error)"
+                logger.warning("could not apply change; will retry", metadata: ["path": "\(target.path)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Folders before what they hold, deletions last and deepest first, so a renamed file's
+    /// chunks are still on disk when the new name is written.
+    static func applyOrder(_ needs: [Item]) -> [Item] {
+        let present = needs.filter { !$0.deleted }.sorted {
+            ($0.kind == .directory ? 0 : 1, $0.path.components.count, $0.path) < ($1.kind == .directory ? 0 : 1, $1.path.components.count, $1.path)
+        }
+        let deleted = needs.filter(\.deleted).sorted { ($0.path.components.count, $0.path) > ($1.path.components.count, $1.path) }
+        return present + deleted
+    }
+
+    func apply(_ target: Item) async throws {
+        try scan(under: target.path)
+        let local = try index.item(id, target.path)
+        let goal: Item
+        switch Reconciliation.reconcile(local: local?.item, remote: target) {
+        case .keepLocal:
+            if let local, local.item.version == target.version {
+                try await ensureVersions(of: local.item, current: local)
+                try pruneVersions(of: local.item)
+            }
+            try index.removeNeed(id, target.path)
+            return
+        case .applyRemote(let item):
+            goal = item
+        case .merge(let merged, let contentFromRemote):
+            goal = merged
+            if !contentFromRemote {
+                try await ensureVersions(of: merged, current: local)
+                try index.commit(id, [ItemWrite(item: merged, stat: local?.stat, settlesNeed: true)])
+                try pruneVersions(of: merged)
+                announce()
+                return
+            }
+        }
+        if let other = try caseTwin(of: goal, local: local) {
+            caseConflicts.insert(goal.path.rawValue)
+            logger.warning("case conflict: not written", metadata: ["path": "\(goal.path)", "existing": "\(other)"])
+            return
+        }
+        try await ensureVersions(of: goal, current: local)
+        try await materialize(goal, local: local)
+        try pruneVersions(of: goal)
+        announce()
+    }
+
+    private func caseTwin(of goal: Item, local: IndexedItem?) throws -> RelativePath? {
+        guard local == nil || local?.item.deleted == true, !goal.deleted else { return nil }
+        let siblings = try index.children(id, of: goal.path.parent)
+        return siblings.first {
+            !$0.item.deleted && $0.item.path != goal.path && $0.item.path.caseFolded == goal.path.caseFolded
+        }?.item.path
+    }
+
+    private func materialize(_ goal: Item, local: IndexedItem?) async throws {
+        let path = goal.path
+        let onDisk = local.flatMap { $0.item.deleted ? nil : $0 }
+        if let onDisk, disk.stat(path) != onDisk.stat, onDisk.item.kind != .directory {
+            throw DiskError(.io, "'\(path)' changed on disk while applying; it will be rescanned")
+        }
+        if goal.deleted {
+            if onDisk != nil {
+                do { try disk.remove(path) } catch let error as DiskError where error.code == .notEmpty {
+                    try keepFolder(goal, local: onDisk!)
+                    return
+                } catch let error as DiskError where error.code == .notFound {}
+            }
+            try index.commit(id, [ItemWrite(item: goal, stat: nil, settlesNeed: true)])
+            return
+        }
+        let stat: StatFingerprint
+        switch goal.kind {
+        case .directory:
+            if let onDisk, onDisk.item.kind != .directory { try disk.remove(path) }
+            stat = try disk.makeDirectory(path)
+        case .symlink:
+            if let onDisk, onDisk.item.kind == .directory { try disk.remove(path) }
+            stat = try disk.makeSymlink(path, target: goal.symlinkTarget ?? "")
+        case .file:
+            let staged = try await assemble(goal.chunks, path: path)
+            if let onDisk, onDisk.item.kind == .directory {
+                do { try disk.remove(path) } catch { staged.discard(); throw error }
+            }
+            do { stat = try disk.commit(staged, to: path, executable: goal.executable, mtime: goal.mtime) } catch {
+                staged.discard()
+                throw error
+            }
+        }
+        try index.commit(id, [ItemWrite(item: goal, stat: stat, settlesNeed: true)])
+        logger.debug("applied", metadata: ["path": "\(path)", "version": "\(goal.version)"])
+    }
+
+    /// A folder deleted on a peer but holding local content here: modification beats deletion.
+    private func keepFolder(_ goal: Item, local: IndexedItem) throws {
+        var kept = local.item
+        kept.version = goal.version.merged(with: local.item.version).incremented(by: device)
+        kept.modifiedBy = device
+        try index.commit(id, [ItemWrite(item: kept, stat: local.stat, settlesNeed: true)])
+        logger.info("kept folder deleted on a peer: it still has content here", metadata: ["path": "\(goal.path)"])
+    }
+
+    /// Builds a file from its chunks in `.ubiq/tmp/`: local copies first, then peers.
+    func assemble(_ chunks: [ChunkRef], path: RelativePath) async throws -> any StagedFile {
+        let staged = try disk.stage()
+        do {
+            var missing: [ChunkRef] = []
+            for chunk in chunks {
+                if let bytes = readLocal(hash: chunk.hash, size: chunk.size) {
+                    try staged.write(bytes, at: chunk.offset)
+                } else {
+                    missing.append(chunk)
+                }
+            }
+            try await fetchAll(missing, path: path, into: staged)
+            return staged
+        } catch {
+            staged.discard()
+            throw error
+        }
+    }
+
+    private func fetchAll(_ chunks: [ChunkRef], path: RelativePath, into staged: any StagedFile) async throws {
+        guard !chunks.isEmpty else { return }
+        guard let fetcher else { throw FetchError("no peer connection yet") }
+        let window = 32
+        let (container, logger) = (id, self.logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var next = chunks.makeIterator()
+            for _ in 0..<window {
+                guard let chunk = next.next() else { break }
+                group.addTask { try await Self.fetchVerified(chunk, path: path, container: container, fetcher: fetcher, into: staged, logger: logger) }
+            }
+            while try await group.next() != nil {
+                if let chunk = next.next() {
+                    group.addTask { try await Self.fetchVerified(chunk, path: path, container: container, fetcher: fetcher, into: staged, logger: logger) }
+                }
+            }
+        }
+    }
+
+    /// Fetches one chunk and checks its hash; a wrong one is dropped and asked for again,
+    /// from another peer where there is one.
+    private static func fetchVerified(
+        _ chunk: ChunkRef, path: RelativePath, container: ContainerID, fetcher: any ChunkFetcher,
+        into staged: any StagedFile, logger: Logger
+    ) async throws {
+        var bad: Set<DeviceID> = []
+        for attempt in 1...4 {
+            let (bytes, peer) = try await fetcher.fetch(container: container, path: path, chunk: chunk, excluding: bad)
+            if bytes.count == Int(chunk.size), ChunkHasher.hash(bytes) == chunk.hash {
+                try staged.write(bytes, at: chunk.offset)
+                return
+            }
+            logger.warning("chunk hash mismatch: dropped, fetching again", metadata: [
+                "path": "\(path)", "offset": "\(chunk.offset)", "peer": "\(peer)", "attempt": "\(attempt)",
+            ])
+            bad.insert(peer)
+        }
+        throw FetchError("no peer sent chunk \(chunk.hash) of '\(path)' with the right hash")
+    }
+
+    // MARK: conflict versions
+
+    /// Makes sure every unresolved conflict version of the item is kept in `.ubiq/versions/`.
+    func ensureVersions(of item: Item, current: IndexedItem?) async throws {
+        guard !item.conflicts.isEmpty else { return }
+        let have = Set(try disk.versionNames())
+        for version in item.conflicts where version.kind == .file {
+            let name = VersionFiles.name(for: item.path, id: version.id)
+            if have.contains(name) { continue }
+            if let current, !current.item.deleted, current.item.versionID == version.id,
+               current.item.chunks.map(\.hash) == version.chunks.map(\.hash), disk.stat(item.path) == current.stat {
+                try disk.linkVersion(from: item.path, name: name)
+            } else {
+                let staged = try await assemble(version.chunks, path: item.path)
+                do { try disk.commitVersion(staged, name: name) } catch {
+                    staged.discard()
+                    throw error
+                }
+            }
+            try index.setVersionFile(id, name: name, chunks: version.chunks)
+            logger.info("kept conflict version", metadata: ["path": "\(item.path)", "versionID": "\(version.id)"])
+        }
+    }
+
+    /// Removes kept versions of the item that are no longer unresolved.
+    func pruneVersions(of item: Item) throws {
+        let prefix = VersionFiles.prefix(for: item.path) + "-"
+        let keep = Set(item.conflicts.map { VersionFiles.name(for: item.path, id: $0.id) })
+        for name in try disk.versionNames() where name.hasPrefix(prefix) && !keep.contains(name) {
+            try disk.removeVersion(name: name)
+            try index.setVersionFile(id, name: name, chunks: nil)
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import UbiqIndex
+import UbiqModel
+
+/// What a user sees and settles: status counters, conflict versions, resolution.
+extension ContainerSync {
+    public struct Status: Sendable {
+        public var statistics: ContainerStatistics
+        public var caseConflicts: [String]
+        public var scanning: Bool
+        public var failures: [String: String]
+    }
+
+    public func status() throws -> Status {
+        Status(statistics: try index.statistics(id), caseConflicts: caseConflicts.sorted(), scanning: scanning,
+               failures: Dictionary(uniqueKeysWithValues: failures.map { ($0.key.rawValue, $0.value) }))
+    }
+
+    public nonisolated func children(of path: RelativePath?) throws -> [IndexedItem] {
+        try index.children(id, of: path)
+    }
+
+    public nonisolated func item(at path: RelativePath) throws -> IndexedItem? {
+        try index.item(id, path)
+    }
+
+    /// Settles a path's conflict: keep the current version (`nil`) or make the kept version
+    /// with that ID current. Either way the conflict versions are dropped here, and the new
+    /// version vector makes every other device drop them too.
+    public func resolve(_ path: RelativePath, keeping versionID: String?) async throws -> Item {
+        guard let current = try index.item(id, path), !current.item.deleted || !current.item.conflicts.isEmpty else {
+            throw ResolveError(.notFound, "'\(path)' is not in container \(id)")
+        }
+        var resolved = current.item
+        var stat = current.stat
+        if let versionID, versionID != current.item.versionID {
+            guard let version = current.item.conflicts.first(where: { $0.id == versionID }) else {
+                throw ResolveError(.versionNotFound, "'\(path)' has no conflict version '\(versionID)'; see `ubiq versions`")
+            }
+            if disk.stat(path) != current.stat, !current.item.deleted {
+                throw ResolveError(.busy, "'\(path)' changed on disk; try again after it is scanned")
+            }
+            let now = Int64(Date().timeIntervalSince1970 * 1e9)
+            if version.kind == .symlink {
+                stat = try disk.makeSymlink(path, target: version.symlinkTarget ?? "")
+            } else {
+                let staged = try await assemble(version.chunks, path: path)
+                do { stat = try disk.commit(staged, to: path, executable: version.executable, mtime: now) } catch {
+                    staged.discard()
+                    throw error
+                }
+            }
+            resolved.kind = version.kind
+            resolved.deleted = false
+            resolved.size = version.size
+            resolved.chunks = version.chunks
+            resolved.executable = version.executable
+            resolved.symlinkTarget = version.symlinkTarget
+            resolved.mtime = now
+        }
+        resolved.conflicts = []
+        resolved.version = current.item.version.incremented(by: device)
+        resolved.modifiedBy = device
+        try index.commit(id, [ItemWrite(item: resolved, stat: stat)])
+        try pruneVersions(of: resolved)
+        announce()
+        logger.info("conflict resolved", metadata: ["path": "\(path)", "kept": "\(versionID ?? "current")"])
+        return resolved
+    }
+}
+
+/// Why a resolution was refused.
+public struct ResolveError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case notFound
+        case versionNotFound
+        case busy
+    }
+
+    public let code: Code
+    public let reason: String
+
+    public init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    public var description: String { reason }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import Logging
+import UbiqChunking
+import UbiqIndex
+import UbiqModel
+
+/// Keeps one container in sync: records local changes from scans, takes in peers' index
+/// updates, and applies what this device needs. One actor per container, so changes to a
+/// container's index are decided one at a time.
+public actor ContainerSync {
+    public nonisolated let id: ContainerID
+    nonisolated let disk: any ContainerDisk
+    nonisolated let index: SyncIndex
+    nonisolated let device: DeviceID
+    let logger: Logger
+    var fetcher: (any ChunkFetcher)?
+
+    private var subscribers: [Int: AsyncStream<Void>.Continuation] = [:]
+    private var nextSubscriber = 0
+    private let pullTrigger: AsyncStream<Void>.Continuation
+    private let pullRequests: AsyncStream<Void>
+    var caseConflicts: Set<String> = []
+    var failures: [RelativePath: String] = [:]
+    private(set) var scanning = false
+
+    public init(id: ContainerID, disk: any ContainerDisk, index: SyncIndex, device: DeviceID, logger: Logger) {
+        self.id = id
+        self.disk = disk
+        self.index = index
+        self.device = device
+        var logger = logger
+        logger[metadataKey: "container"] = "\(id)"
+        self.logger = logger
+        (pullRequests, pullTrigger) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    public func setFetcher(_ fetcher: any ChunkFetcher) { self.fetcher = fetcher }
+
+    /// Prepares the folder and records what changed on disk since the last run.
+    public func start() throws {
+        try disk.prepare()
+        try scan(under: nil)
+        requestPull()
+    }
+
+    /// Applies needs whenever asked, until cancelled. Failed needs are retried on the next
+    /// request and at least every `retryInterval`.
+    public func run(retryInterval: Duration = .seconds(5)) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [pullTrigger] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: retryInterval)
+                    pullTrigger.yield()
+                }
+            }
+            for await _ in pullRequests {
+                if Task.isCancelled { break }
+                await pullNeeds()
+            }
+            group.cancelAll()
+        }
+    }
+
+    public nonisolated func requestPull() { pullTrigger.yield() }
+
+    /// A stream that yields whenever the container's sequence moves (new things to announce).
+    public func sequenceChanges() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let key = nextSubscriber
+        nextSubscriber += 1
+        subscribers[key] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(key) }
+        }
+        continuation.yield()
+        return stream
+    }
+
+    private func unsubscribe(_ key: Int) { subscribers[key] = nil }
+
+    func announce() {
+        for continuation in subscribers.values { continuation.yield() }
+    }
+
+    // MARK: local changes
+
+    /// Rescans the given paths (a `nil` entry means the whole container).
+    public func localChanges(_ paths: Set<RelativePath?>) {
+        let roots: [RelativePath?] = paths.contains(nil) ? [nil] : Self.outermost(paths.compactMap { $0 })
+        for root in roots {
+            do { try scan(under: root) } catch {
+                logger.warning("scan failed", metadata: ["path": "\(root?.rawValue ?? "/")", "error": "\(error)"])
+            }
+        }
+        requestPull()
+    }
+
+    func scan(under root: RelativePath?) throws {
+        scanning = true
+        defer { scanning = false }
+        let existing = Dictionary(try index.items(id, under: root).map { ($0.item.path, $0) }, uniquingKeysWith: { a, _ in a })
+        let stats = existing.compactMapValues(\.stat)
+        let outcome = try disk.scan(under: root) { stats[$0] }
+        var needs: [RelativePath: Item] = [:]
+        for entry in outcome.changed {
+            if let need = try index.need(id, entry.path) { needs[entry.path] = need }
+        }
+        let plan = LocalChanges.plan(outcome, existing: existing, needs: needs, device: device,
+                                     now: Int64(Date().timeIntervalSince1970 * 1e9))
+        for (path, stat) in plan.statOnly { try index.updateStat(id, path, stat) }
+        guard !plan.writes.isEmpty else { return }
+        try index.commit(id, plan.writes)
+        for write in plan.writes {
+            logger.debug("local change", metadata: ["path": "\(write.item.path)", "version": "\(write.item.version)",
+                                                    "deleted": "\(write.item.deleted)"])
+        }
+        announce()
+    }
+
+    static func outermost(_ paths: [RelativePath]) -> [RelativePath] {
+        var result: [RelativePath] = []
+        for path in paths.sorted() where !result.contains(where: { path.isInside($0) }) {
+            result.append(path)
+        }
+        return result
+    }
+
+    // MARK: remote changes
+
+    /// Takes in items a peer announced: decides for each what this device needs, and stores
+    /// those decisions with the peer's sequence in one transaction.
+    public func receive(_ items: [Item], from peer: DeviceID, state: PeerIndexState) throws {
+        var needs: [Item] = []
+        var merges: [ItemWrite] = []
+        for remote in items {
+            let local = try index.item(id, remote.path)
+            let pending = try index.need(id, remote.path)
+            let base = pending ?? local?.item
+            switch Reconciliation.reconcile(local: base, remote: remote) {
+            case .keepLocal:
+                continue
+            case .applyRemote(let item):
+                needs.append(item)
+            case .merge(let merged, let contentFromRemote):
+                if contentFromRemote || pending != nil {
+                    needs.append(merged)
+                } else {
+                    merges.append(ItemWrite(item: merged, stat: local?.stat))
+                    if !merged.conflicts.isEmpty { needs.append(merged) }
+                }
+                logger.info("concurrent change", metadata: ["path": "\(remote.path)", "peer": "\(peer)",
+                                                            "version": "\(merged.version)"])
+            }
+        }
+        try index.recordRemoteUpdate(id, peer: peer, state: state, needs: needs, merges: merges)
+        if !merges.isEmpty { announce() }
+        if !needs.isEmpty { requestPull() }
+    }
+
+    // MARK: serving
+
+    /// Reads a chunk for a peer: from where it says, else from anywhere this device holds it.
+    /// Every read is checked against the hash.
+    public nonisolated func readChunk(path: String, offset: UInt64, size: UInt32, hash: ChunkHash) -> [UInt8]? {
+        if let path = try? RelativePath(path),
+           let bytes = try? disk.read(.item(path), offset: offset, size: size),
+           ChunkHasher.hash(bytes) == hash {
+            return bytes
+        }
+        return readLocal(hash: hash, size: size)
+    }
+
+    nonisolated func readLocal(hash: ChunkHash, size: UInt32) -> [UInt8]? {
+        guard let locations = try? index.locations(of: hash) else { return nil }
+        for location in locations where location.container == id && location.size == size {
+            if let bytes = try? disk.read(location.file, offset: location.offset, size: location.size),
+               ChunkHasher.hash(bytes) == hash {
+                return bytes
+            }
+        }
+        return nil
+    }
+}

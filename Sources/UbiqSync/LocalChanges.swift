@@ -1,0 +1,51 @@
+import UbiqIndex
+import UbiqModel
+
+/// Turns what a scan found into index writes: a new version where content changed, only a
+/// new fingerprint where just the mtime moved, a tombstone where a path disappeared.
+enum LocalChanges {
+    struct Plan {
+        var writes: [ItemWrite] = []
+        var statOnly: [(RelativePath, StatFingerprint)] = []
+    }
+
+    static func plan(
+        _ outcome: ScanOutcome, existing: [RelativePath: IndexedItem], needs: [RelativePath: Item],
+        device: DeviceID, now: Int64
+    ) -> Plan {
+        var plan = Plan()
+        for entry in outcome.changed {
+            let previous = existing[entry.path]
+            let scanned = item(entry, previous: previous?.item, device: device)
+            if let need = needs[entry.path], need.hasSameContent(as: scanned) {
+                // An apply that was interrupted after its rename: finish it.
+                plan.writes.append(ItemWrite(item: need, stat: entry.stat, settlesNeed: true))
+            } else if let previous, previous.item.hasSameContent(as: scanned) {
+                plan.statOnly.append((entry.path, entry.stat))
+            } else {
+                plan.writes.append(ItemWrite(item: scanned, stat: entry.stat))
+            }
+        }
+        for (path, indexed) in existing where !indexed.item.deleted && !outcome.seen.contains(path) {
+            var tombstone = indexed.item
+            tombstone.deleted = true
+            tombstone.size = 0
+            tombstone.chunks = []
+            tombstone.symlinkTarget = nil
+            tombstone.mtime = now
+            tombstone.version = indexed.item.version.incremented(by: device)
+            tombstone.modifiedBy = device
+            plan.writes.append(ItemWrite(item: tombstone, stat: nil))
+        }
+        plan.writes.sort { $0.item.path < $1.item.path }
+        return plan
+    }
+
+    static func item(_ entry: ScannedEntry, previous: Item?, device: DeviceID) -> Item {
+        Item(
+            path: entry.path, kind: entry.kind, size: entry.kind == .file ? entry.size : 0, mtime: entry.mtime,
+            executable: entry.executable, symlinkTarget: entry.symlinkTarget, chunks: entry.chunks,
+            version: (previous?.version ?? .empty).incremented(by: device), modifiedBy: device,
+            conflicts: previous?.conflicts ?? [])
+    }
+}

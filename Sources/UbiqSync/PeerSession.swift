@@ -1,0 +1,217 @@
+import Foundation
+import Logging
+import UbiqIndex
+import UbiqModel
+import UbiqWire
+
+/// One connection's conversation with a peer: hello, index exchange in both directions,
+/// chunk requests and answers. Ends when the link ends; the engine makes a new one on
+/// reconnect, and the index exchange resumes from the stored sequences.
+public actor PeerSession {
+    public nonisolated let link: any PeerLink
+    nonisolated let containers: [ContainerID: ContainerSync]
+    let hello: Ubiq_Wire_Hello
+    let index: SyncIndex
+    let logger: Logger
+    private var pending: [UInt64: CheckedContinuation<[UInt8], any Error>] = [:]
+    private var nextRequest: UInt64 = 1
+    private(set) var agreement: Handshake.Agreement?
+    public private(set) var remoteName = ""
+    private var ended = false
+
+    public static let requestTimeout: Duration = .seconds(30)
+
+    init(link: any PeerLink, containers: [ContainerID: ContainerSync], hello: Ubiq_Wire_Hello, index: SyncIndex, logger: Logger) {
+        self.link = link
+        self.containers = containers
+        self.hello = hello
+        self.index = index
+        var logger = logger
+        logger[metadataKey: "peer"] = "\(link.remoteDevice)"
+        logger[metadataKey: "address"] = "\(link.remoteAddress)"
+        self.logger = logger
+    }
+
+    public var sharedContainers: Set<ContainerID> { Set(agreement.map { Array($0.containers.keys) } ?? []) }
+
+    /// Runs the conversation until the link ends. Returns the reason it ended.
+    func run(onAgreed: @Sendable () async -> Void) async -> String {
+        let stream = link.envelopes()
+        var iterator = stream.makeAsyncIterator()
+        do {
+            try await link.send(Ubiq_Wire_Envelope(.hello(hello)))
+            guard case .hello(let theirs)? = try await iterator.next()?.message else {
+                throw WireError(.unexpectedMessage, "the first message was not Hello")
+            }
+            let agreement: Handshake.Agreement
+            do { agreement = try Handshake.agree(ours: hello, theirs: theirs, authenticatedDevice: link.remoteDevice) } catch {
+                await refuse(error)
+                return error.reason
+            }
+            self.agreement = agreement
+            remoteName = theirs.deviceName
+            logger.info("peer connected", metadata: ["name": "\(theirs.deviceName)", "version": "\(agreement.version)",
+                                                     "containers": "\(agreement.containers.keys.sorted())"])
+            await onAgreed()
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                for (id, offer) in agreement.containers {
+                    guard let container = containers[id] else { continue }
+                    group.addTask { try await self.sendIndex(container, offer: offer) }
+                }
+                while let envelope = try await iterator.next() {
+                    if let reason = try await handle(envelope) {
+                        group.cancelAll()
+                        return reason
+                    }
+                }
+                group.cancelAll()
+                return "connection closed"
+            }
+        } catch let error as WireError {
+            await refuse(error)
+            return error.reason
+        } catch {
+            logger.info("peer connection ended", metadata: ["error": "\(error)"])
+            await end()
+            return "\(error)"
+        }
+    }
+
+    private func refuse(_ error: WireError) async {
+        logger.error("peer refused", metadata: ["reason": "\(error.reason)"])
+        var close = Ubiq_Wire_Close()
+        close.code = switch error.code {
+        case .noCommonVersion: .noCommonVersion
+        case .wrongDevice: .wrongDevice
+        default: .protocolError
+        }
+        close.reason = error.reason
+        try? await link.send(Ubiq_Wire_Envelope(.close(close)))
+        await end()
+    }
+
+    func end() async {
+        guard !ended else { return }
+        ended = true
+        for continuation in pending.values { continuation.resume(throwing: FetchError("connection to \(link.remoteDevice) ended")) }
+        pending.removeAll()
+        await link.close()
+    }
+
+    // MARK: index out
+
+    private func sendIndex(_ container: ContainerSync, offer: Ubiq_Wire_ContainerOffer) async throws {
+        let state = try index.containerState(container.id)
+        var sent: Int64 = offer.peerIndexID == state.indexID ? Int64(clamping: offer.peerMaxSequence) : 0
+        for await _ in await container.sequenceChanges() {
+            while true {
+                let batch = try index.items(container.id, after: sent, limit: 1000)
+                guard let last = batch.last else { break }
+                var update = Ubiq_Wire_IndexUpdate()
+                update.containerID = container.id.rawValue
+                update.indexID = state.indexID
+                update.lastSequence = UInt64(last.sequence)
+                update.items = batch.map { ItemMapping.fileInfo($0.item, sequence: $0.sequence) }
+                try await link.send(Ubiq_Wire_Envelope(.indexUpdate(update)))
+                sent = last.sequence
+            }
+        }
+    }
+
+    // MARK: messages in
+
+    /// Handles one message; returns a reason when the conversation must end.
+    private func handle(_ envelope: Ubiq_Wire_Envelope) async throws -> String? {
+        switch envelope.message {
+        case .indexUpdate(let update):
+            try await receiveIndex(update)
+        case .chunkRequest(let request):
+            serve(request)
+        case .chunkResponse(let response):
+            answer(response)
+        case .close(let close):
+            logger.info("peer closed the connection", metadata: ["reason": "\(close.reason)"])
+            await end()
+            return "peer closed: \(close.reason)"
+        case .hello:
+            throw WireError(.unexpectedMessage, "a second Hello")
+        case .ping, .have, .keyValueUpdate, nil:
+            break
+        }
+        return nil
+    }
+
+    private func receiveIndex(_ update: Ubiq_Wire_IndexUpdate) async throws {
+        guard let id = try? ContainerID(update.containerID), let offer = agreement?.containers[id], let container = containers[id] else {
+            logger.warning("index update for a container not shared", metadata: ["container": "\(update.containerID.prefix(100))"])
+            return
+        }
+        guard update.indexID == offer.indexID else {
+            throw WireError(.malformed, "index update with index ID \(update.indexID), the hello said \(offer.indexID)")
+        }
+        var items: [Item] = []
+        items.reserveCapacity(update.items.count)
+        for info in update.items {
+            do { items.append(try ItemMapping.item(info)) } catch {
+                logger.warning("refused index entry", metadata: ["container": "\(id)", "code": "\(error.code)", "reason": "\(error.reason)"])
+            }
+        }
+        try await container.receive(items, from: link.remoteDevice,
+                                    state: PeerIndexState(indexID: update.indexID, maxSequence: Int64(clamping: update.lastSequence)))
+    }
+
+    private nonisolated func serve(_ request: Ubiq_Wire_ChunkRequest) {
+        let link = self.link
+        let container = (try? ContainerID(request.containerID)).flatMap { containers[$0] }
+        Task {
+            var response = Ubiq_Wire_ChunkResponse()
+            response.id = request.id
+            if let hash = ChunkHash(bytes: Array(request.hash)), request.size <= ItemMapping.maxChunkSize,
+               let container, let bytes = container.readChunk(path: request.path, offset: request.offset, size: request.size, hash: hash) {
+                response.data = Data(bytes)
+            } else {
+                response.error = .notFound
+            }
+            try? await link.send(Ubiq_Wire_Envelope(.chunkResponse(response)))
+        }
+    }
+
+    private func answer(_ response: Ubiq_Wire_ChunkResponse) {
+        guard let continuation = pending.removeValue(forKey: response.id) else { return }
+        if response.error != .none {
+            continuation.resume(throwing: FetchError("peer \(link.remoteDevice) does not have the chunk (\(response.error))"))
+        } else {
+            continuation.resume(returning: Array(response.data))
+        }
+    }
+
+    // MARK: chunk requests out
+
+    func request(_ container: ContainerID, path: RelativePath, chunk: ChunkRef) async throws -> [UInt8] {
+        guard !ended else { throw FetchError("connection to \(link.remoteDevice) ended") }
+        let id = nextRequest
+        nextRequest += 1
+        var request = Ubiq_Wire_ChunkRequest()
+        request.id = id
+        request.containerID = container.rawValue
+        request.path = path.rawValue
+        request.offset = chunk.offset
+        request.size = chunk.size
+        request.hash = Data(chunk.hash.bytes)
+        let timeout = Task { [weak self] in
+            try await Task.sleep(for: Self.requestTimeout)
+            await self?.expire(id)
+        }
+        defer { timeout.cancel() }
+        return try await withCheckedThrowingContinuation { continuation in
+            pending[id] = continuation
+            Task { [link] in
+                do { try await link.send(Ubiq_Wire_Envelope(.chunkRequest(request))) } catch { await self.expire(id) }
+            }
+        }
+    }
+
+    private func expire(_ id: UInt64) {
+        pending.removeValue(forKey: id)?.resume(throwing: FetchError("chunk request to \(link.remoteDevice) timed out"))
+    }
+}

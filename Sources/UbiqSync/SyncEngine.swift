@@ -1,0 +1,150 @@
+import Foundation
+import Logging
+import UbiqIndex
+import UbiqModel
+import UbiqWire
+
+/// The registry of containers and peer sessions: takes authenticated links, keeps one
+/// session per peer device, and finds a peer for each chunk the puller needs.
+public actor SyncEngine {
+    /// What the agent shows of a peer in status.
+    public struct PeerRecord: Sendable {
+        public var device: DeviceID
+        public var name: String
+        public var address: String
+        public var connected: Bool
+        public var since: Date?
+        public var bytesSent: UInt64
+        public var bytesReceived: UInt64
+        public var lastError: String?
+    }
+
+    public nonisolated let device: DeviceID
+    let deviceName: String
+    let agentVersion: String
+    let index: SyncIndex
+    public nonisolated let containers: [ContainerID: ContainerSync]
+    let logger: Logger
+    private var sessions: [DeviceID: PeerSession] = [:]
+    private var records: [DeviceID: PeerRecord] = [:]
+    /// Bytes moved by sessions that have ended, per peer, so counters survive reconnects.
+    private var pastBytes: [DeviceID: (sent: UInt64, received: UInt64)] = [:]
+
+    public init(device: DeviceID, deviceName: String, agentVersion: String, index: SyncIndex,
+                containers: [ContainerSync], logger: Logger) {
+        self.device = device
+        self.deviceName = deviceName
+        self.agentVersion = agentVersion
+        self.index = index
+        self.containers = Dictionary(uniqueKeysWithValues: containers.map { ($0.id, $0) })
+        self.logger = logger
+    }
+
+    /// Runs a session over an authenticated link until it ends. Of two links to the same
+    /// device, both sides keep the one dialed by the smaller device ID.
+    public func serve(_ link: any PeerLink) async {
+        let remote = link.remoteDevice
+        guard remote != device else {
+            logger.warning("refused a connection to ourselves", metadata: ["address": "\(link.remoteAddress)"])
+            await link.close()
+            return
+        }
+        if let existing = sessions[remote] {
+            let dialer = { (l: any PeerLink) in l.isOutgoing ? self.device : remote }
+            if dialer(link) == min(device, remote) && dialer(existing.link) != dialer(link) {
+                await existing.end()
+            } else {
+                await link.close()
+                return
+            }
+        }
+        let session = PeerSession(link: link, containers: containers, hello: try! makeHello(for: remote),
+                                  index: index, logger: logger)
+        sessions[remote] = session
+        records[remote] = PeerRecord(device: remote, name: records[remote]?.name ?? "", address: link.remoteAddress,
+                                     connected: true, since: Date(), bytesSent: 0, bytesReceived: 0, lastError: nil)
+        let reason = await session.run { [containers] in
+            for container in containers.values { container.requestPull() }
+        }
+        let name = await session.remoteName
+        if sessions[remote] === session { sessions[remote] = nil }
+        var past = pastBytes[remote] ?? (0, 0)
+        past.sent += link.bytesSent
+        past.received += link.bytesReceived
+        pastBytes[remote] = past
+        records[remote]?.connected = sessions[remote] != nil
+        records[remote]?.lastError = reason
+        if !name.isEmpty { records[remote]?.name = name }
+    }
+
+    private func makeHello(for remote: DeviceID) throws -> Ubiq_Wire_Hello {
+        var hello = Ubiq_Wire_Hello()
+        hello.protocolVersions = Handshake.supportedVersions
+        hello.deviceID = device.rawValue
+        hello.deviceName = deviceName
+        hello.agentVersion = agentVersion
+        hello.containers = try containers.keys.sorted().map { id in
+            var offer = Ubiq_Wire_ContainerOffer()
+            offer.containerID = id.rawValue
+            offer.indexID = try index.containerState(id).indexID
+            if let state = try index.peerState(remote, id) {
+                offer.peerIndexID = state.indexID
+                offer.peerMaxSequence = UInt64(max(0, state.maxSequence))
+            }
+            return offer
+        }
+        return hello
+    }
+
+    /// Peers known since start, with live byte counters.
+    public func peers() async -> [PeerRecord] {
+        var result: [PeerRecord] = []
+        for (device, var record) in records {
+            let past = pastBytes[device] ?? (0, 0)
+            record.bytesSent = past.sent
+            record.bytesReceived = past.received
+            if let session = sessions[device] {
+                record.bytesSent += session.link.bytesSent
+                record.bytesReceived += session.link.bytesReceived
+                let name = await session.remoteName
+                if !name.isEmpty { record.name = name }
+            }
+            result.append(record)
+        }
+        return result.sorted { $0.device < $1.device }
+    }
+
+    public var connectedDevices: Set<DeviceID> { Set(sessions.keys) }
+
+    func sessions(sharing container: ContainerID) async -> [PeerSession] {
+        var result: [PeerSession] = []
+        for session in sessions.values where await session.sharedContainers.contains(container) {
+            result.append(session)
+        }
+        return result
+    }
+}
+
+/// Finds a connected peer for each chunk: every session that shares the container, in turn,
+/// until one has it.
+public struct EngineChunkFetcher: ChunkFetcher {
+    let engine: SyncEngine
+
+    public init(engine: SyncEngine) { self.engine = engine }
+
+    public func fetch(container: ContainerID, path: RelativePath, chunk: ChunkRef, excluding: Set<DeviceID>) async throws
+        -> (bytes: [UInt8], from: DeviceID)
+    {
+        var candidates = await engine.sessions(sharing: container).filter { !excluding.contains($0.link.remoteDevice) }
+        if candidates.isEmpty { candidates = await engine.sessions(sharing: container) }
+        guard !candidates.isEmpty else { throw FetchError("no connected peer shares \(container)") }
+        candidates.shuffle()
+        var lastError: any Error = FetchError("no peer has the chunk")
+        for session in candidates {
+            do { return (try await session.request(container, path: path, chunk: chunk), session.link.remoteDevice) } catch {
+                lastError = error
+            }
+        }
+        throw lastError
+    }
+}

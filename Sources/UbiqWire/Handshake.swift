@@ -1,0 +1,33 @@
+import UbiqModel
+
+/// The outcome of comparing our `Hello` with a peer's: a pure function, testable without I/O.
+public enum Handshake {
+    /// Versions of the peer protocol this build speaks, newest last.
+    public static let supportedVersions: [UInt32] = [1]
+
+    public struct Agreement: Sendable, Equatable {
+        public var version: UInt32
+        /// Containers both sides share, with the peer's offer for each.
+        public var containers: [ContainerID: Ubiq_Wire_ContainerOffer]
+    }
+
+    /// Checks the peer's hello against the device its certificate proved and our own offer.
+    public static func agree(
+        ours: Ubiq_Wire_Hello, theirs: Ubiq_Wire_Hello, authenticatedDevice: DeviceID
+    ) throws(WireError) -> Agreement {
+        guard theirs.deviceID == authenticatedDevice.rawValue else {
+            throw WireError(.wrongDevice, "peer says it is \(theirs.deviceID.prefix(80)) but its certificate is \(authenticatedDevice)")
+        }
+        guard let version = Set(ours.protocolVersions).intersection(theirs.protocolVersions).max() else {
+            throw WireError(.noCommonVersion,
+                            "no common protocol version: we speak \(ours.protocolVersions), the peer speaks \(theirs.protocolVersions.prefix(16))")
+        }
+        let shared = Set(ours.containers.map(\.containerID))
+        var containers: [ContainerID: Ubiq_Wire_ContainerOffer] = [:]
+        for offer in theirs.containers where shared.contains(offer.containerID) {
+            guard let id = try? ContainerID(offer.containerID) else { continue }
+            containers[id] = offer
+        }
+        return Agreement(version: version, containers: containers)
+    }
+}

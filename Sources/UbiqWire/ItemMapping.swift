@@ -1,0 +1,155 @@
+import UbiqModel
+
+/// Converts index items to wire messages and back. Decoding is where a peer's claims are
+/// checked: a path that escapes the container, chunk lists that do not add up or versions
+/// without authors are refused here, before the engine sees them.
+public enum ItemMapping {
+    /// Upper bound on one chunk a peer may describe (ours are at most 256 KiB).
+    public static let maxChunkSize: UInt32 = 4 * 1024 * 1024
+
+    public static func fileInfo(_ item: Item, sequence: Int64) -> Ubiq_Wire_FileInfo {
+        var info = Ubiq_Wire_FileInfo()
+        info.path = item.path.rawValue
+        info.kind = kind(item.kind)
+        info.deleted = item.deleted
+        info.size = item.size
+        info.mtimeNs = item.mtime
+        info.executable = item.executable
+        info.symlinkTarget = item.symlinkTarget ?? ""
+        info.blocks = item.chunks.map(block)
+        info.version = counters(item.version)
+        info.modifiedBy = item.modifiedBy.rawValue
+        info.conflicts = item.conflicts.map(conflictInfo)
+        info.sequence = UInt64(sequence)
+        return info
+    }
+
+    public static func item(_ info: Ubiq_Wire_FileInfo) throws(WireError) -> Item {
+        let path: RelativePath
+        do { path = try RelativePath(info.path) } catch {
+            throw WireError(.invalidPath, "refused path '\(info.path.prefix(200))': \(error.reason)")
+        }
+        guard path.isSyncable else { throw WireError(.invalidPath, "refused path '\(path)': inside a .nosync folder") }
+        let kind = try kind(info.kind)
+        let chunks = try chunks(info.blocks, size: info.size, kind: kind, deleted: info.deleted)
+        try checkSymlink(kind: kind, deleted: info.deleted, target: info.symlinkTarget, path: path.rawValue)
+        var conflicts: [ConflictVersion] = []
+        for info in info.conflicts { conflicts.append(try conflict(info, path: path.rawValue)) }
+        return Item(
+            path: path, kind: kind, deleted: info.deleted, size: info.deleted || kind != .file ? 0 : info.size,
+            mtime: info.mtimeNs, executable: info.executable,
+            symlinkTarget: kind == .symlink && !info.deleted ? info.symlinkTarget : nil,
+            chunks: chunks, version: try version(info.version), modifiedBy: try device(info.modifiedBy),
+            conflicts: conflicts)
+    }
+
+    // MARK: pieces
+
+    static func kind(_ kind: ItemKind) -> Ubiq_Wire_ItemKind {
+        switch kind {
+        case .file: .file
+        case .directory: .directory
+        case .symlink: .symlink
+        }
+    }
+
+    static func kind(_ kind: Ubiq_Wire_ItemKind) throws(WireError) -> ItemKind {
+        switch kind {
+        case .file: return .file
+        case .directory: return .directory
+        case .symlink: return .symlink
+        case .UNRECOGNIZED(let raw): throw WireError(.malformed, "unknown item kind \(raw)")
+        }
+    }
+
+    static func block(_ chunk: ChunkRef) -> Ubiq_Wire_Block {
+        var block = Ubiq_Wire_Block()
+        block.offset = chunk.offset
+        block.size = chunk.size
+        block.hash = .init(chunk.hash.bytes)
+        return block
+    }
+
+    static func counters(_ version: VersionVector) -> [Ubiq_Wire_Counter] {
+        version.sortedEntries.map {
+            var counter = Ubiq_Wire_Counter()
+            counter.device = $0.device.rawValue
+            counter.value = $0.counter
+            return counter
+        }
+    }
+
+    static func conflictInfo(_ version: ConflictVersion) -> Ubiq_Wire_ConflictInfo {
+        var info = Ubiq_Wire_ConflictInfo()
+        info.id = version.id
+        info.kind = kind(version.kind)
+        info.size = version.size
+        info.mtimeNs = version.mtime
+        info.executable = version.executable
+        info.symlinkTarget = version.symlinkTarget ?? ""
+        info.blocks = version.chunks.map(block)
+        info.version = counters(version.version)
+        info.modifiedBy = version.modifiedBy.rawValue
+        return info
+    }
+
+    static func conflict(_ info: Ubiq_Wire_ConflictInfo, path: String) throws(WireError) -> ConflictVersion {
+        let kind = try kind(info.kind)
+        guard kind != .directory else { throw WireError(.malformed, "conflict version of '\(path)' is a directory") }
+        guard !info.id.isEmpty, info.id.utf8.count <= 64,
+              info.id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+        else { throw WireError(.malformed, "conflict version id '\(info.id.prefix(80))' of '\(path)' is not valid") }
+        try checkSymlink(kind: kind, deleted: false, target: info.symlinkTarget, path: path)
+        return ConflictVersion(
+            id: info.id, kind: kind, size: kind == .file ? info.size : 0, mtime: info.mtimeNs, executable: info.executable,
+            symlinkTarget: kind == .symlink ? info.symlinkTarget : nil,
+            chunks: try chunks(info.blocks, size: info.size, kind: kind, deleted: false),
+            version: try version(info.version), modifiedBy: try device(info.modifiedBy))
+    }
+
+    static func chunks(_ blocks: [Ubiq_Wire_Block], size: UInt64, kind: ItemKind, deleted: Bool) throws(WireError) -> [ChunkRef] {
+        guard kind == .file, !deleted else {
+            guard blocks.isEmpty else { throw WireError(.invalidChunks, "only present files have chunks") }
+            return []
+        }
+        var offset: UInt64 = 0
+        var result: [ChunkRef] = []
+        result.reserveCapacity(blocks.count)
+        for block in blocks {
+            guard block.offset == offset, block.size > 0, block.size <= maxChunkSize,
+                  let hash = ChunkHash(bytes: Array(block.hash))
+            else { throw WireError(.invalidChunks, "chunk at \(block.offset) does not follow at \(offset) or has a bad size or hash") }
+            result.append(ChunkRef(offset: offset, size: block.size, hash: hash))
+            offset += UInt64(block.size)
+        }
+        guard offset == size else { throw WireError(.invalidChunks, "chunks add up to \(offset) bytes, not the \(size) claimed") }
+        return result
+    }
+
+    static func version(_ counters: [Ubiq_Wire_Counter]) throws(WireError) -> VersionVector {
+        var result: [DeviceID: UInt64] = [:]
+        for counter in counters {
+            guard !counter.device.isEmpty, counter.device.utf8.count <= 128, result[DeviceID(counter.device)] == nil else {
+                throw WireError(.invalidVersion, "version vector has an empty, overlong or repeated device")
+            }
+            result[DeviceID(counter.device)] = counter.value
+        }
+        guard !result.isEmpty else { throw WireError(.invalidVersion, "version vector is empty") }
+        return VersionVector(result)
+    }
+
+    static func device(_ raw: String) throws(WireError) -> DeviceID {
+        guard !raw.isEmpty, raw.utf8.count <= 128 else { throw WireError(.invalidVersion, "missing or overlong author device") }
+        return DeviceID(raw)
+    }
+
+    static func checkSymlink(kind: ItemKind, deleted: Bool, target: String, path: String) throws(WireError) {
+        guard kind == .symlink, !deleted else { return }
+        guard !target.isEmpty, target.utf8.count <= 4096, !target.utf8.contains(0) else {
+            throw WireError(.invalidPath, "symlink '\(path)' has an empty, overlong or NUL-containing target")
+        }
+        guard SymlinkTarget.staysInside(linkPath: path, target: target) else {
+            throw WireError(.invalidPath, "symlink '\(path)' points out of the container ('\(target.prefix(200))')")
+        }
+    }
+}
