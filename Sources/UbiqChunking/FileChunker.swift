@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import UbiqModel
+
+/// Splits a file into hashed chunks while reading it in large buffers, so memory stays the
+/// same whatever the file's size (one buffer of `readSize + maximumSize` bytes).
+public struct FileChunker: Sendable {
+    public let cdc: FastCDC
+    /// How much is read per system call.
+    public let readSize: Int
+
+    public init(parameters: ChunkerParameters = .default, readSize: Int = 1 << 20) {
+        self.cdc = FastCDC(parameters: parameters)
+        self.readSize = max(readSize, 4096)
+    }
+
+    public var parameters: ChunkerParameters { cdc.parameters }
+
+    /// Chunks the file at `path` (symbolic links at the last component are not followed).
+    public func chunks(ofFileAt path: String) throws(ChunkingError) -> (chunks: [ChunkRef], size: UInt64) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            let code = errno
+            throw ChunkingError(.ioError(errno: code), "cannot open '\(path)' for chunking: \(String(cString: strerror(code)))")
+        }
+        defer { close(fd) }
+        return try chunks(ofFileDescriptor: fd)
+    }
+
+    /// Chunks an open file from offset 0 to its end (the descriptor's offset is not used).
+    public func chunks(ofFileDescriptor fd: Int32) throws(ChunkingError) -> (chunks: [ChunkRef], size: UInt64) {
+        var chunks: [ChunkRef] = []
+        let size = try forEachChunk(ofFileDescriptor: fd) { chunks.append($0) }
+        return (chunks, size)
+    }
+
+    /// Calls `body` with each chunk of an open file, in order, and returns the bytes read.
+    public func forEachChunk(
+        ofFileDescriptor fd: Int32, _ body: (ChunkRef) -> Void
+    ) throws(ChunkingError) -> UInt64 {
+        #if os(Linux)
+        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
+        #endif
+        let maximum = cdc.parameters.maximumSize
+        let capacity = readSize + maximum
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 4096)
+        defer { buffer.deallocate() }
+        let base = buffer.baseAddress!
+
+        var bufferOffset: UInt64 = 0  // file offset of buffer[0]
+        var start = 0                 // start of the next chunk in the buffer
+        var end = 0                   // end of valid bytes in the buffer
+        var atEnd = false
+        while true {
+            while !atEnd && end - start < maximum {
+                if start > 0 && capacity - end < readSize {
+                    (base + 0).copyMemory(from: base + start, byteCount: end - start)
+                    bufferOffset += UInt64(start)
+                    end -= start
+                    start = 0
+                }
+                let n = pread(fd, base + end, capacity - end, off_t(bufferOffset + UInt64(end)))
+                if n > 0 {
+                    end += n
+                } else if n == 0 {
+                    atEnd = true
+                } else if errno != EINTR {
+                    let code = errno
+                    throw ChunkingError(.ioError(errno: code), "reading a file for chunking failed: \(String(cString: strerror(code)))")
+                }
+            }
+            if start == end { break }
+            let available = UnsafeRawBufferPointer(start: base + start, count: end - start)
+            let length = cdc.cutPoint(in: available)
+            let chunk = UnsafeRawBufferPointer(rebasing: available[..<length])
+            body(ChunkRef(offset: bufferOffset + UInt64(start), size: UInt32(length), hash: ChunkHasher.hash(buffer: chunk)))
+            start += length
+        }
+        return bufferOffset + UInt64(end)
+    }
+
+    /// Chunks bytes already in memory, with the same boundaries a file of these bytes gets.
+    public func chunks(of bytes: some ContiguousBytes) -> [ChunkRef] {
+        bytes.withUnsafeBytes { buffer in
+            var chunks: [ChunkRef] = []
+            var start = 0
+            for length in cdc.chunkLengths(of: buffer) {
+                let chunk = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + length)])
+                chunks.append(ChunkRef(offset: UInt64(start), size: UInt32(length), hash: ChunkHasher.hash(buffer: chunk)))
+                start += length
+            }
+            return chunks
+        }
+    }
+}
