@@ -53,20 +53,22 @@ public actor PeerSession {
             logger.info("peer connected", metadata: ["name": "\(theirs.deviceName)", "version": "\(agreement.version)",
                                                      "containers": "\(agreement.containers.keys.sorted())"])
             await onAgreed()
-            return try await withThrowingTaskGroup(of: Void.self) { group in
-                for (id, offer) in agreement.containers {
-                    guard let container = containers[id] else { continue }
-                    group.addTask { try await self.sendIndex(container, offer: offer) }
-                }
-                while let envelope = try await iterator.next() {
-                    if let reason = try await handle(envelope) {
-                        group.cancelAll()
-                        return reason
+            let containers = self.containers
+            let senders = Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (id, offer) in agreement.containers {
+                        guard let container = containers[id] else { continue }
+                        group.addTask { try await self.sendIndex(container, offer: offer) }
                     }
+                    try await group.waitForAll()
                 }
-                group.cancelAll()
-                return "connection closed"
             }
+            defer { senders.cancel() }
+            while let envelope = try await iterator.next() {
+                if let reason = try await handle(envelope) { return reason }
+            }
+            await end()
+            return "connection closed"
         } catch let error as WireError {
             await refuse(error)
             return error.reason
@@ -206,7 +208,7 @@ public actor PeerSession {
         return try await withCheckedThrowingContinuation { continuation in
             pending[id] = continuation
             Task { [link] in
-                do { try await link.send(Ubiq_Wire_Envelope(.chunkRequest(request))) } catch { await self.expire(id) }
+                do { try await link.send(Ubiq_Wire_Envelope(.chunkRequest(request))) } catch { self.expire(id) }
             }
         }
     }
