@@ -64,7 +64,7 @@ let package = Package(
             .product(name: "X509", package: "swift-certificates"),
         ] + nio, swiftSettings: swiftSettings),
         .target(name: "UbiqSync", dependencies: [
-            "UbiqModel", "UbiqChunking", "UbiqIndex", "UbiqFileSystem", "UbiqWire", log,
+            "UbiqModel", "UbiqChunking", "UbiqIndex", "UbiqWire", log,
         ], swiftSettings: swiftSettings),
         .target(name: "UbiqControlAPI", dependencies: ["UbiqModel"], swiftSettings: swiftSettings),
         .target(name: "UbiqControl", dependencies: ["UbiqControlAPI", log] + nio, swiftSettings: swiftSettings),

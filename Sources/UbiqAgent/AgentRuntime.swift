@@ -1,0 +1,90 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import UbiqConfig
+import UbiqControl
+import UbiqFileSystem
+import UbiqIdentity
+import UbiqIndex
+import UbiqModel
+import UbiqSync
+import UbiqTransport
+
+/// The one place that builds the agent: identity, index, containers, engine, transport and
+/// control socket, run together in a `ServiceGroup` until SIGTERM or SIGINT.
+public struct AgentRuntime: Sendable {
+    public static let version = "0.1.0"
+
+    let configuration: AgentConfiguration
+    let logger: Logger
+
+    public init(configuration: AgentConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let config = configuration
+        let state = StateDirectory(path: config.stateDirectory)
+        let (identity, created) = try IdentityStore(state: state).loadOrCreate(deviceName: config.deviceName)
+        var logger = logger
+        logger[metadataKey: "device"] = "\(identity.deviceID)"
+
+        let index = try SyncIndex(path: config.stateDirectory + "/index.sqlite")
+        var containers: [ContainerSync] = []
+        for settings in config.containers {
+            let disk = FileSystemDisk(root: settings.path, logger: logger)
+            containers.append(ContainerSync(id: settings.id, disk: disk, index: index, device: identity.deviceID, logger: logger))
+        }
+        let engine = SyncEngine(device: identity.deviceID, deviceName: identity.deviceName, agentVersion: Self.version,
+                                index: index, containers: containers, logger: logger)
+        for container in containers {
+            await container.setFetcher(EngineChunkFetcher(engine: engine))
+            try await container.start()
+        }
+
+        let transport = try PeerTransport(identity: identity, logger: logger)
+        var services: [any Service] = []
+        var listening: [String] = []
+        for address in config.listen {
+            let listener = try await transport.listen(host: address.host, port: address.port)
+            listening.append("\(address.host):\(listener.localPort)")
+            services.append(PeerAcceptor(listener: listener, engine: engine))
+        }
+        for peer in config.peers {
+            services.append(PeerDialer(host: peer.host, port: peer.port, transport: transport, engine: engine, logger: logger))
+        }
+        for (container, settings) in zip(containers, config.containers) {
+            services.append(ContainerService(container: container, root: settings.path,
+                                             options: config.watcherOptions, logger: logger))
+        }
+        let status = AgentStatusSource(identity: identity, engine: engine, containers: containers,
+                                       roots: Dictionary(uniqueKeysWithValues: config.containers.map { ($0.id, $0.path) }),
+                                       listening: listening, discovery: config.discovery ? "unavailable: not built yet" : "disabled")
+        let control = ControlServer(configuration: .init(socketPath: config.socketPath),
+                                    handler: AgentControlHandler(status: status), logger: logger)
+        services.append(ControlService(server: control))
+
+        printBanner(identity: identity, created: created, listening: listening)
+        logger.info("agent started", metadata: ["listen": "\(listening)", "peers": "\(config.peers.map(\.description))"])
+        let group = ServiceGroup(configuration: .init(
+            services: services.map { .init(service: $0) },
+            cancellationSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+    }
+
+    private func printBanner(identity: DeviceIdentity, created: Bool, listening: [String]) {
+        var lines = ["ubiqd \(Self.version)"]
+        if created { lines.append("created a new account and device identity in \(configuration.stateDirectory)") }
+        lines.append("identity token: \(identity.identityToken)")
+        lines.append("device: \(identity.deviceID) (\(identity.deviceName))")
+        for container in configuration.containers {
+            lines.append("container \(container.id): \(container.path)")
+        }
+        lines.append("socket: \(configuration.socketPath)")
+        for address in listening { lines.append("listening: \(address)") }
+        print(lines.joined(separator: "\n"))
+        fflush(stdout)
+    }
+}

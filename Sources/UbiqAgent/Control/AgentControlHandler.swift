@@ -1,0 +1,77 @@
+import Foundation
+import UbiqControl
+import UbiqControlAPI
+import UbiqIndex
+import UbiqModel
+import UbiqSync
+
+/// Answers the control socket's methods for this stage: status, peers, listing, versions.
+struct AgentControlHandler: ControlHandler {
+    let status: AgentStatusSource
+
+    func handle(method: String, params: JSONValue?, connection: ControlConnection) async throws -> JSONValue {
+        guard let known = ControlMethod(rawValue: method) else { throw RPCError.methodNotFound(method) }
+        switch known {
+        case .agentStatus:
+            return try JSONValue(encoding: try await status.status())
+        case .peersList:
+            return try JSONValue(encoding: await status.peers())
+        case .accountIdentity:
+            let identity = status.identity
+            return try JSONValue(encoding: AccountIdentity(identityToken: identity.identityToken, deviceID: identity.deviceID,
+                                                           deviceName: identity.deviceName))
+        case .itemsList:
+            let request = try JSONValue.decode(ItemsListParams.self, from: params)
+            let container = try status.container(request.container)
+            let parent = try request.path.flatMap { $0.isEmpty || $0 == "/" ? nil : try path($0) }
+            let entries = try container.children(of: parent).filter { !$0.item.deleted }.map(Self.entry)
+            return try JSONValue(encoding: entries)
+        case .versionsList:
+            let request = try JSONValue.decode(VersionsListParams.self, from: params)
+            let container = try status.container(request.container)
+            guard let indexed = try container.item(at: try path(request.path)) else {
+                throw RPCError(.notFound, "'\(request.path)' is not in container \(request.container)")
+            }
+            let item = indexed.item
+            let current = VersionEntry(id: item.versionID, size: Int64(item.size), mtime: Self.date(item.mtime),
+                                       modifiedBy: item.modifiedBy, version: "\(item.version)", current: true)
+            let conflicts = item.conflicts.map {
+                VersionEntry(id: $0.id, size: Int64($0.size), mtime: Self.date($0.mtime), modifiedBy: $0.modifiedBy,
+                             version: "\($0.version)", current: false)
+            }
+            return try JSONValue(encoding: VersionsList(current: current, conflicts: conflicts))
+        case .versionsResolve:
+            let request = try JSONValue.decode(VersionsResolveParams.self, from: params)
+            let container = try status.container(request.container)
+            let keep: String? = switch request.keep {
+            case .current: nil
+            case .version(let id): id
+            }
+            do {
+                let resolved = try await container.resolve(try path(request.path), keeping: keep)
+                return try JSONValue(encoding: VersionsResolveResult(path: request.path, kept: resolved.versionID))
+            } catch let error as ResolveError {
+                switch error.code {
+                case .notFound: throw RPCError(.notFound, error.reason)
+                case .versionNotFound: throw RPCError(.conflictNotFound, error.reason)
+                case .busy: throw RPCError(.unavailable, error.reason)
+                }
+            }
+        }
+    }
+
+    private func path(_ raw: String) throws(RPCError) -> RelativePath {
+        do { return try RelativePath(raw.hasSuffix("/") ? String(raw.dropLast()) : raw) } catch {
+            throw RPCError(.invalidPath, error.reason)
+        }
+    }
+
+    static func date(_ nanoseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(nanoseconds) / 1e9) }
+
+    static func entry(_ indexed: IndexedItem) -> ItemEntry {
+        let item = indexed.item
+        return ItemEntry(path: item.path.rawValue, kind: item.kind, size: Int64(item.size), mtime: date(item.mtime),
+                         executable: item.executable, symlinkTarget: item.symlinkTarget, version: "\(item.version)",
+                         modifiedBy: item.modifiedBy, conflicts: item.conflicts.count, downloaded: true)
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import UbiqControlAPI
+import UbiqIdentity
+import UbiqModel
+import UbiqSync
+
+/// Gathers what `agent.status`, `peers.list` and the item methods answer, from the engine
+/// and the containers.
+struct AgentStatusSource: Sendable {
+    let identity: DeviceIdentity
+    let engine: SyncEngine
+    let containers: [ContainerSync]
+    let roots: [ContainerID: String]
+    let listening: [String]
+    let discovery: String
+
+    func container(_ id: ContainerID) throws(RPCError) -> ContainerSync {
+        guard let container = containers.first(where: { $0.id == id }) else {
+            throw RPCError(.containerNotFound, "this agent does not sync container \(id); see `ubiq status` for the ones it does")
+        }
+        return container
+    }
+
+    func peers() async -> [PeerStatus] {
+        await engine.peers().map {
+            PeerStatus(deviceID: $0.device, name: $0.name, address: $0.address, connected: $0.connected, since: $0.since,
+                       bytesSent: Int64($0.bytesSent), bytesReceived: Int64($0.bytesReceived), lastError: $0.lastError)
+        }
+    }
+
+    func status() async throws -> AgentStatus {
+        var result: [ContainerStatus] = []
+        for container in containers {
+            let status = try await container.status()
+            let stats = status.statistics
+            result.append(ContainerStatus(
+                id: container.id, path: roots[container.id] ?? "", items: stats.items, files: stats.files,
+                directories: stats.directories, symlinks: stats.symlinks, bytes: Int64(stats.bytes),
+                needItems: stats.needItems, needBytes: Int64(stats.needBytes), conflicts: stats.conflicts,
+                caseConflicts: status.caseConflicts, scanning: status.scanning))
+        }
+        let peers = await peers()
+        return AgentStatus(
+            device: .init(id: identity.deviceID, name: identity.deviceName), identityToken: identity.identityToken,
+            agentVersion: AgentRuntime.version, listen: listening, discovery: discovery, containers: result, peers: peers,
+            bytesToFetch: result.reduce(0) { $0 + $1.needBytes }, conflicts: result.reduce(0) { $0 + $1.conflicts },
+            bytesSent: peers.reduce(0) { $0 + $1.bytesSent }, bytesReceived: peers.reduce(0) { $0 + $1.bytesReceived })
+    }
+}
