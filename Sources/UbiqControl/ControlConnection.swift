@@ -1,0 +1,71 @@
+import Logging
+import NIOCore
+import Synchronization
+import UbiqControlAPI
+
+/// One client's connection, as handlers see it: push notifications to that client and tie
+/// resources (leases, subscriptions) to its lifetime with ``onClose(_:)``.
+public final class ControlConnection: Sendable {
+    /// Unique within one server run; also in the logger's metadata as `control-connection`.
+    public let id: UInt64
+    public let peer: PeerCredentials
+    /// The server's logger with this connection's metadata.
+    public let logger: Logger
+
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    /// Nil once the connection has ended and its cleanups ran.
+    private let cleanups = Mutex<[@Sendable () async -> Void]?>([])
+
+    init(id: UInt64, peer: PeerCredentials, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, logger: Logger) {
+        self.id = id
+        self.peer = peer
+        self.outbound = outbound
+        self.logger = logger
+    }
+
+    /// Sends a notification to this client.
+    public func notify(method: String, params: JSONValue? = nil) async throws(ControlServerError) {
+        try await send(RPCNotification(method: method, params: params).json)
+    }
+
+    /// Runs `cleanup` when the connection ends (cleanups run newest first). If it has already
+    /// ended, runs it now.
+    public func onClose(_ cleanup: @escaping @Sendable () async -> Void) async {
+        let registered = cleanups.withLock { list -> Bool in
+            guard list != nil else { return false }
+            list!.append(cleanup)
+            return true
+        }
+        if !registered { await cleanup() }
+    }
+
+    /// Whether the connection has ended.
+    public var isClosed: Bool { cleanups.withLock { $0 == nil } }
+
+    func send(_ message: JSONValue) async throws(ControlServerError) {
+        var buffer = ByteBuffer(string: message.serialized())
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        do {
+            try await outbound.write(buffer)
+        } catch {
+            throw ControlServerError(.connectionClosed, "control connection \(id) is closed: \(error)")
+        }
+    }
+
+    /// Answers one request; a client that went away is only logged.
+    func send(_ response: RPCResponse) async {
+        do {
+            try await send(response.json)
+        } catch {
+            logger.debug("could not answer a control request", metadata: ["rpc-id": "\(response.id?.description ?? "null")", "error": "\(error)"])
+        }
+    }
+
+    func runCleanups() async {
+        let list = cleanups.withLock { list in
+            defer { list = nil }
+            return list ?? []
+        }
+        for cleanup in list.reversed() { await cleanup() }
+    }
+}

@@ -1,0 +1,86 @@
+import UbiqModel
+
+/// The result of `agent.status`: who this device is and how far each container has synced.
+public struct AgentStatus: Hashable, Sendable, Codable {
+    public struct Device: Hashable, Sendable, Codable {
+        public var id: DeviceID
+        public var name: String
+
+        public init(id: DeviceID, name: String) {
+            self.id = id
+            self.name = name
+        }
+    }
+
+    public var device: Device
+    /// Nil when the device has no account (signed out).
+    public var identityToken: String?
+    public var agentVersion: String
+    /// Addresses the peer listener is bound to, `host:port`.
+    public var listen: [String]
+    /// `disabled`, `running` or `unavailable: <why>`.
+    public var discovery: String
+    public var containers: [ContainerStatus]
+    public var peers: [PeerStatus]
+    /// Bytes still to fetch over all containers.
+    public var bytesToFetch: Int64
+    /// Unresolved conflicts over all containers.
+    public var conflicts: Int
+    public var bytesSent: Int64
+    public var bytesReceived: Int64
+
+    public init(
+        device: Device, identityToken: String?, agentVersion: String, listen: [String], discovery: String,
+        containers: [ContainerStatus], peers: [PeerStatus], bytesToFetch: Int64, conflicts: Int,
+        bytesSent: Int64, bytesReceived: Int64
+    ) {
+        self.device = device
+        self.identityToken = identityToken
+        self.agentVersion = agentVersion
+        self.listen = listen
+        self.discovery = discovery
+        self.containers = containers
+        self.peers = peers
+        self.bytesToFetch = bytesToFetch
+        self.conflicts = conflicts
+        self.bytesSent = bytesSent
+        self.bytesReceived = bytesReceived
+    }
+}
+
+/// One container's line in ``AgentStatus``.
+public struct ContainerStatus: Hashable, Sendable, Codable {
+    public var id: ContainerID
+    /// The container's folder on this device.
+    public var path: String
+    public var items: Int
+    public var files: Int
+    public var directories: Int
+    public var symlinks: Int
+    public var bytes: Int64
+    /// Items and bytes this device still has to fetch.
+    public var needItems: Int
+    public var needBytes: Int64
+    public var conflicts: Int
+    /// Paths that differ only in case from another path (DESIGN.md §3).
+    public var caseConflicts: [String]
+    public var scanning: Bool
+
+    public init(
+        id: ContainerID, path: String, items: Int, files: Int, directories: Int, symlinks: Int, bytes: Int64,
+        needItems: Int, needBytes: Int64, conflicts: Int, caseConflicts: [String], scanning: Bool
+    ) {
+        self.id = id
+        self.path = path
+        self.items = items
+        self.files = files
+        self.directories = directories
+        self.symlinks = symlinks
+        self.bytes = bytes
+        self.needItems = needItems
+        self.needBytes = needBytes
+        self.conflicts = conflicts
+        self.caseConflicts = caseConflicts
+        self.scanning = scanning
+    }
+}

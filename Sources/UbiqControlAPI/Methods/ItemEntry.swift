@@ -1,0 +1,48 @@
+import Foundation
+import UbiqModel
+
+/// The params of `items.list`: list the direct children of `path`, or of the root.
+public struct ItemsListParams: Hashable, Sendable, Codable {
+    public var container: ContainerID
+    public var path: String?
+
+    public init(container: ContainerID, path: String? = nil) {
+        self.container = container
+        self.path = path
+    }
+}
+
+/// One item in an `items.list` result.
+public struct ItemEntry: Hashable, Sendable, Codable {
+    /// Container-relative path.
+    public var path: String
+    public var kind: ItemKind
+    public var size: Int64
+    public var mtime: Date
+    public var executable: Bool
+    public var symlinkTarget: String?
+    /// The version vector in display form, e.g. `{ABCDEFG:1,HIJKLMN:2}`.
+    public var version: String
+    public var modifiedBy: DeviceID
+    /// Unresolved conflict versions of this item.
+    public var conflicts: Int
+    /// True where this device holds the current content.
+    public var downloaded: Bool
+
+    public init(
+        path: String, kind: ItemKind, size: Int64, mtime: Date, executable: Bool = false,
+        symlinkTarget: String? = nil, version: String, modifiedBy: DeviceID, conflicts: Int = 0,
+        downloaded: Bool = true
+    ) {
+        self.path = path
+        self.kind = kind
+        self.size = size
+        self.mtime = mtime
+        self.executable = executable
+        self.symlinkTarget = symlinkTarget
+        self.version = version
+        self.modifiedBy = modifiedBy
+        self.conflicts = conflicts
+        self.downloaded = downloaded
+    }
+}

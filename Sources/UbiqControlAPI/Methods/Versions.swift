@@ -1,0 +1,96 @@
+import Foundation
+import UbiqModel
+
+/// The params of `versions.list`.
+public struct VersionsListParams: Hashable, Sendable, Codable {
+    public var container: ContainerID
+    public var path: String
+
+    public init(container: ContainerID, path: String) {
+        self.container = container
+        self.path = path
+    }
+}
+
+/// The result of `versions.list`: a document's current version and its unresolved conflict
+/// versions (`NSFileVersion` in iCloud terms).
+public struct VersionsList: Hashable, Sendable, Codable {
+    public var current: VersionEntry
+    public var conflicts: [VersionEntry]
+
+    public init(current: VersionEntry, conflicts: [VersionEntry]) {
+        self.current = current
+        self.conflicts = conflicts
+    }
+}
+
+/// One version of a document.
+public struct VersionEntry: Hashable, Sendable, Codable {
+    /// The id to pass as `keep` to `versions.resolve`.
+    public var id: String
+    public var size: Int64
+    public var mtime: Date
+    public var modifiedBy: DeviceID
+    /// The version vector in display form.
+    public var version: String
+    public var current: Bool
+
+    public init(id: String, size: Int64, mtime: Date, modifiedBy: DeviceID, version: String, current: Bool) {
+        self.id = id
+        self.size = size
+        self.mtime = mtime
+        self.modifiedBy = modifiedBy
+        self.version = version
+        self.current = current
+    }
+}
+
+/// Which version survives `versions.resolve`: the current one (conflict versions are
+/// discarded) or a conflict version by id (it becomes current). On the wire a string,
+/// `"current"` or the id.
+public enum VersionChoice: Hashable, Sendable, Codable, CustomStringConvertible {
+    case current
+    case version(String)
+
+    public init(_ text: String) { self = text == "current" ? .current : .version(text) }
+
+    public var description: String {
+        switch self {
+        case .current: "current"
+        case .version(let id): id
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+/// The params of `versions.resolve`.
+public struct VersionsResolveParams: Hashable, Sendable, Codable {
+    public var container: ContainerID
+    public var path: String
+    public var keep: VersionChoice
+
+    public init(container: ContainerID, path: String, keep: VersionChoice) {
+        self.container = container
+        self.path = path
+        self.keep = keep
+    }
+}
+
+/// The result of `versions.resolve`: the path and the id of the version now current.
+public struct VersionsResolveResult: Hashable, Sendable, Codable {
+    public var path: String
+    public var kept: String
+
+    public init(path: String, kept: String) {
+        self.path = path
+        self.kept = kept
+    }
+}
