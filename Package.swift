@@ -75,14 +75,14 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "ubiqd", dependencies: [
-            "UbiqAgent", "UbiqConfig",
+            "UbiqAgent", "UbiqConfig", log,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "ubiq", dependencies: [
             "UbiqClient", "UbiqControlAPI", "UbiqIdentity", "UbiqConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
-        .target(name: "UbiqTestSupport", dependencies: ["UbiqModel"], swiftSettings: swiftSettings),
+        .target(name: "UbiqTestSupport", dependencies: ["UbiqModel", "UbiqClient", "UbiqControlAPI", "UbiqChunking"], swiftSettings: swiftSettings),
 
         .testTarget(name: "UbiqModelTests", dependencies: ["UbiqModel"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqChunkingTests", dependencies: ["UbiqChunking"], swiftSettings: swiftSettings),
@@ -91,6 +91,8 @@ let package = Package(
         .testTarget(name: "UbiqWireTests", dependencies: ["UbiqWire", .product(name: "NIOEmbedded", package: "swift-nio")], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqTransportTests", dependencies: ["UbiqTransport", "UbiqIdentity", "UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqControlTests", dependencies: ["UbiqControl", "UbiqClient", "UbiqTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "UbiqAgentTests", dependencies: ["UbiqTestSupport", "UbiqControlAPI"], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqAgentTests", dependencies: [
+            "UbiqTestSupport", "UbiqControlAPI", "UbiqClient", "UbiqIdentity", "UbiqTransport", "UbiqWire", "UbiqModel", "UbiqChunking",
+        ], swiftSettings: swiftSettings),
     ]
 )

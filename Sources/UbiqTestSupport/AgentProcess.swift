@@ -1,0 +1,188 @@
+import Foundation
+import UbiqClient
+import UbiqControlAPI
+import UbiqModel
+
+/// A real `ubiqd` process on loopback for live tests, with its own state folder, container
+/// folder, control socket and log file under one test directory.
+public final class AgentProcess: @unchecked Sendable {
+    public static let defaultContainer = try! ContainerID("TEAMID.com.example.notes")
+
+    public let name: String
+    public let home: String
+    public let port: Int
+    public var peers: [Int]
+    public let container: ContainerID
+    public var extraArguments: [String] = []
+    public var environment: [String: String] = [:]
+    private var process: Process?
+    private let lock = NSLock()
+
+    public var state: String { home + "/state" }
+    public var root: String { home + "/container" }
+    public var socket: String { home + "/agent.sock" }
+    public var log: String { home + "/ubiqd.log" }
+
+    public init(name: String, in directory: TempDirectory, port: Int? = nil, peers: [Int] = [],
+                container: ContainerID = AgentProcess.defaultContainer) throws {
+        self.name = name
+        self.home = directory.appending(name)
+        self.port = try port ?? freeLoopbackPort()
+        self.peers = peers
+        self.container = container
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+    }
+
+    deinit { kill() }
+
+    // MARK: binaries
+
+    /// The folder holding the built `ubiqd` and `ubiq`: `UBIQ_BIN_DIR`, else beside the test binary.
+    public static var binDirectory: String {
+        if let dir = ProcessInfo.processInfo.environment["UBIQ_BIN_DIR"], !dir.isEmpty { return dir }
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while dir.path != "/" && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("ubiqd").path) {
+            dir = dir.deletingLastPathComponent()
+        }
+        return dir.path
+    }
+
+    /// Runs the `ubiq` CLI to completion; returns its standard output, throws on failure.
+    @discardableResult
+    public static func cli(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binDirectory + "/ubiq")
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw TimedOut(description: "ubiq \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): "
+                + String(decoding: errors, as: UTF8.self))
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Creates a new account in this agent's state folder.
+    public func createAccount() throws {
+        try Self.cli(["account", "create", "--state", state])
+    }
+
+    /// Makes this agent a device of `other`'s account.
+    public func join(_ other: AgentProcess) throws {
+        let bundle = home + "/account.bundle"
+        try Self.cli(["account", "export", "--state", other.state, "--out", bundle])
+        try Self.cli(["account", "join", bundle, "--state", state])
+    }
+
+    // MARK: life cycle
+
+    public func start() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binDirectory + "/ubiqd")
+        var arguments = ["--state", state, "--listen", "127.0.0.1:\(port)", "--no-discovery",
+                         "--container", "\(container)=\(root)", "--socket", socket, "--device-name", name]
+        for peer in peers { arguments += ["--peer", "127.0.0.1:\(peer)"] }
+        process.arguments = arguments + extraArguments
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { $1 }
+        process.environment = env
+        if !FileManager.default.fileExists(atPath: log) { _ = FileManager.default.createFile(atPath: log, contents: nil) }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        handle.seekToEndOfFile()
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        lock.withLock { self.process = process }
+    }
+
+    /// Starts and waits until the control socket answers.
+    public func startAndWait(timeout: Duration = .seconds(60)) async throws {
+        try start()
+        try await waitUntil("\(name) to answer on its socket", timeout: timeout) {
+            guard lock.withLock({ process?.isRunning ?? false }) else {
+                throw TimedOut(description: "\(name) exited: \(logText().suffix(2000))")
+            }
+            return (try? await status()) != nil
+        }
+    }
+
+    /// SIGTERM and wait.
+    public func stop() {
+        guard let process = lock.withLock({ self.process }) else { return }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        lock.withLock { self.process = nil }
+    }
+
+    /// SIGKILL and wait: a crash.
+    public func kill() {
+        guard let process = lock.withLock({ self.process }) else { return }
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        lock.withLock { self.process = nil }
+    }
+
+    public var isRunning: Bool { lock.withLock { process?.isRunning ?? false } }
+
+    public func logText() -> String {
+        (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+    }
+
+    // MARK: control socket
+
+    public func withClient<T: Sendable>(_ body: (UbiqAgentClient) async throws -> T) async throws -> T {
+        let client = try await UbiqAgentClient.connect(socketPath: socket)
+        do {
+            let result = try await body(client)
+            await client.close()
+            return result
+        } catch {
+            await client.close()
+            throw error
+        }
+    }
+
+    public func status() async throws -> AgentStatus {
+        try await withClient { try await $0.status() }
+    }
+
+    public func versions(_ path: String) async throws -> VersionsList {
+        try await withClient { try await $0.versions(container: container, path: path) }
+    }
+
+    // MARK: files
+
+    public func path(_ relative: String) -> String { root + "/" + relative }
+
+    public func write(_ relative: String, _ text: String) throws {
+        try write(relative, Data(text.utf8))
+    }
+
+    public func write(_ relative: String, _ data: Data) throws {
+        let url = URL(fileURLWithPath: path(relative))
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: url)
+    }
+
+    public func read(_ relative: String) -> String? {
+        try? String(contentsOfFile: path(relative), encoding: .utf8)
+    }
+
+    public func digest() throws -> [String: String] { try TreeDigest.of(root) }
+}
+
+/// Waits until every agent's folder holds the same tree and that tree satisfies `check`.
+public func waitForConvergence(
+    _ agents: [AgentProcess], timeout: Duration = .seconds(60), _ what: String = "agents to converge",
+    check: @escaping ([String: String]) -> Bool = { _ in true }
+) async throws {
+    try await waitUntil(what, timeout: timeout) {
+        let digests = try agents.map { try $0.digest() }
+        return digests.dropFirst().allSatisfy { $0 == digests[0] } && check(digests[0])
+    }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import Logging
+import UbiqAgent
+import UbiqConfig
+
+/// `ubiqd`: the agent. Flags override the config file, which overrides the defaults.
+@main
+struct UbiqdCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ubiqd",
+        abstract: "The ubiq agent: keeps this workstation's containers in sync with the account's other devices.")
+
+    @Option(help: "State folder: identity, index, conflict versions (default $XDG_STATE_HOME/ubiq).")
+    var state: String?
+    @Option(help: "Config file (default $XDG_CONFIG_HOME/ubiq/ubiqd.toml, if it exists).")
+    var config: String?
+    @Option(help: ArgumentHelp("Address to accept peers on, HOST:PORT (repeatable).", valueName: "host:port"))
+    var listen: [String] = []
+    @Option(help: ArgumentHelp("A peer to connect to, HOST:PORT (repeatable).", valueName: "host:port"))
+    var peer: [String] = []
+    @Option(help: ArgumentHelp("A container to sync, ID or ID=PATH (repeatable).", valueName: "id[=path]"))
+    var container: [String] = []
+    @Flag(help: "Do not use mDNS discovery; only the configured peers.")
+    var noDiscovery = false
+    @Option(help: "Control socket path (default $XDG_RUNTIME_DIR/ubiq/agent.sock).")
+    var socket: String?
+    @Option(help: "A key-value store identifier (repeatable).")
+    var kvstore: [String] = []
+    @Option(help: "This device's name as peers see it (default: the host name).")
+    var deviceName: String?
+    @Option(help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String?
+
+    func run() async throws {
+        let overrides = ConfigOverrides(
+            state: state, config: config, listen: listen, peers: peer, containers: container, noDiscovery: noDiscovery,
+            socket: socket, kvstores: kvstore, deviceName: deviceName, logLevel: logLevel)
+        let configuration: AgentConfiguration
+        do {
+            configuration = try ConfigLoader.load(overrides: overrides, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "ubiqd")
+        do {
+            try await AgentRuntime(configuration: configuration, logger: logger).run()
+        } catch {
+            logger.critical("agent stopped", metadata: ["error": "\(error)"])
+            throw ExitCode(1)
+        }
+    }
+}

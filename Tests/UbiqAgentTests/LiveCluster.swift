@@ -1,0 +1,45 @@
+import Foundation
+import UbiqTestSupport
+
+/// Agents of one account on loopback, each dialing the ones given, for live tests.
+struct LiveCluster {
+    let directory: TempDirectory
+    let agents: [AgentProcess]
+
+    /// `links[i]` lists the agents agent i dials; all share agent 0's account.
+    init(_ names: [String], links: [[Int]]? = nil) throws {
+        directory = try TempDirectory(prefix: "ubiq-live")
+        var agents: [AgentProcess] = []
+        for name in names { agents.append(try AgentProcess(name: name, in: directory)) }
+        let links = links ?? names.indices.map { $0 == 0 ? [] : [0] }
+        for (i, agent) in agents.enumerated() { agent.peers = links[i].map { agents[$0].port } }
+        try agents[0].createAccount()
+        for agent in agents.dropFirst() { try agent.join(agents[0]) }
+        self.agents = agents
+    }
+
+    func start() async throws {
+        for agent in agents { try await agent.startAndWait() }
+    }
+
+    /// Waits until every pair of agents that should be linked sees the other connected.
+    func waitConnected() async throws {
+        try await waitUntil("agents to connect") {
+            for agent in agents {
+                let status = try await agent.status()
+                let wanted = agents.filter { other in other !== agent && (agent.peers.contains(other.port) || other.peers.contains(agent.port)) }
+                let connected = Set(status.peers.filter(\.connected).map(\.name))
+                if !wanted.allSatisfy({ connected.contains($0.name) }) { return false }
+            }
+            return true
+        }
+    }
+
+    func stopAll() {
+        for agent in agents { agent.stop() }
+    }
+
+    func logs() -> String {
+        agents.map { "--- \($0.name) ---\n" + $0.logText().suffix(6000) }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import UbiqIndex
+import UbiqModel
+import UbiqTestSupport
+
+@Suite struct SyncIndexTests {
+    let dir: TempDirectory
+    let index: SyncIndex
+    let container = try! ContainerID("TEAMID.com.example.notes")
+    let me = DeviceID("AAAA")
+
+    init() throws {
+        dir = try TempDirectory()
+        index = try SyncIndex(path: dir.appending("index.sqlite"))
+    }
+
+    func file(_ path: String, byte: UInt8, version: [DeviceID: UInt64]) -> Item {
+        let hash = ChunkHash(bytes: [UInt8](repeating: byte, count: 32))!
+        return Item(path: try! RelativePath(path), kind: .file, size: 100, mtime: 1,
+                    chunks: [ChunkRef(offset: 0, size: 60, hash: hash), ChunkRef(offset: 60, size: 40, hash: hash)],
+                    version: VersionVector(version), modifiedBy: me)
+    }
+
+    @Test func itemsRoundTripWithSequencesAndChunks() throws {
+        let item = file("Documents/a.txt", byte: 7, version: [me: 1])
+        let stat = StatFingerprint(size: 100, mtimeNs: 1, ctimeNs: 2, inode: 3)
+        #expect(try index.commit(container, [ItemWrite(item: item, stat: stat)]) == 1)
+        let stored = try #require(try index.item(container, item.path))
+        #expect(stored.item == item)
+        #expect(stored.stat == stat)
+        #expect(stored.sequence == 1)
+        let locations = try index.locations(of: item.chunks[0].hash)
+        #expect(locations.count == 2)
+        #expect(locations.contains { $0.offset == 60 && $0.size == 40 && $0.file == .item(item.path) })
+    }
+
+    @Test func everyWriteGetsTheNextSequence() throws {
+        try index.commit(container, [ItemWrite(item: file("a", byte: 1, version: [me: 1]), stat: nil),
+                                     ItemWrite(item: file("b", byte: 2, version: [me: 1]), stat: nil)])
+        try index.commit(container, [ItemWrite(item: file("a", byte: 3, version: [me: 2]), stat: nil)])
+        let after1 = try index.items(container, after: 1, limit: 10).map(\.item.path.rawValue)
+        #expect(after1 == ["b", "a"])
+        #expect(try index.containerState(container).sequence == 3)
+    }
+
+    @Test func deletedItemsDropTheirChunks() throws {
+        var item = file("a", byte: 1, version: [me: 1])
+        try index.commit(container, [ItemWrite(item: item, stat: nil)])
+        item.deleted = true
+        item.chunks = []
+        item.size = 0
+        try index.commit(container, [ItemWrite(item: item, stat: nil)])
+        #expect(try index.locations(of: ChunkHash(bytes: [UInt8](repeating: 1, count: 32))!).isEmpty)
+    }
+
+    @Test func needsAndPeerStateAreStoredTogether() throws {
+        let peer = DeviceID("BBBB")
+        let need = file("Documents/b.txt", byte: 9, version: [peer: 4])
+        try index.recordRemoteUpdate(container, peer: peer, state: PeerIndexState(indexID: 42, maxSequence: 17),
+                                     needs: [need], merges: [])
+        #expect(try index.needs(container) == [need])
+        #expect(try index.peerState(peer, container) == PeerIndexState(indexID: 42, maxSequence: 17))
+        try index.commit(container, [ItemWrite(item: need, stat: nil, settlesNeed: true)])
+        #expect(try index.needs(container).isEmpty)
+    }
+
+    @Test func childrenListsOneLevel() throws {
+        try index.commit(container, ["Documents/a", "Documents/sub/b", "Documents/c", "Data/x"].map {
+            ItemWrite(item: file($0, byte: 1, version: [me: 1]), stat: nil)
+        })
+        let children = try index.children(container, of: try RelativePath("Documents")).map(\.item.path.rawValue)
+        #expect(children == ["Documents/a", "Documents/c"])
+        let under = try index.items(container, under: try RelativePath("Documents")).map(\.item.path.rawValue)
+        #expect(under == ["Documents/a", "Documents/c", "Documents/sub/b"])
+    }
+
+    @Test func survivesReopen() throws {
+        let item = file("a", byte: 1, version: [me: 1])
+        try index.commit(container, [ItemWrite(item: item, stat: nil)])
+        let state = try index.containerState(container)
+        let reopened = try SyncIndex(path: dir.appending("index.sqlite"))
+        #expect(try reopened.containerState(container) == state)
+        #expect(try reopened.item(container, item.path)?.item == item)
+    }
+}
