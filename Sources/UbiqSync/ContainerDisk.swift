@@ -75,10 +75,14 @@ public protocol ContainerDisk: Sendable {
     func read(_ file: ChunkLocation.File, offset: UInt64, size: UInt32) throws -> [UInt8]
     func stage() throws -> any StagedFile
     func commit(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> StatFingerprint
-    func commitVersion(_ staged: any StagedFile, name: String) throws
-    func linkVersion(from path: RelativePath, name: String) throws
-    func removeVersion(name: String) throws
-    func versionNames() throws -> [String]
+    /// The flat file name under `.ubiq/versions/` of a kept version of `path`.
+    func versionName(of path: RelativePath, id: String) throws -> String
+    /// IDs of the versions of `path` kept on disk.
+    func storedVersionIDs(of path: RelativePath) throws -> Set<String>
+    func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, executable: Bool, mtime: Int64) throws
+    /// Keeps what is at `path` as a version too (a hard link), before it is replaced.
+    func linkVersion(of path: RelativePath, id: String) throws
+    func removeVersion(of path: RelativePath, id: String) throws
     func makeDirectory(_ path: RelativePath) throws -> StatFingerprint
     func makeSymlink(_ path: RelativePath, target: String) throws -> StatFingerprint
     func remove(_ path: RelativePath) throws

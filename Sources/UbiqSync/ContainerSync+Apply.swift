@@ -186,32 +186,31 @@ extension ContainerSync {
     /// Makes sure every unresolved conflict version of the item is kept in `.ubiq/versions/`.
     func ensureVersions(of item: Item, current: IndexedItem?) async throws {
         guard !item.conflicts.isEmpty else { return }
-        let have = Set(try disk.versionNames())
-        for version in item.conflicts where version.kind == .file {
-            let name = VersionFiles.name(for: item.path, id: version.id)
-            if have.contains(name) { continue }
+        let stored = try disk.storedVersionIDs(of: item.path)
+        for version in item.conflicts where version.kind == .file && !stored.contains(version.id) {
             if let current, !current.item.deleted, current.item.versionID == version.id,
                current.item.chunks.map(\.hash) == version.chunks.map(\.hash), disk.stat(item.path) == current.stat {
-                try disk.linkVersion(from: item.path, name: name)
+                try disk.linkVersion(of: item.path, id: version.id)
             } else {
                 let staged = try await assemble(version.chunks, path: item.path)
-                do { try disk.commitVersion(staged, name: name) } catch {
+                do {
+                    try disk.commitVersion(staged, of: item.path, id: version.id, executable: version.executable, mtime: version.mtime)
+                } catch {
                     staged.discard()
                     throw error
                 }
             }
-            try index.setVersionFile(id, name: name, chunks: version.chunks)
+            try index.setVersionFile(id, name: try disk.versionName(of: item.path, id: version.id), chunks: version.chunks)
             logger.info("kept conflict version", metadata: ["path": "\(item.path)", "versionID": "\(version.id)"])
         }
     }
 
     /// Removes kept versions of the item that are no longer unresolved.
     func pruneVersions(of item: Item) throws {
-        let prefix = VersionFiles.prefix(for: item.path) + "-"
-        let keep = Set(item.conflicts.map { VersionFiles.name(for: item.path, id: $0.id) })
-        for name in try disk.versionNames() where name.hasPrefix(prefix) && !keep.contains(name) {
-            try disk.removeVersion(name: name)
-            try index.setVersionFile(id, name: name, chunks: nil)
+        let keep = Set(item.conflicts.map(\.id))
+        for versionID in try disk.storedVersionIDs(of: item.path) where !keep.contains(versionID) {
+            try disk.removeVersion(of: item.path, id: versionID)
+            try index.setVersionFile(id, name: try disk.versionName(of: item.path, id: versionID), chunks: nil)
         }
     }
 }

@@ -84,33 +84,40 @@ public actor ContainerSync {
 
     // MARK: local changes
 
-    /// Rescans the given paths (a `nil` entry means the whole container).
+    /// Rescans the given paths (a `nil` entry means the whole container) and records what
+    /// changed in one transaction, so a rename's deletion and creation reach peers together.
     public func localChanges(_ paths: Set<RelativePath?>) {
         let roots: [RelativePath?] = paths.contains(nil) ? [nil] : Self.outermost(paths.compactMap { $0 })
-        for root in roots {
-            do { try scan(under: root) } catch {
-                logger.warning("scan failed", metadata: ["path": "\(root?.rawValue ?? "/")", "error": "\(error)"])
-            }
+        do { try scan(roots) } catch {
+            logger.warning("scan failed", metadata: ["paths": "\(roots.map { $0?.rawValue ?? "/" })", "error": "\(error)"])
         }
         requestPull()
     }
 
     func scan(under root: RelativePath?) throws {
+        try scan([root])
+    }
+
+    private func scan(_ roots: [RelativePath?]) throws {
         scanning = true
         defer { scanning = false }
-        let existing = Dictionary(try index.items(id, under: root).map { ($0.item.path, $0) }, uniquingKeysWith: { a, _ in a })
-        let stats = existing.compactMapValues(\.stat)
-        let outcome = try disk.scan(under: root) { stats[$0] }
-        var needs: [RelativePath: Item] = [:]
-        for entry in outcome.changed {
-            if let need = try index.need(id, entry.path) { needs[entry.path] = need }
+        var writes: [ItemWrite] = []
+        for root in roots {
+            let existing = Dictionary(try index.items(id, under: root).map { ($0.item.path, $0) }, uniquingKeysWith: { a, _ in a })
+            let stats = existing.compactMapValues(\.stat)
+            let outcome = try disk.scan(under: root) { stats[$0] }
+            var needs: [RelativePath: Item] = [:]
+            for entry in outcome.changed {
+                if let need = try index.need(id, entry.path) { needs[entry.path] = need }
+            }
+            let plan = LocalChanges.plan(outcome, existing: existing, needs: needs, device: device,
+                                         now: Int64(Date().timeIntervalSince1970 * 1e9))
+            for (path, stat) in plan.statOnly { try index.updateStat(id, path, stat) }
+            writes += plan.writes
         }
-        let plan = LocalChanges.plan(outcome, existing: existing, needs: needs, device: device,
-                                     now: Int64(Date().timeIntervalSince1970 * 1e9))
-        for (path, stat) in plan.statOnly { try index.updateStat(id, path, stat) }
-        guard !plan.writes.isEmpty else { return }
-        try index.commit(id, plan.writes)
-        for write in plan.writes {
+        guard !writes.isEmpty else { return }
+        try index.commit(id, writes)
+        for write in writes {
             logger.debug("local change", metadata: ["path": "\(write.item.path)", "version": "\(write.item.version)",
                                                     "deleted": "\(write.item.deleted)"])
         }

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import UbiqTestSupport
+
+/// Only what changed crosses the network: counted by the agents' own byte counters.
+@Suite(.serialized) struct DeltaTransferTests {
+    static func randomData(_ count: Int, seed: UInt64) -> Data {
+        var state = seed
+        var data = Data(count: count)
+        data.withUnsafeMutableBytes { raw in
+            let words = raw.bindMemory(to: UInt64.self)
+            for i in words.indices {
+                state &+= 0x9E37_79B9_7F4A_7C15
+                var z = state
+                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+                words[i] = z ^ (z >> 31)
+            }
+        }
+        return data
+    }
+
+    @Test func editInTheMiddleAndRenameMoveLittle() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+
+        let size = 64 << 20
+        try a.write("Documents/big.bin", Self.randomData(size, seed: 1))
+        try await waitForConvergence([a, b], timeout: .seconds(120), "the 64 MiB file on beta") { $0["Documents/big.bin"] != nil }
+        let before = try await b.status().bytesReceived
+
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: a.path("Documents/big.bin")))
+        try handle.seek(toOffset: UInt64(size / 2))
+        try handle.write(contentsOf: Self.randomData(1 << 20, seed: 2))
+        try handle.close()
+        let edited = try TreeDigest.fileHash(a.path("Documents/big.bin"))
+        try await waitForConvergence([a, b], "the edit on beta") { $0["Documents/big.bin"] == edited }
+        let afterEdit = try await b.status().bytesReceived
+        #expect(afterEdit - before < 2 << 20, "an edit of 1 MiB moved \(afterEdit - before) bytes")
+
+        try FileManager.default.moveItem(atPath: a.path("Documents/big.bin"), toPath: a.path("Documents/renamed.bin"))
+        try await waitForConvergence([a, b], "the rename on beta") { $0["Documents/renamed.bin"] == edited && $0["Documents/big.bin"] == nil }
+        let afterRename = try await b.status().bytesReceived
+        #expect(afterRename - afterEdit < 64 << 10, "a rename moved \(afterRename - afterEdit) bytes")
+    }
+
+    @Test func killedDuringATransferResumesAndCompletes() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+
+        try a.write("Documents/large.bin", Self.randomData(192 << 20, seed: 3))
+        let expected = try TreeDigest.fileHash(a.path("Documents/large.bin"))
+        try await waitUntil("beta to be receiving", timeout: .seconds(120), every: .milliseconds(5)) {
+            try await b.status().bytesReceived > 16 << 20
+        }
+        b.kill()
+        #expect(try TreeDigest.of(b.root)["Documents/large.bin"] == nil, "a partial file appeared at its final path")
+        try await b.startAndWait()
+        try await waitForConvergence([a, b], timeout: .seconds(120), "the file after the restart") {
+            $0["Documents/large.bin"] == expected
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: b.root + "/.ubiq/tmp")
+        #expect(leftovers.isEmpty, "temp files left: \(leftovers)")
+    }
+}

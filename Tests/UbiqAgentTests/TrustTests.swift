@@ -1,0 +1,170 @@
+import Foundation
+import Logging
+import Testing
+import UbiqChunking
+import UbiqIdentity
+import UbiqModel
+import UbiqTestSupport
+import UbiqTransport
+import UbiqWire
+
+/// Nobody outside the account gets data, and a peer inside it that lies is refused at each
+/// step while the honest ones keep syncing.
+@Suite(.serialized) struct TrustTests {
+    @Test func anAgentOfAnotherAccountIsRefused() async throws {
+        let cluster = try LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        let stranger = try AgentProcess(name: "stranger", in: cluster.directory, peers: [a.port])
+        try stranger.createAccount()
+        defer { stranger.stop() }
+        try await cluster.start()
+        try a.write("Documents/secret.txt", "for the account only")
+        try await stranger.startAndWait()
+        try await waitUntil("alpha to refuse the stranger") { a.logText().contains("Refused a peer connection") }
+        #expect(try await stranger.status().peers.allSatisfy { !$0.connected })
+        #expect(try await a.status().peers.isEmpty)
+        #expect(try stranger.digest()["Documents/secret.txt"] == nil)
+        #expect(try await stranger.status().bytesReceived == 0)
+    }
+
+    /// A test peer holding a valid device certificate of the account, speaking the protocol
+    /// directly.
+    struct RoguePeer {
+        let identity: DeviceIdentity
+        let connection: PeerConnection
+
+        init(joining agent: AgentProcess, in directory: TempDirectory, maximumFrameLength: Int = Ubiq_Wire_Envelope.maxFrameSize) async throws {
+            let bundle = directory.appending("rogue.bundle")
+            if !FileManager.default.fileExists(atPath: bundle) {
+                try AgentProcess.cli(["account", "export", "--state", agent.state, "--out", bundle])
+            }
+            let state = StateDirectory(path: directory.appending("rogue-state-\(UInt32.random(in: 0...UInt32.max))"))
+            identity = try IdentityStore(state: state).join(bundle: bundle, deviceName: "rogue")
+            let transport = try PeerTransport(identity: identity, logger: Logger(label: "rogue"), maximumFrameLength: maximumFrameLength)
+            connection = try await transport.connect(host: "127.0.0.1", port: agent.port)
+        }
+
+        func send(_ message: Ubiq_Wire_Envelope.OneOf_Message) async throws {
+            try await connection.send(Ubiq_Wire_Envelope(message).payload())
+        }
+
+        func hello(_ container: ContainerID, indexID: UInt64) async throws {
+            var hello = Ubiq_Wire_Hello()
+            hello.protocolVersions = [1]
+            hello.deviceID = identity.deviceID.rawValue
+            hello.deviceName = "rogue"
+            var offer = Ubiq_Wire_ContainerOffer()
+            offer.containerID = container.rawValue
+            offer.indexID = indexID
+            hello.containers = [offer]
+            try await send(.hello(hello))
+        }
+
+        static func file(_ path: String, content: [UInt8], sequence: UInt64, device: DeviceID) -> Ubiq_Wire_FileInfo {
+            var info = Ubiq_Wire_FileInfo()
+            info.path = path
+            info.kind = .file
+            info.size = UInt64(content.count)
+            info.mtimeNs = 1_700_000_000_000_000_000
+            var block = Ubiq_Wire_Block()
+            block.size = UInt32(content.count)
+            block.hash = Data(ChunkHasher.hash(content).bytes)
+            info.blocks = [block]
+            var counter = Ubiq_Wire_Counter()
+            counter.device = device.rawValue
+            counter.value = sequence
+            info.version = [counter]
+            info.modifiedBy = device.rawValue
+            info.sequence = sequence
+            return info
+        }
+    }
+
+    @Test func hostileIndexEntriesAndCorruptChunksAreRefused() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+
+        let rogue = try await RoguePeer(joining: a, in: cluster.directory)
+        let content = Array("the real content of a document".utf8)
+        try await rogue.hello(a.container, indexID: 7)
+        var update = Ubiq_Wire_IndexUpdate()
+        update.containerID = a.container.rawValue
+        update.indexID = 7
+        update.lastSequence = 6
+        let device = rogue.identity.deviceID
+        update.items = [
+            RoguePeer.file("../escaped.txt", content: content, sequence: 1, device: device),
+            RoguePeer.file("/tmp/absolute-\(a.port).txt", content: content, sequence: 2, device: device),
+            RoguePeer.file(".ubiq/tmp/planted", content: content, sequence: 3, device: device),
+            RoguePeer.file("Documents/../../escaped2.txt", content: content, sequence: 4, device: device),
+            RoguePeer.file("Documents/delivered.txt", content: content, sequence: 6, device: device),
+        ]
+        var link = Ubiq_Wire_FileInfo()
+        link.path = "Documents/outside-link"
+        link.kind = .symlink
+        link.symlinkTarget = "../../../etc"
+        link.version = update.items[0].version
+        link.modifiedBy = device.rawValue
+        link.sequence = 5
+        update.items.insert(link, at: 4)
+        try await rogue.send(.indexUpdate(update))
+
+        // Answer chunk requests: wrong bytes first, then the right ones.
+        var answered = 0
+        var iterator = rogue.connection.frames.makeAsyncIterator()
+        while answered < 2, let frame = try await iterator.next() {
+            guard case .chunkRequest(let request)? = try Ubiq_Wire_Envelope(payload: frame).message else { continue }
+            var response = Ubiq_Wire_ChunkResponse()
+            response.id = request.id
+            response.data = Data(answered == 0 ? Array("the fake content of a document".utf8) : content)
+            try await rogue.send(.chunkResponse(response))
+            answered += 1
+        }
+        try await waitUntil("the honest chunk to be applied") { a.read("Documents/delivered.txt") == "the real content of a document" }
+        let log = a.logText()
+        #expect(log.components(separatedBy: "refused index entry").count - 1 == 5)
+        #expect(log.contains("chunk hash mismatch"))
+        #expect(!FileManager.default.fileExists(atPath: a.home + "/escaped.txt"))
+        #expect(!FileManager.default.fileExists(atPath: cluster.directory.path + "/escaped2.txt"))
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/absolute-\(a.port).txt"))
+        #expect(!FileManager.default.fileExists(atPath: a.root + "/.ubiq/tmp/planted"))
+        #expect(!FileManager.default.fileExists(atPath: a.path("Documents/outside-link")))
+
+        // The honest peer still syncs both ways.
+        try b.write("Documents/from-beta.txt", "still syncing")
+        try await waitForConvergence([a, b], "beta's file on alpha") { $0["Documents/from-beta.txt"] != nil && $0["Documents/delivered.txt"] != nil }
+        #expect(a.isRunning)
+    }
+
+    @Test func aFrameOverTheLimitClosesOnlyThatConnection() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let rogue = try await RoguePeer(joining: a, in: cluster.directory, maximumFrameLength: 64 << 20)
+        try await rogue.hello(a.container, indexID: 9)
+        try? await rogue.connection.send([UInt8](repeating: 0, count: 17 << 20))
+        let frames = rogue.connection.frames
+        // The connection must end (alpha closes it) well before the deadline.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var iterator = frames.makeAsyncIterator()
+                while (try? await iterator.next()) != nil {}
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(30))
+                throw TimedOut(description: "alpha did not close a connection that sent an over-limit frame")
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+        try b.write("Documents/after.txt", "the others keep syncing")
+        try await waitForConvergence([a, b], "beta's file on alpha") { $0["Documents/after.txt"] != nil }
+        #expect(a.isRunning)
+    }
+}
