@@ -89,6 +89,7 @@ let package = Package(
         .testTarget(name: "UbiqIndexTests", dependencies: ["UbiqIndex", "UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqFileSystemTests", dependencies: ["UbiqFileSystem", "UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqWireTests", dependencies: ["UbiqWire", .product(name: "NIOEmbedded", package: "swift-nio")], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqIdentityTests", dependencies: ["UbiqIdentity", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqTransportTests", dependencies: ["UbiqTransport", "UbiqIdentity", "UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqControlTests", dependencies: ["UbiqControl", "UbiqClient", "UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqAgentTests", dependencies: [

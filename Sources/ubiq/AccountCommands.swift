@@ -1,6 +1,135 @@
 import ArgumentParser
+import Foundation
+import UbiqIdentity
+import UbiqModel
 
 /// `ubiq account ...`: offline management of the account and this device's identity.
 struct AccountCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "account", abstract: "Create, export, join or show the account.")
+    static let configuration = CommandConfiguration(
+        commandName: "account",
+        abstract: "Create, export, join or show the account.",
+        subcommands: [Create.self, Export.self, Join.self, Show.self, Leave.self]
+    )
+}
+
+/// The `--state DIR` option every account command takes.
+struct StateDirectoryOption: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The agent's state directory.", valueName: "dir"))
+    var state: String?
+
+    var store: IdentityStore {
+        let path = state ?? DefaultPaths(environment: ProcessInfo.processInfo.environment).stateDirectory
+        return IdentityStore(state: StateDirectory(path: path))
+    }
+}
+
+extension AccountCommand {
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a new account with this workstation as its first device.")
+
+        @OptionGroup var options: StateDirectoryOption
+        @Option(help: "This device's name (default: the host name).")
+        var name: String?
+
+        func run() async throws {
+            let identity = try options.store.createAccount(deviceName: name)
+            print("Created a new account in \(options.store.state.path).")
+            print(AccountSummary(identity).humanReadable)
+        }
+    }
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Write the account bundle that lets another workstation join.")
+
+        @OptionGroup var options: StateDirectoryOption
+        @Option(name: .long, help: ArgumentHelp("Where to write the bundle (mode 0600).", valueName: "file"))
+        var out: String
+        @Flag(help: "Replace the file if it exists.")
+        var force = false
+
+        func run() async throws {
+            try options.store.exportBundle(to: out, overwrite: force)
+            print("Wrote the account bundle to \(out).")
+            print("It holds the account's private key: copy it only to your own workstation, run")
+            print("`ubiq account join \(out)` there, then delete it.")
+        }
+    }
+
+    struct Join: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Join the account in a bundle written by `ubiq account export`.")
+
+        @Argument(help: ArgumentHelp("The account bundle.", valueName: "bundle"))
+        var bundle: String
+        @OptionGroup var options: StateDirectoryOption
+        @Option(help: "This device's name (default: the host name).")
+        var name: String?
+
+        func run() async throws {
+            let identity = try options.store.join(bundle: bundle, deviceName: name)
+            print("Joined the account in \(options.store.state.path).")
+            print(AccountSummary(identity).humanReadable)
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the account's identity token and this device.")
+
+        @OptionGroup var options: StateDirectoryOption
+        @Flag(help: "Print JSON for scripts.")
+        var json = false
+
+        func run() async throws {
+            guard let identity = try options.store.load() else {
+                throw IdentityError(.noAccount, "There is no account in \(options.store.state.path); run `ubiq account create` or `ubiq account join BUNDLE`.")
+            }
+            let summary = AccountSummary(identity)
+            print(json ? try summary.json() : summary.humanReadable)
+        }
+    }
+
+    struct Leave: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Sign this workstation out: delete the account and device keys.")
+
+        @OptionGroup var options: StateDirectoryOption
+
+        func run() async throws {
+            let token = try? options.store.load()?.identityToken
+            try options.store.leave()
+            print("Removed the account\(token.map { " \($0)" } ?? "") and this device's identity from \(options.store.state.path).")
+        }
+    }
+}
+
+/// What `ubiq account show` reports, in both of its forms.
+struct AccountSummary: Encodable {
+    let identityToken: String
+    let deviceID: String
+    let deviceName: String
+    let accountTag: String
+
+    init(_ identity: DeviceIdentity) {
+        identityToken = identity.identityToken
+        deviceID = identity.deviceID.rawValue
+        deviceName = identity.deviceName
+        accountTag = identity.accountTag
+    }
+
+    var humanReadable: String {
+        let rows = [
+            ("identity token", identityToken),
+            ("account tag", accountTag),
+            ("device ID", deviceID),
+            ("device name", deviceName),
+        ]
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { key, value in
+            "\(key):" + String(repeating: " ", count: width - key.count + 1) + value
+        }.joined(separator: "\n")
+    }
+
+    func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
 }

@@ -1,0 +1,134 @@
+import Crypto
+import Foundation
+import SwiftASN1
+import X509
+
+/// An account (DESIGN.md §1): the CA key pair that every device of one user shares. Holding
+/// it is what lets a workstation sign its own device certificate when it joins.
+public struct Account: Sendable {
+    let certificate: Certificate
+    let signingKey: Certificate.PrivateKey
+
+    /// Lowercase hex SHA-256 of the CA's SubjectPublicKeyInfo; the `ubiquityIdentityToken`.
+    public let identityToken: String
+
+    /// A short hash of the identity token, for mDNS TXT records.
+    public var accountTag: String { KeyDigests.accountTag(identityToken: identityToken) }
+
+    public var certificatePEM: String { (try? certificate.serializeAsPEM().pemString) ?? "" }
+    public let privateKeyPEM: String
+
+    static let validity: TimeInterval = 20 * 365.25 * 24 * 3600
+    /// Certificates start a day early so workstations with skewed clocks still accept them.
+    static let backdating: TimeInterval = 24 * 3600
+
+    /// A new account with a fresh P-256 CA key and a self-signed CA certificate valid ~20 years.
+    public static func create(now: Date = Date()) throws -> Account {
+        let key = P256.Signing.PrivateKey()
+        let publicKey = Certificate.PublicKey(key.publicKey)
+        let token = String(try KeyDigests.hex(SHA256.hash(data: KeyDigests.subjectPublicKeyInfo(publicKey))).prefix(16))
+        let name = try DistinguishedName {
+            OrganizationName("ubiq")
+            CommonName("ubiq account \(token)")
+        }
+        let certificate = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: publicKey,
+            notValidBefore: now - backdating,
+            notValidAfter: now + validity,
+            issuer: name,
+            subject: name,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                SubjectKeyIdentifier(hash: publicKey)
+            },
+            issuerPrivateKey: Certificate.PrivateKey(key)
+        )
+        return try Account(certificate: certificate, privateKey: key)
+    }
+
+    /// An account from its CA certificate and key; checks that they belong together and
+    /// that the certificate is a usable CA.
+    public init(certificatePEM: String, privateKeyPEM: String) throws {
+        let certificate: Certificate
+        let key: P256.Signing.PrivateKey
+        do {
+            certificate = try Certificate(pemEncoded: certificatePEM)
+        } catch {
+            throw IdentityError(.invalidCertificate, "The account certificate could not be parsed: \(error).")
+        }
+        do {
+            key = try P256.Signing.PrivateKey(pemRepresentation: privateKeyPEM)
+        } catch {
+            throw IdentityError(.invalidCertificate, "The account key is not a P-256 private key: \(error).")
+        }
+        try self.init(certificate: certificate, privateKey: key)
+    }
+
+    init(certificate: Certificate, privateKey: P256.Signing.PrivateKey) throws {
+        guard case .isCertificateAuthority = try certificate.extensions.basicConstraints else {
+            throw IdentityError(.invalidCertificate, "The account certificate is not a CA certificate.")
+        }
+        guard try certificate.extensions.keyUsage?.keyCertSign ?? true else {
+            throw IdentityError(.invalidCertificate, "The account certificate may not sign certificates.")
+        }
+        guard certificate.issuer == certificate.subject,
+              certificate.publicKey.isValidSignature(certificate.signature, for: certificate)
+        else {
+            throw IdentityError(.invalidCertificate, "The account certificate is not self-signed.")
+        }
+        guard Certificate.PublicKey(privateKey.publicKey) == certificate.publicKey else {
+            throw IdentityError(.invalidCertificate, "The account key does not belong to the account certificate.")
+        }
+        self.certificate = certificate
+        self.signingKey = Certificate.PrivateKey(privateKey)
+        self.privateKeyPEM = privateKey.pemRepresentation
+        self.identityToken = try KeyDigests.identityToken(caCertificate: certificate)
+    }
+
+    /// Whether `certificate` was issued by this account's CA.
+    func issued(_ certificate: Certificate) -> Bool {
+        certificate.issuer == self.certificate.subject
+            && self.certificate.publicKey.isValidSignature(certificate.signature, for: certificate)
+    }
+
+    /// Makes a new device of this account: a fresh P-256 key and a certificate for TLS client
+    /// and server use, signed by the account CA.
+    public func issueDevice(name: String, now: Date = Date()) throws -> DeviceIdentity {
+        let key = P256.Signing.PrivateKey()
+        let publicKey = Certificate.PublicKey(key.publicKey)
+        let deviceID = try KeyDigests.deviceID(publicKey: publicKey)
+        let subject = try DistinguishedName {
+            OrganizationName("ubiq")
+            CommonName(deviceID.rawValue)
+        }
+        let authorityKeyID = try certificate.extensions.subjectKeyIdentifier?.keyIdentifier
+        let deviceCertificate = try Certificate(
+            version: .v3,
+            serialNumber: Certificate.SerialNumber(),
+            publicKey: publicKey,
+            notValidBefore: now - Self.backdating,
+            notValidAfter: min(now + Self.validity, certificate.notValidAfter),
+            issuer: certificate.subject,
+            subject: subject,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.serverAuth, .clientAuth])
+                SubjectKeyIdentifier(hash: publicKey)
+                AuthorityKeyIdentifier(keyIdentifier: authorityKeyID)
+            },
+            issuerPrivateKey: signingKey
+        )
+        return try DeviceIdentity(
+            deviceName: name,
+            certificatePEM: deviceCertificate.serializeAsPEM().pemString,
+            privateKeyPEM: key.pemRepresentation,
+            caCertificatePEM: certificate.serializeAsPEM().pemString
+        )
+    }
+}

@@ -1,0 +1,57 @@
+import Crypto
+import SwiftASN1
+import UbiqModel
+import X509
+
+/// The names ubiq derives from public keys (DESIGN.md §1), in one place so that the
+/// identity store and the transport always agree on them.
+public enum KeyDigests {
+    /// The account's identity token: lowercase hex SHA-256 of the CA's SubjectPublicKeyInfo DER.
+    public static func identityToken(caCertificateDER: [UInt8]) throws -> String {
+        try identityToken(caCertificate: parseCertificate(der: caCertificateDER))
+    }
+
+    /// A short tag of the identity token for mDNS TXT records: the first 16 hex characters
+    /// of SHA-256 of the token's UTF-8, so other accounts are skipped without a connection.
+    public static func accountTag(identityToken: String) -> String {
+        String(hex(SHA256.hash(data: Array(identityToken.utf8))).prefix(16))
+    }
+
+    /// The device ID of the device whose certificate this is (the formula of
+    /// `DeviceID(publicKeyDigest:)` over the SubjectPublicKeyInfo DER).
+    public static func deviceID(certificateDER: [UInt8]) throws -> DeviceID {
+        try deviceID(publicKey: parseCertificate(der: certificateDER).publicKey)
+    }
+
+    static func identityToken(caCertificate: Certificate) throws -> String {
+        hex(SHA256.hash(data: try subjectPublicKeyInfo(caCertificate.publicKey)))
+    }
+
+    static func deviceID(publicKey: Certificate.PublicKey) throws -> DeviceID {
+        DeviceID(publicKeyDigest: SHA256.hash(data: try subjectPublicKeyInfo(publicKey)))
+    }
+
+    static func subjectPublicKeyInfo(_ key: Certificate.PublicKey) throws -> [UInt8] {
+        var serializer = DER.Serializer()
+        try serializer.serialize(key)
+        return serializer.serializedBytes
+    }
+
+    static func parseCertificate(der: [UInt8]) throws -> Certificate {
+        do {
+            return try Certificate(derEncoded: der)
+        } catch {
+            throw IdentityError(.invalidCertificate, "The certificate could not be parsed: \(error).")
+        }
+    }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,51 @@
+import NIOCore
+import NIOSSL
+import UbiqModel
+import UbiqWire
+
+/// The channel pipeline of every peer connection, dialled or accepted:
+/// TLS → frame decoder and encoder → authentication → byte counters → close on error →
+/// the async channel the application reads and writes.
+enum PeerPipeline {
+    /// A connection whose pipeline is set up but whose peer is not yet authenticated.
+    struct Pending: Sendable {
+        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        let authenticated: EventLoopFuture<DeviceID>
+        let counters: ByteCounters
+        let remoteAddress: String
+    }
+
+    static func configure(
+        _ channel: any Channel,
+        tlsHandler: NIOSSLHandler,
+        maximumFrameLength: Int,
+        handshakeTimeout: TimeAmount
+    ) throws -> Pending {
+        channel.eventLoop.assertInEventLoop()
+        let promise = channel.eventLoop.makePromise(of: DeviceID.self)
+        let counters = ByteCounters()
+        let operations = channel.pipeline.syncOperations
+        try operations.addHandler(tlsHandler)
+        try operations.addHandler(ByteToMessageHandler(FrameDecoder(maximumFrameLength: maximumFrameLength)))
+        try operations.addHandler(MessageToByteHandler(FrameEncoder(maximumFrameLength: maximumFrameLength)))
+        try operations.addHandler(PeerAuthenticationHandler(promise: promise, timeout: handshakeTimeout))
+        try operations.addHandler(ByteCountingHandler(counters: counters))
+        try operations.addHandler(CloseOnErrorHandler())
+        let asyncChannel = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+        return Pending(
+            channel: asyncChannel,
+            authenticated: promise.futureResult,
+            counters: counters,
+            remoteAddress: describe(channel.remoteAddress)
+        )
+    }
+
+    /// `host:port`, with IPv6 hosts in brackets.
+    static func describe(_ address: SocketAddress?) -> String {
+        guard let address, let ip = address.ipAddress, let port = address.port else {
+            return address.map { "\($0)" } ?? "unknown address"
+        }
+        if case .v6 = address { return "[\(ip)]:\(port)" }
+        return "\(ip):\(port)"
+    }
+}

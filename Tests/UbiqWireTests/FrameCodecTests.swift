@@ -1,0 +1,132 @@
+import NIOCore
+import NIOEmbedded
+import Testing
+import UbiqWire
+
+@Suite struct FrameCodecTests {
+    private func decoderChannel(limit: Int = FrameCodec.defaultMaximumFrameLength) throws -> EmbeddedChannel {
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder(maximumFrameLength: limit)))
+        return channel
+    }
+
+    private func frame(_ payload: [UInt8]) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.writeInteger(UInt32(payload.count), endianness: .big)
+        buffer.writeBytes(payload)
+        return buffer
+    }
+
+    private func readPayloads(_ channel: EmbeddedChannel) throws -> [[UInt8]] {
+        var payloads: [[UInt8]] = []
+        while let buffer = try channel.readInbound(as: ByteBuffer.self) {
+            payloads.append(Array(buffer.readableBytesView))
+        }
+        return payloads
+    }
+
+    @Test func encoderWritesBigEndianLengthThenPayload() throws {
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(MessageToByteHandler(FrameEncoder()))
+        try channel.writeOutbound(ByteBuffer(bytes: [0xAA, 0xBB, 0xCC]))
+        let written = try #require(try channel.readOutbound(as: ByteBuffer.self))
+        #expect(Array(written.readableBytesView) == [0, 0, 0, 3, 0xAA, 0xBB, 0xCC])
+        #expect(try channel.finish().isClean)
+    }
+
+    @Test func encoderRefusesOverLimitPayload() throws {
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(MessageToByteHandler(FrameEncoder(maximumFrameLength: 2)))
+        #expect(throws: FrameTooLarge(length: 3, limit: 2)) {
+            try channel.writeOutbound(ByteBuffer(bytes: [1, 2, 3]))
+        }
+        _ = try? channel.finish()
+    }
+
+    @Test func decodesInputArrivingByteByByte() throws {
+        let channel = try decoderChannel()
+        var input = frame([1, 2, 3])
+        input.writeImmutableBuffer(frame([]))
+        input.writeImmutableBuffer(frame([9]))
+        for byte in input.readableBytesView {
+            try channel.writeInbound(ByteBuffer(bytes: [byte]))
+        }
+        #expect(try readPayloads(channel) == [[1, 2, 3], [], [9]])
+        #expect(try channel.finish().isClean)
+    }
+
+    @Test func decodesSeveralFramesInOneBuffer() throws {
+        let channel = try decoderChannel()
+        var input = ByteBuffer()
+        for payload: [UInt8] in [[1], [2, 2], [3, 3, 3], []] {
+            input.writeImmutableBuffer(frame(payload))
+        }
+        try channel.writeInbound(input)
+        #expect(try readPayloads(channel) == [[1], [2, 2], [3, 3, 3], []])
+        #expect(try channel.finish().isClean)
+    }
+
+    @Test func decodesFrameSplitAcrossBuffersAtEveryPoint() throws {
+        let whole = frame(Array(0..<10)).readableBytesView
+        for split in 1..<whole.count {
+            let channel = try decoderChannel()
+            try channel.writeInbound(ByteBuffer(bytes: whole.prefix(split)))
+            #expect(try readPayloads(channel).isEmpty)
+            try channel.writeInbound(ByteBuffer(bytes: whole.dropFirst(split)))
+            #expect(try readPayloads(channel) == [Array(0..<10)])
+            #expect(try channel.finish().isClean)
+        }
+    }
+
+    @Test func acceptsFrameOfExactlyTheLimit() throws {
+        let channel = try decoderChannel(limit: 4)
+        try channel.writeInbound(frame([1, 2, 3, 4]))
+        #expect(try readPayloads(channel) == [[1, 2, 3, 4]])
+        #expect(try channel.finish().isClean)
+    }
+
+    @Test func refusesOverLimitFrameOnItsHeader() throws {
+        let channel = try decoderChannel(limit: 4)
+        var header = ByteBuffer()
+        header.writeInteger(UInt32(5), endianness: .big)
+        #expect(throws: FrameTooLarge(length: 5, limit: 4)) {
+            try channel.writeInbound(header)
+        }
+        _ = try? channel.finish()
+    }
+
+    @Test func defaultLimitIs16MiB() throws {
+        #expect(FrameCodec.defaultMaximumFrameLength == 16 * 1024 * 1024)
+        let channel = try decoderChannel()
+        var header = ByteBuffer()
+        header.writeInteger(UInt32(16 * 1024 * 1024 + 1), endianness: .big)
+        #expect(throws: FrameTooLarge.self) {
+            try channel.writeInbound(header)
+        }
+        _ = try? channel.finish()
+    }
+
+    @Test func partialFrameAtEndIsReportedAsLeftover() throws {
+        let channel = try decoderChannel()
+        try channel.writeInbound(ByteBuffer(bytes: [0, 0, 0, 5, 1]))
+        #expect(throws: ByteToMessageDecoderError.self) {
+            _ = try channel.finish()
+        }
+    }
+
+    @Test func encoderOutputDecodesToTheSamePayloads() throws {
+        let encoder = EmbeddedChannel()
+        try encoder.pipeline.syncOperations.addHandler(MessageToByteHandler(FrameEncoder()))
+        let decoder = try decoderChannel()
+        let payloads: [[UInt8]] = [[], [0], Array(repeating: 7, count: 70_000), [1, 2]]
+        for payload in payloads {
+            try encoder.writeOutbound(ByteBuffer(bytes: payload))
+        }
+        while let bytes = try encoder.readOutbound(as: ByteBuffer.self) {
+            try decoder.writeInbound(bytes)
+        }
+        #expect(try readPayloads(decoder) == payloads)
+        #expect(try encoder.finish().isClean)
+        #expect(try decoder.finish().isClean)
+    }
+}
