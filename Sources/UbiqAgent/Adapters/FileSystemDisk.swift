@@ -1,0 +1,180 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import Synchronization
+import UbiqFileSystem
+import UbiqIndex
+import UbiqModel
+import UbiqSync
+
+/// The engine's `ContainerDisk` over the file-system module: scanner, safe writes and
+/// conflict-version storage of one container.
+struct FileSystemDisk: ContainerDisk {
+    let layout: ContainerLayout
+    let files: SafeFileSystem
+    let scanner: Scanner
+
+    init(root: String, logger: Logger) {
+        layout = ContainerLayout(root: root)
+        files = SafeFileSystem(layout: layout, logger: logger)
+        scanner = Scanner(layout: layout, logger: logger)
+    }
+
+    var root: String { layout.root }
+
+    func prepare() throws {
+        try layout.create()
+        try files.removeTemporaryFiles()
+    }
+
+    func scan(under root: RelativePath?, baseline: @escaping @Sendable (RelativePath) -> StatFingerprint?) throws -> ScanOutcome {
+        let result = try scanner.scan(under: root, baseline: Baseline(lookup: baseline))
+        var seen = result.seen
+        // Files that changed while hashed, or could not be read, are not deletions.
+        seen.formUnion(result.unstable)
+        seen.formUnion(result.failures.map(\.path))
+        return ScanOutcome(root: root, changed: result.changed.map(Self.entry), seen: seen)
+    }
+
+    func stat(_ path: RelativePath) -> StatFingerprint? {
+        var info = Glibc.stat()
+        guard lstat(layout.absolutePath(of: path), &info) == 0 else { return nil }
+        return Self.fingerprint(info)
+    }
+
+    func read(_ file: ChunkLocation.File, offset: UInt64, size: UInt32) throws -> [UInt8] {
+        let fd: Int32
+        switch file {
+        case .item(let path):
+            fd = try files.openForReading(path)
+        case .version(let name):
+            guard !name.contains("/"), !name.hasPrefix(".") else { throw DiskError(.escapesContainer, "bad version name") }
+            fd = open(layout.versionsFolder + "/" + name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { throw DiskError(.notFound, "version file \(name) is missing") }
+        }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(done)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw DiskError(.io, "short read at \(offset) in \(file)") }
+            done += n
+        }
+        return bytes
+    }
+
+    func stage() throws -> any StagedFile {
+        Staged(file: try files.makeTempFile(), files: files)
+    }
+
+    func commit(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> StatFingerprint {
+        let file = try Self.take(staged)
+        try files.commit(file, to: path, executable: executable, mtimeNs: mtime)
+        guard let stat = stat(path) else { throw DiskError(.io, "'\(path)' vanished right after it was written") }
+        return stat
+    }
+
+    func versionName(of path: RelativePath, id: String) throws -> String {
+        try SafeFileSystem.versionName(of: path, id: id)
+    }
+
+    func storedVersionIDs(of path: RelativePath) throws -> Set<String> {
+        try files.storedVersionIDs(of: path)
+    }
+
+    func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, executable: Bool, mtime: Int64) throws {
+        try files.commitToVersions(try Self.take(staged), path: path, id: id, executable: executable, mtimeNs: mtime)
+    }
+
+    func linkVersion(of path: RelativePath, id: String) throws {
+        try files.linkToVersions(path, id: id)
+    }
+
+    func removeVersion(of path: RelativePath, id: String) throws {
+        do { try files.removeVersion(of: path, id: id) } catch where error.code == .notFound {}
+    }
+
+    func makeDirectory(_ path: RelativePath) throws -> StatFingerprint {
+        try files.makeDirectory(path)
+        guard let stat = stat(path) else { throw DiskError(.io, "folder '\(path)' vanished right after it was made") }
+        return stat
+    }
+
+    func makeSymlink(_ path: RelativePath, target: String) throws -> StatFingerprint {
+        try files.makeSymlink(path, target: target)
+        guard let stat = stat(path) else { throw DiskError(.io, "link '\(path)' vanished right after it was made") }
+        return stat
+    }
+
+    func remove(_ path: RelativePath) throws {
+        do { try files.remove(path) } catch {
+            switch error.code {
+            case .directoryNotEmpty: throw DiskError(.notEmpty, error.message)
+            case .notFound: throw DiskError(.notFound, error.message)
+            case .escapesContainer: throw DiskError(.escapesContainer, error.message)
+            default: throw error
+            }
+        }
+    }
+
+    // MARK: conversions
+
+    private struct Baseline: ScanBaseline {
+        let lookup: @Sendable (RelativePath) -> StatFingerprint?
+        func stat(of path: RelativePath) -> FileStat? {
+            lookup(path).map { FileStat(size: $0.size, mtimeNs: $0.mtimeNs, ctimeNs: $0.ctimeNs, inode: $0.inode) }
+        }
+    }
+
+    static func fingerprint(_ stat: FileStat) -> StatFingerprint {
+        StatFingerprint(size: stat.size, mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs, inode: stat.inode)
+    }
+
+    static func fingerprint(_ info: Glibc.stat) -> StatFingerprint {
+        let isFile = info.st_mode & S_IFMT == S_IFREG
+        return StatFingerprint(
+            size: isFile ? UInt64(info.st_size) : 0,
+            mtimeNs: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+            ctimeNs: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec),
+            inode: UInt64(info.st_ino))
+    }
+
+    static func entry(_ entry: LocalEntry) -> ScannedEntry {
+        ScannedEntry(path: entry.path, kind: entry.kind, size: entry.size, mtime: entry.mtime, executable: entry.executable,
+                     symlinkTarget: entry.symlinkTarget, chunks: entry.chunks, stat: fingerprint(entry.stat))
+    }
+
+    /// A temp file handed to the engine; committing or discarding it twice does nothing.
+    final class Staged: StagedFile {
+        let files: SafeFileSystem
+        private let file: Mutex<TempFile?>
+
+        init(file: TempFile, files: SafeFileSystem) {
+            self.files = files
+            self.file = Mutex(file)
+        }
+
+        func write(_ bytes: [UInt8], at offset: UInt64) throws {
+            guard let file = self.file.withLock({ $0 }) else { throw DiskError(.io, "temp file already finished") }
+            try file.write(bytes, at: offset)
+        }
+
+        func discard() {
+            if let file = take() { files.discard(file) }
+        }
+
+        func take() -> TempFile? {
+            file.withLock { file in
+                defer { file = nil }
+                return file
+            }
+        }
+    }
+
+    static func take(_ staged: any StagedFile) throws -> TempFile {
+        guard let staged = staged as? Staged, let file = staged.take() else { throw DiskError(.io, "temp file already finished") }
+        return file
+    }
+}
