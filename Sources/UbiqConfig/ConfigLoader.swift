@@ -2,7 +2,9 @@ import Foundation
 import UbiqModel
 
 /// Builds the agent's configuration from defaults, the config file and the flags, in that
-/// order of precedence (DESIGN.md §6). Reads no global state besides the file system.
+/// order of precedence (DESIGN.md §6). Environment variables come only from the caller;
+/// the only other outside state read is the file system and, for the default device
+/// name, the host name.
 public enum ConfigLoader {
     /// Reads `overrides.config` if given (it must exist), else the default config file if
     /// there is one, then applies the flags and checks everything.
