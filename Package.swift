@@ -85,6 +85,7 @@ let package = Package(
         .target(name: "UbiqTestSupport", dependencies: ["UbiqModel", "UbiqClient", "UbiqControlAPI", "UbiqChunking"], swiftSettings: swiftSettings),
 
         .testTarget(name: "UbiqModelTests", dependencies: ["UbiqModel"], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqConfigTests", dependencies: ["UbiqConfig"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqChunkingTests", dependencies: ["UbiqChunking"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqIndexTests", dependencies: ["UbiqIndex", "UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqFileSystemTests", dependencies: ["UbiqFileSystem", "UbiqTestSupport"], swiftSettings: swiftSettings),

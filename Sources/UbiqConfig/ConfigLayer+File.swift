@@ -1,0 +1,119 @@
+import TOMLKit
+import UbiqModel
+
+extension ConfigLayer {
+    /// The keys of `Config/ubiqd.toml`, by table; anything else is refused.
+    enum Keys {
+        static let top = ["agent", "sync", "container", "kvstore", "kvstore_limits"]
+        static let agent = ["state", "device_name", "listen", "socket", "discovery", "peers", "log_level"]
+        static let sync = ["package_extensions", "close_delay_ms", "modify_delay_ms", "max_delay_ms"]
+        static let container = ["id", "path", "download"]
+        static let kvstore = ["id"]
+        static let kvstoreLimits = ["max_store_bytes", "max_keys", "max_key_bytes", "max_value_bytes"]
+    }
+
+    /// The layer a config file gives; `file` is only used in messages.
+    init(fileText text: String, file: String, paths: DefaultPaths) throws(ConfigError) {
+        let root: TOMLTable
+        do {
+            root = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ConfigError(.syntax, "\(error.description); fix the TOML syntax", file: file, line: error.source.begin.line)
+        } catch {
+            throw ConfigError(.syntax, "\(error); fix the TOML syntax", file: file)
+        }
+        let top = TOMLReader(table: root, file: file, locator: TOMLLineLocator(text), prefix: "", section: "the top level")
+        try top.rejectUnknownKeys(allowed: Keys.top)
+
+        self.init()
+        if let agent = try top.table("agent") { try readAgent(agent, paths: paths) }
+        if let sync = try top.table("sync") { try readSync(sync) }
+        if let limits = try top.table("kvstore_limits") { try readLimits(limits) }
+        if let tables = try top.tables("container"), !tables.isEmpty {
+            var result: [Container] = []
+            for table in tables { result.append(try Self.container(table, paths: paths)) }
+            containers = result
+        }
+        if let tables = try top.tables("kvstore") {
+            var result: [Store] = []
+            for table in tables {
+                try table.rejectUnknownKeys(allowed: Keys.kvstore)
+                guard let id = try table.checked("id", try table.string("id"), ValueRules.containerID) else {
+                    throw table.origin(of: "id").error(.missingKey, "\(table.section) has no id; add id = \"TEAMID.com.example.app\"")
+                }
+                result.append(Store(id: id.rawValue, origin: table.origin(of: "id")))
+            }
+            kvstores = result
+        }
+    }
+
+    private mutating func readAgent(_ agent: TOMLReader, paths: DefaultPaths) throws(ConfigError) {
+        try agent.rejectUnknownKeys(allowed: Keys.agent)
+        state = try agent.checked("state", try agent.string("state")) { raw throws(ConfigError) in
+            try PathRules.absolute(raw, paths: paths, what: "state directory")
+        }
+        socket = try agent.checked("socket", try agent.string("socket")) { raw throws(ConfigError) in
+            try PathRules.absolute(raw, paths: paths, what: "socket")
+        }
+        deviceName = try agent.checked("device_name", try agent.string("device_name"), ValueRules.deviceName)
+        logLevel = try agent.checked("log_level", try agent.string("log_level"), ValueRules.logLevel)
+        discovery = try agent.bool("discovery")
+        listen = try agent.checked("listen", try agent.strings("listen")) { list throws(ConfigError) in
+            var result: [HostPort] = []
+            for raw in list { result.append(try HostPort(raw, allowPortZero: true)) }
+            return result
+        }
+        peers = try agent.checked("peers", try agent.strings("peers")) { list throws(ConfigError) in
+            var result: [HostPort] = []
+            for raw in list { result.append(try HostPort(raw)) }
+            return result
+        }
+    }
+
+    private mutating func readSync(_ sync: TOMLReader) throws(ConfigError) {
+        try sync.rejectUnknownKeys(allowed: Keys.sync)
+        packageExtensions = try sync.checked("package_extensions", try sync.strings("package_extensions")) { list throws(ConfigError) in
+            var result: [String] = []
+            for raw in list {
+                let ext = try ValueRules.packageExtension(raw)
+                if !result.contains(ext) { result.append(ext) }
+            }
+            return result
+        }
+        closeDelayMs = try sync.checked("close_delay_ms", try sync.int("close_delay_ms")) { value throws(ConfigError) in
+            try ValueRules.milliseconds(value, name: "close_delay_ms")
+        }
+        modifyDelayMs = try sync.checked("modify_delay_ms", try sync.int("modify_delay_ms")) { value throws(ConfigError) in
+            try ValueRules.milliseconds(value, name: "modify_delay_ms")
+        }
+        maxDelayMs = try sync.checked("max_delay_ms", try sync.int("max_delay_ms")) { value throws(ConfigError) in
+            try ValueRules.milliseconds(value, name: "max_delay_ms")
+        }
+        if modifyDelayMs != nil || maxDelayMs != nil || closeDelayMs != nil {
+            delayOrigin = sync.origin(of: maxDelayMs != nil ? "max_delay_ms" : "modify_delay_ms")
+        }
+    }
+
+    private mutating func readLimits(_ limits: TOMLReader) throws(ConfigError) {
+        try limits.rejectUnknownKeys(allowed: Keys.kvstoreLimits)
+        func limit(_ key: String) throws(ConfigError) -> Int? {
+            try limits.checked(key, try limits.int(key)) { value throws(ConfigError) in try ValueRules.limit(value, name: key) }
+        }
+        maxStoreBytes = try limit("max_store_bytes")
+        maxKeys = try limit("max_keys")
+        maxKeyBytes = try limit("max_key_bytes")
+        maxValueBytes = try limit("max_value_bytes")
+    }
+
+    private static func container(_ table: TOMLReader, paths: DefaultPaths) throws(ConfigError) -> Container {
+        try table.rejectUnknownKeys(allowed: Keys.container)
+        guard let id = try table.checked("id", try table.string("id"), ValueRules.containerID) else {
+            throw table.origin(of: "id").error(.missingKey, "\(table.section) has no id; add id = \"TEAMID.com.example.app\"")
+        }
+        let path = try table.checked("path", try table.string("path")) { raw throws(ConfigError) in
+            try PathRules.absolute(raw, paths: paths, what: "folder of container \(id)")
+        } ?? PathRules.normalised(paths.containerFolder(id))
+        let download = try table.checked("download", try table.string("download"), ValueRules.download) ?? .all
+        return Container(settings: ContainerSettings(id: id, path: path, download: download), origin: table.origin(of: "id"))
+    }
+}

@@ -1,0 +1,135 @@
+import Testing
+import UbiqConfig
+
+struct BadInputTests {
+    @Test func unknownKeyNamesKeyLineAndSuggestion() throws {
+        let home = try TestHome()
+        let error = try #require(try home.error(file: """
+            [agent]
+            discovery = false
+            listn = ["0.0.0.0:1"]
+            """))
+        #expect(error.code == .unknownKey)
+        #expect(error.line == 3)
+        #expect(error.file == home.home + "/ubiqd.toml")
+        #expect(error.reason.contains("'listn'"))
+        #expect(error.reason.contains("did you mean 'listen'"))
+    }
+
+    @Test func unknownKeyInSecondContainerAndAtTopLevel() throws {
+        let home = try TestHome()
+        let inContainer = try #require(try home.error(file: """
+            [[container]]
+            id = "a.b"
+
+            [[container]]
+            id = "c.d"
+            pth = "~/x"
+            """))
+        #expect(inContainer.code == .unknownKey)
+        #expect(inContainer.line == 6)
+        #expect(inContainer.reason.contains("[[container]] #2"))
+
+        let topLevel = try #require(try home.error(file: "# comment\n[agnet]\nstate = \"~/s\"\n"))
+        #expect(topLevel.code == .unknownKey)
+        #expect(topLevel.line == 2)
+        #expect(topLevel.reason.contains("did you mean 'agent'"))
+    }
+
+    @Test(arguments: [
+        ("[agent]\ndiscovery = \"yes\"", "discovery", "true or false"),
+        ("[agent]\nlisten = \"0.0.0.0:1\"", "listen", "an array of strings"),
+        ("[agent]\npeers = [\n  \"a.lan:1\",\n  2,\n]", "peers", "an array of strings"),
+        ("[sync]\nclose_delay_ms = 2.5", "close_delay_ms", "an integer"),
+        ("[agent]\nstate = 1", "state", "a string"),
+        ("agent = 3", "agent", "a table"),
+        ("container = \"a.b\"", "container", "an array of tables"),
+        ("[container]\nid = \"a.b\"", "container", "an array of tables"),
+    ])
+    func wrongTypeSaysKeyAndExpectedType(text: String, key: String, expected: String) throws {
+        let home = try TestHome()
+        let error = try #require(try home.error(file: text))
+        #expect(error.code == .wrongType)
+        #expect(error.reason.contains("'\(key)'"))
+        #expect(error.reason.contains(expected))
+        #expect(error.line != nil)
+    }
+
+    @Test func badHostPortInFileAndFlags() throws {
+        let home = try TestHome()
+        let inFile = try #require(try home.error(file: "[agent]\n\npeers = [\"a.lan:99999\"]\n"))
+        #expect(inFile.code == .invalidHostPort)
+        #expect(inFile.line == 3)
+        #expect(try home.error(ConfigOverrides(listen: ["nohost"]))?.code == .invalidHostPort)
+        #expect(try home.error(ConfigOverrides(peers: ["a.lan:0"]))?.code == .invalidHostPort)
+        #expect(try home.error(ConfigOverrides(peers: ["a.lan:0"]))?.reason.hasPrefix("--peer") == true)
+    }
+
+    @Test func badContainerID() throws {
+        let home = try TestHome()
+        let inFile = try #require(try home.error(file: "[[container]]\nid = \"notes\"\n"))
+        #expect(inFile.code == .invalidContainerID)
+        #expect(inFile.line == 2)
+        #expect(try home.error(ConfigOverrides(containers: ["TEAM*.com.x"]))?.code == .invalidContainerID)
+        #expect(try home.error(ConfigOverrides(kvstores: ["bad id.x"]))?.code == .invalidContainerID)
+        #expect(try home.error(file: "[[container]]\npath = \"~/x\"\n")?.code == .missingKey)
+    }
+
+    @Test func duplicateContainersAndStores() throws {
+        let home = try TestHome()
+        let inFile = try #require(try home.error(file: """
+            [[container]]
+            id = "a.b"
+            [[container]]
+            id = "a.b"
+            path = "/elsewhere"
+            """))
+        #expect(inFile.code == .duplicateContainer)
+        #expect(inFile.line == 4)
+        #expect(inFile.reason.contains("line 2"))
+        #expect(try home.error(ConfigOverrides(containers: ["a.b=/x", "a.b=/y"]))?.code == .duplicateContainer)
+        #expect(try home.error(ConfigOverrides(kvstores: ["a.b", "a.b"]))?.code == .duplicateContainer)
+    }
+
+    @Test func containersMustNotShareOrNestFolders() throws {
+        let home = try TestHome()
+        #expect(try home.error(ConfigOverrides(containers: ["a.b=/data/x", "c.d=/data/x/"]))?.code == .overlappingPaths)
+        #expect(try home.error(ConfigOverrides(containers: ["a.b=/data/x", "c.d=/data/x/inner"]))?.code == .overlappingPaths)
+        #expect(try home.error(ConfigOverrides(containers: ["a.b=/data/x/inner", "c.d=/data/x"]))?.code == .overlappingPaths)
+        #expect(try home.error(ConfigOverrides(containers: ["a.b=/data/x", "c.d=/data/xy"])) == nil)
+        #expect(try home.error(ConfigOverrides(containers: ["a.b=~"]))?.code == .overlappingPaths)
+        #expect(try home.error(ConfigOverrides(state: "~/Ubiquity/ubiq.drive/.state"))?.code == .overlappingPaths)
+    }
+
+    @Test func pathsMustBeAbsolute() throws {
+        let home = try TestHome()
+        #expect(try home.error(ConfigOverrides(state: "relative/state"))?.code == .invalidPath)
+        #expect(try home.error(ConfigOverrides(containers: ["a.b=rel"]))?.code == .invalidPath)
+        #expect(try home.error(file: "[agent]\nsocket = \"~other/s\"\n")?.code == .invalidPath)
+        let long = "/" + String(repeating: "s", count: 120)
+        #expect(try home.error(ConfigOverrides(socket: long))?.code == .invalidPath)
+    }
+
+    @Test func outOfRangeValues() throws {
+        let home = try TestHome()
+        #expect(try home.error(file: "[agent]\nlog_level = \"loud\"\n")?.code == .invalidValue)
+        #expect(try home.error(ConfigOverrides(logLevel: "loud"))?.code == .invalidValue)
+        #expect(try home.error(ConfigOverrides(deviceName: ""))?.code == .invalidValue)
+        #expect(try home.error(file: "[sync]\nclose_delay_ms = -1\n")?.code == .invalidValue)
+        #expect(try home.error(file: "[sync]\npackage_extensions = [\"a/b\"]\n")?.code == .invalidValue)
+        #expect(try home.error(file: "[kvstore_limits]\nmax_keys = 0\n")?.code == .invalidValue)
+        #expect(try home.error(file: "[[container]]\nid = \"a.b\"\ndownload = \"some\"\n")?.code == .invalidValue)
+        let delays = try #require(try home.error(file: "[sync]\nmodify_delay_ms = 100\nmax_delay_ms = 50\n"))
+        #expect(delays.code == .invalidValue)
+        #expect(delays.line == 3)
+    }
+
+    @Test func fileProblems() throws {
+        let home = try TestHome()
+        #expect(try home.error(ConfigOverrides(config: home.home + "/missing.toml"))?.code == .configFileNotFound)
+        #expect(try home.error(ConfigOverrides(config: home.home))?.code == .unreadableConfigFile)
+        let syntax = try #require(try home.error(file: "[agent]\nlisten = [\"a:1\"\n\n"))
+        #expect(syntax.code == .syntax)
+        #expect(syntax.line != nil)
+    }
+}

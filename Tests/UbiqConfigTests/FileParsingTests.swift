@@ -1,0 +1,115 @@
+import Testing
+import UbiqConfig
+import UbiqModel
+
+struct FileParsingTests {
+    @Test func readsEveryKey() throws {
+        let home = try TestHome()
+        let config = try home.load(file: """
+            [agent]
+            state = "~/state"
+            device_name = "laptop"
+            listen = ["127.0.0.1:0", "[::1]:22101"]
+            socket = "~/run/agent.sock"
+            discovery = false
+            peers = ["192.168.1.20:22100", "desk.lan:9"]
+            log_level = "debug"
+
+            [sync]
+            package_extensions = ["pages", ".Sketch", "pages"]
+            close_delay_ms = 5
+            modify_delay_ms = 300
+            max_delay_ms = 2000
+
+            [[container]]
+            id = "TEAMID.com.example.notes"
+            path = "~/Notes/"
+            download = "on-demand"
+
+            [[container]]
+            id = "TEAMID.com.example.photos"
+
+            [[kvstore]]
+            id = "TEAMID.com.example.notes"
+
+            [[kvstore]]
+            id = "TEAMID.com.example.settings"
+
+            [kvstore_limits]
+            max_store_bytes = 2000
+            max_keys = 10
+            max_key_bytes = 16
+            max_value_bytes = 500
+            """)
+
+        let h = home.home
+        #expect(config.configFile == h + "/ubiqd.toml")
+        #expect(config.stateDirectory == h + "/state")
+        #expect(config.deviceName == "laptop")
+        #expect(config.listen == [try HostPort("127.0.0.1:0", allowPortZero: true), try HostPort("[::1]:22101")])
+        #expect(config.socketPath == h + "/run/agent.sock")
+        #expect(!config.discovery)
+        #expect(config.peers.map(\.description) == ["192.168.1.20:22100", "desk.lan:9"])
+        #expect(config.logLevel == "debug")
+        #expect(config.packageExtensions == ["pages", "sketch"])
+        #expect(config.closeDelayMs == 5)
+        #expect(config.modifyDelayMs == 300)
+        #expect(config.maxDelayMs == 2000)
+        #expect(config.containers == [
+            ContainerSettings(id: try ContainerID("TEAMID.com.example.notes"), path: h + "/Notes", download: .onDemand),
+            ContainerSettings(id: try ContainerID("TEAMID.com.example.photos"), path: h + "/Ubiquity/TEAMID.com.example.photos", download: .all),
+        ])
+        #expect(config.kvstores == ["TEAMID.com.example.notes", "TEAMID.com.example.settings"])
+        #expect(config.keyValueLimits == KeyValueLimits(maxStoreBytes: 2000, maxKeys: 10, maxKeyBytes: 16, maxValueBytes: 500))
+    }
+
+    @Test func keysLeftOutKeepTheirDefaults() throws {
+        let home = try TestHome()
+        let config = try home.load(file: "[sync]\nmax_delay_ms = 5000\n")
+        #expect(config.maxDelayMs == 5000)
+        #expect(config.modifyDelayMs == 200)
+        #expect(config.listen.map(\.description) == ["0.0.0.0:22100"])
+        #expect(config.containers.map(\.id.rawValue) == ["ubiq.drive"])
+    }
+
+    @Test func inlineTablesAndDottedKeysAreTheSameSettings() throws {
+        let home = try TestHome()
+        let config = try home.load(file: """
+            agent = { discovery = false }
+            sync.close_delay_ms = 7
+            """)
+        #expect(!config.discovery)
+        #expect(config.closeDelayMs == 7)
+    }
+
+    @Test func emptyFileGivesDefaults() throws {
+        let home = try TestHome()
+        var expected = try home.load()
+        let config = try home.load(file: "# nothing here\n")
+        expected.configFile = config.configFile
+        #expect(config == expected)
+    }
+
+    @Test func pathsAreExpandedAndNormalised() throws {
+        let home = try TestHome()
+        let config = try home.load(file: """
+            [agent]
+            state = "~"
+            [[container]]
+            id = "a.b"
+            path = "/srv//sync/./x/../a.b/"
+            """)
+        #expect(config.stateDirectory == home.home)
+        #expect(config.socketPath == home.home + "/agent.sock")
+        #expect(config.containers.map(\.path) == ["/srv/sync/a.b"])
+    }
+
+    @Test func loadsTextWithoutADisk() throws {
+        let config = try ConfigLoader.load(
+            fileText: "[agent]\npeers = [\"10.0.0.2:22100\"]\n", file: "inline.toml",
+            environment: ["HOME": "/home/u"], hostName: "h")
+        #expect(config.peers.map(\.description) == ["10.0.0.2:22100"])
+        #expect(config.configFile == "inline.toml")
+        #expect(config.stateDirectory == "/home/u/.local/state/ubiq")
+    }
+}
