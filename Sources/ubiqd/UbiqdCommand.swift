@@ -34,8 +34,9 @@ struct UbiqdCommand: AsyncParsableCommand {
 
     func run() async throws {
         let overrides = ConfigOverrides(
-            state: state, config: config, listen: listen, peers: peer, containers: container, noDiscovery: noDiscovery,
-            socket: socket, kvstores: kvstore, deviceName: deviceName, logLevel: logLevel)
+            state: state.map(Self.absolute), config: config, listen: listen, peers: peer,
+            containers: container.map(Self.absoluteContainer), noDiscovery: noDiscovery,
+            socket: socket.map(Self.absolute), kvstores: kvstore, deviceName: deviceName, logLevel: logLevel)
         let configuration: AgentConfiguration
         do {
             configuration = try ConfigLoader.load(overrides: overrides, environment: ProcessInfo.processInfo.environment)
@@ -55,5 +56,16 @@ struct UbiqdCommand: AsyncParsableCommand {
             logger.critical("agent stopped", metadata: ["error": "\(error)"])
             throw ExitCode(1)
         }
+    }
+
+    /// Flags are relative to the working directory; the loader only takes absolute paths.
+    static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") || path.hasPrefix("~") { return path }
+        return FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    static func absoluteContainer(_ flag: String) -> String {
+        guard let equals = flag.firstIndex(of: "=") else { return flag }
+        return String(flag[..<equals]) + "=" + absolute(String(flag[flag.index(after: equals)...]))
     }
 }
