@@ -98,6 +98,31 @@ public struct Account: Sendable {
     /// Makes a new device of this account: a fresh P-256 key and a certificate for TLS client
     /// and server use, signed by the account CA.
     public func issueDevice(name: String, now: Date = Date()) throws -> DeviceIdentity {
+        let signer = Signer(
+            name: certificate.subject,
+            key: signingKey,
+            keyIdentifier: try certificate.extensions.subjectKeyIdentifier?.keyIdentifier,
+            notValidAfter: certificate.notValidAfter
+        )
+        return try Self.makeDevice(name: name, signer: signer, caCertificatePEM: certificatePEM, now: now)
+    }
+
+    /// A device whose certificate looks like a device certificate but is signed by its own
+    /// key, not by `account`, while it trusts `account`'s CA: what an impostor would present.
+    @_spi(Testing)
+    public static func selfSignedDevice(name: String, trusting account: Account, now: Date = Date()) throws -> DeviceIdentity {
+        try makeDevice(name: name, signer: nil, caCertificatePEM: account.certificatePEM, now: now)
+    }
+
+    private struct Signer {
+        let name: DistinguishedName
+        let key: Certificate.PrivateKey
+        let keyIdentifier: ArraySlice<UInt8>?
+        let notValidAfter: Date
+    }
+
+    /// A device certificate signed by `signer`, or by the device's own key when it is nil.
+    private static func makeDevice(name: String, signer: Signer?, caCertificatePEM: String, now: Date) throws -> DeviceIdentity {
         let key = P256.Signing.PrivateKey()
         let publicKey = Certificate.PublicKey(key.publicKey)
         let deviceID = try KeyDigests.deviceID(publicKey: publicKey)
@@ -105,14 +130,14 @@ public struct Account: Sendable {
             OrganizationName("ubiq")
             CommonName(deviceID.rawValue)
         }
-        let authorityKeyID = try certificate.extensions.subjectKeyIdentifier?.keyIdentifier
+        let signer = signer ?? Signer(name: subject, key: Certificate.PrivateKey(key), keyIdentifier: nil, notValidAfter: now + validity)
         let deviceCertificate = try Certificate(
             version: .v3,
             serialNumber: Certificate.SerialNumber(),
             publicKey: publicKey,
-            notValidBefore: now - Self.backdating,
-            notValidAfter: min(now + Self.validity, certificate.notValidAfter),
-            issuer: certificate.subject,
+            notValidBefore: now - backdating,
+            notValidAfter: min(now + validity, signer.notValidAfter),
+            issuer: signer.name,
             subject: subject,
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
@@ -120,15 +145,17 @@ public struct Account: Sendable {
                 Critical(KeyUsage(digitalSignature: true))
                 try ExtendedKeyUsage([.serverAuth, .clientAuth])
                 SubjectKeyIdentifier(hash: publicKey)
-                AuthorityKeyIdentifier(keyIdentifier: authorityKeyID)
+                if let keyIdentifier = signer.keyIdentifier {
+                    AuthorityKeyIdentifier(keyIdentifier: keyIdentifier)
+                }
             },
-            issuerPrivateKey: signingKey
+            issuerPrivateKey: signer.key
         )
         return try DeviceIdentity(
             deviceName: name,
             certificatePEM: deviceCertificate.serializeAsPEM().pemString,
             privateKeyPEM: key.pemRepresentation,
-            caCertificatePEM: certificate.serializeAsPEM().pemString
+            caCertificatePEM: caCertificatePEM
         )
     }
 }

@@ -50,7 +50,7 @@ enum PrivateFiles {
         let folder = parent(of: path)
         let temporary = "\(folder)/.\(name(of: path)).\(String(UInt64.random(in: .min ... .max), radix: 16)).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw failure("create \(temporary)", errno) }
+        guard fd >= 0 else { throw failure("create a file in \(folder)", errno) }
         var closed = false
         defer {
             if !closed { close(fd) }

@@ -47,16 +47,22 @@ public final class PeerConnection: Sendable {
 
     /// Sends one frame. Waits while the peer is slow to read, so a fast sender cannot
     /// buffer without bound. Throws `FrameTooLarge` for an over-limit payload (nothing is
-    /// sent) and `PeerTransportError.connectionClosed` once the connection is gone.
+    /// sent) and `PeerTransportError.connectionClosed` once the connection is gone (a frame
+    /// sent while the peer is closing may be lost without an error).
     public func send(_ payload: [UInt8]) async throws {
         guard payload.count <= maximumFrameLength else {
             throw FrameTooLarge(length: payload.count, limit: maximumFrameLength)
         }
+        guard channel.isActive else { throw closedError() }
         do {
             try await outbound.write(ByteBuffer(bytes: payload))
         } catch {
-            throw PeerTransportError(.connectionClosed, "The connection to \(remoteAddress) is closed; frames can no longer be sent (\(error)).")
+            throw closedError()
         }
+    }
+
+    private func closedError() -> PeerTransportError {
+        PeerTransportError(.connectionClosed, "The connection to \(remoteAddress) is closed; frames can no longer be sent.")
     }
 
     /// Starts closing without waiting.

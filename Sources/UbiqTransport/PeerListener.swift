@@ -20,7 +20,7 @@ public final class PeerListener: Sendable {
         self.connections = connections
         let serverChannel = server.channel
         continuation.onTermination = { _ in serverChannel.close(promise: nil) }
-        logger.info("Listening for peers", metadata: ["port": "\(localPort)"])
+        logger.info("Listening for peers")
 
         // The accept loop lives as long as the server channel; closing the listener (or
         // dropping `connections`) closes the channel, which ends the loop.

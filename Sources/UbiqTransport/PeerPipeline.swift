@@ -12,7 +12,11 @@ enum PeerPipeline {
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         let authenticated: EventLoopFuture<DeviceID>
         let counters: ByteCounters
-        let remoteAddress: String
+        /// The peer's address when it was known at configuration time (accepted connections).
+        let acceptedFrom: SocketAddress?
+
+        /// The peer's `host:port`.
+        var remoteAddress: String { PeerPipeline.describe(acceptedFrom ?? channel.channel.remoteAddress) }
     }
 
     static func configure(
@@ -36,7 +40,7 @@ enum PeerPipeline {
             channel: asyncChannel,
             authenticated: promise.futureResult,
             counters: counters,
-            remoteAddress: describe(channel.remoteAddress)
+            acceptedFrom: channel.remoteAddress
         )
     }
 

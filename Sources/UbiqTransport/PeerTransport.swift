@@ -120,7 +120,7 @@ public struct PeerTransport: Sendable {
                 "Peer handshake failed",
                 metadata: ["peer.address": "\(pending.remoteAddress)", "reason": "\(error)"]
             )
-            throw PeerTransportError(.handshakeRefused, "The peer at \(pending.remoteAddress) and this device did not accept each other: \(error).")
+            throw PeerTransportError(.handshakeRefused, "The peer at \(host):\(port) and this device did not accept each other: \(error).")
         }
     }
 }

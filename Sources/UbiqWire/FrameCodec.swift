@@ -61,8 +61,13 @@ public struct FrameDecoder: ByteToMessageDecoder {
         return .continue
     }
 
+    /// Delivers the frames still buffered when the input ends; a frame cut short is an error.
     public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
-        try decode(context: context, buffer: &buffer)
+        let state = try decode(context: context, buffer: &buffer)
+        if case .needMoreData = state, buffer.readableBytes > 0 {
+            throw ByteToMessageDecoderError.leftoverDataWhenDone(buffer)
+        }
+        return state
     }
 }
 

@@ -48,7 +48,11 @@ extension AccountCommand {
         var force = false
 
         func run() async throws {
-            try options.store.exportBundle(to: out, overwrite: force)
+            do {
+                try options.store.exportBundle(to: out, overwrite: force)
+            } catch let error as IdentityError where error.code == .fileExists {
+                throw IdentityError(.fileExists, "\(out) already exists; choose another path or pass --force to replace it.")
+            }
             print("Wrote the account bundle to \(out).")
             print("It holds the account's private key: copy it only to your own workstation, run")
             print("`ubiq account join \(out)` there, then delete it.")

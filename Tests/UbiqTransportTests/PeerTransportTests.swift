@@ -1,5 +1,5 @@
 import Testing
-import UbiqIdentity
+@_spi(Testing) import UbiqIdentity
 import UbiqModel
 import UbiqTransport
 import UbiqWire
@@ -86,7 +86,7 @@ import UbiqWire
 
     @Test func selfSignedCertificateIsRefusedBothWays() async throws {
         let account = try Account.create()
-        let rogue = try Fixtures.selfSignedDevice(trusting: account)
+        let rogue = try Account.selfSignedDevice(name: "rogue", trusting: account)
         let desk = try account.issueDevice(name: "desk")
 
         let listener = try await Fixtures.transport(desk).listen(host: "127.0.0.1", port: 0)

@@ -1,6 +1,6 @@
 import Logging
 import Testing
-import UbiqIdentity
+@_spi(Testing) import UbiqIdentity
 import UbiqTransport
 
 /// Devices and transports for the tests: every device is made in memory and listens on an
@@ -13,18 +13,6 @@ enum Fixtures {
             return try PeerTransport(identity: identity, logger: logger, maximumFrameLength: maximumFrameLength)
         }
         return try PeerTransport(identity: identity, logger: logger)
-    }
-
-    /// A device whose certificate is self-signed, not issued by `account`, yet which trusts
-    /// `account`'s CA.
-    static func selfSignedDevice(trusting account: Account) throws -> DeviceIdentity {
-        let rogue = try Account.create()
-        return try DeviceIdentity(
-            deviceName: "rogue",
-            certificatePEM: rogue.certificatePEM,
-            privateKeyPEM: rogue.privateKeyPEM,
-            caCertificatePEM: account.certificatePEM
-        )
     }
 }
 
