@@ -61,6 +61,7 @@ let package = Package(
         .target(name: "UbiqTransport", dependencies: [
             "UbiqModel", "UbiqWire", "UbiqIdentity", log,
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOTLS", package: "swift-nio"),
             .product(name: "X509", package: "swift-certificates"),
         ] + nio, swiftSettings: swiftSettings),
         .target(name: "UbiqSync", dependencies: [
@@ -91,7 +92,10 @@ let package = Package(
         .testTarget(name: "UbiqFileSystemTests", dependencies: ["UbiqFileSystem", "UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqWireTests", dependencies: ["UbiqWire", .product(name: "NIOEmbedded", package: "swift-nio")], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqIdentityTests", dependencies: ["UbiqIdentity", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
-        .testTarget(name: "UbiqTransportTests", dependencies: ["UbiqTransport", "UbiqIdentity", "UbiqTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqTransportTests", dependencies: [
+            "UbiqTransport", "UbiqIdentity", "UbiqTestSupport", "UbiqModel", "UbiqWire", log,
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ] + nio, swiftSettings: swiftSettings),
         .testTarget(name: "UbiqControlTests", dependencies: ["UbiqControl", "UbiqClient", "UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqAgentTests", dependencies: [
             "UbiqTestSupport", "UbiqControlAPI", "UbiqClient", "UbiqIdentity", "UbiqTransport", "UbiqWire", "UbiqModel", "UbiqChunking",
