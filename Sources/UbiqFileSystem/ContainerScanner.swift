@@ -182,8 +182,9 @@ private struct ScanWalk<Baseline: ScanBaseline> {
         do {
             chunked = try scanner.chunker.chunks(ofFileDescriptor: file.fd)
         } catch {
-            if case .ioError(let code) = error.code {
-                fail(path, .posix(code, "read", path.rawValue))
+            switch error.code {
+            case .ioError(let code): fail(path, .posix(code, "read", path.rawValue))
+            case .fileChanged, .invalidParameters: result.unstable.append(path)
             }
             return
         }
