@@ -14,6 +14,8 @@ public struct ContainerScanner: Sendable {
     public let layout: ContainerLayout
     public let chunker: FileChunker
     let logger: Logger
+    /// Called after a file is read and before it is checked for changes; tests change the file here.
+    var afterReading: (@Sendable (RelativePath) -> Void)?
 
     public init(layout: ContainerLayout, chunker: FileChunker = FileChunker(), logger: Logger) {
         self.layout = layout
@@ -190,6 +192,7 @@ private struct ScanWalk<Baseline: ScanBaseline> {
         }
         result.filesHashed += 1
         result.bytesHashed += chunked.size
+        scanner.afterReading?(path)
         var after = stat()
         let stat = FileStat(before)
         guard fstat(file.fd, &after) == 0, FileStat(after) == stat, chunked.size == stat.size else {

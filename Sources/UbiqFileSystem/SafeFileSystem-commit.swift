@@ -8,91 +8,115 @@ extension SafeFileSystem {
     /// Moves a finished temp file to `path` atomically: sets its mode and mtime, makes its data
     /// durable, creates missing parent folders, renames it over whatever file was there, and
     /// makes the rename durable. On failure the temp file is deleted.
-    public func commit(_ file: TempFile, to path: RelativePath, executable: Bool, mtimeNs: Int64) throws(FileSystemError) {
-        let failures = commit([PendingCommit(file: file, path: path, executable: executable, mtimeNs: mtimeNs)])
-        if let error = failures[path] { throw error }
+    ///
+    /// Returns the stat facts to record as the scan baseline (the rename changed the ctime).
+    @discardableResult
+    public func commit(_ file: TempFile, to path: RelativePath, executable: Bool, mtimeNs: Int64) throws(FileSystemError) -> FileStat {
+        let result = commit([PendingCommit(file: file, path: path, executable: executable, mtimeNs: mtimeNs)])
+        if let error = result.failures[path] { throw error }
+        return result.committed[path]!
     }
 
     /// Commits many files with one flush of the file system instead of one per file (for
     /// bursts of small files): every file's data is durable before any of them appears, and
-    /// each folder is synced once. Returns the paths that failed, with why; the others are in place.
-    public func commit(_ batch: [PendingCommit]) -> [RelativePath: FileSystemError] {
-        var failures: [RelativePath: FileSystemError] = [:]
-        var prepared: [PendingCommit] = []
+    /// each folder is synced once. Each temp file holds a descriptor until it is committed, so
+    /// keep batches to a few hundred files.
+    public func commit(_ batch: [PendingCommit]) -> CommitResult {
+        var result = CommitResult()
+        var prepared: [(item: PendingCommit, stat: FileStat)] = []
         for item in batch {
             do throws(FileSystemError) {
-                try prepare(item)
-                prepared.append(item)
+                prepared.append((item, try prepare(item)))
             } catch {
-                failures[item.path] = error
+                result.failures[item.path] = error
                 discard(item.file)
             }
         }
-        if prepared.count >= 8, LinuxCalls.syncFileSystem(prepared[0].file.fd) {
-            for item in prepared { close(item.file.fd) }
+        if prepared.count >= 8, LinuxCalls.syncFileSystem(prepared[0].item.file.fd) {
+            for entry in prepared { close(entry.item.file.fd) }
         } else {
-            var synced: [PendingCommit] = []
-            for item in prepared {
-                if fsync(item.file.fd) == 0 {
-                    close(item.file.fd)
-                    synced.append(item)
-                } else {
-                    failures[item.path] = .posix(errno, "fsync", item.file.path)
-                    discard(item.file)
+            prepared = prepared.filter { entry in
+                guard fsync(entry.item.file.fd) == 0 else {
+                    result.failures[entry.item.path] = .posix(errno, "fsync", entry.item.file.path)
+                    discard(entry.item.file)
+                    return false
                 }
+                close(entry.item.file.fd)
+                return true
             }
-            prepared = synced
         }
-        guard !prepared.isEmpty else { return failures }
+        guard !prepared.isEmpty else { return result }
 
         let temporary: OwnedDescriptor
         do {
             temporary = try agentFolder(ContainerLayout.temporaryName)
         } catch {
-            for item in prepared { failures[item.path] = error }
-            return failures
+            for entry in prepared {
+                result.failures[entry.item.path] = error
+                discard(entry.item.file)
+            }
+            return result
         }
-        var parents: [String: OwnedDescriptor] = [:]
-        for item in prepared {
-            do throws(FileSystemError) {
-                let key = item.path.parent?.rawValue ?? ""
-                let parent: OwnedDescriptor
-                if let known = parents[key] {
-                    parent = known
-                } else {
-                    parent = try parentFolder(of: item.path, create: true)
-                    parents[key] = parent
-                }
-                guard renameat(temporary.fd, item.file.name, parent.fd, String(item.path.name)) == 0 else {
-                    throw FileSystemError.posix(errno, "rename into place", item.path.rawValue)
-                }
+        // One parent folder open at a time, synced once after its last rename.
+        let byParent = Dictionary(grouping: prepared) { $0.item.path.parent?.rawValue ?? "" }
+        for key in byParent.keys.sorted() {
+            let group = byParent[key]!
+            let parent: OwnedDescriptor
+            do {
+                parent = try parentFolder(of: group[0].item.path, create: true)
             } catch {
-                failures[item.path] = error
-                unlinkat(temporary.fd, item.file.name, 0)
+                for entry in group {
+                    result.failures[entry.item.path] = error
+                    unlinkat(temporary.fd, entry.item.file.name, 0)
+                }
+                continue
+            }
+            for (item, stat) in group {
+                let name = String(item.path.name)
+                guard renameat(temporary.fd, item.file.name, parent.fd, name) == 0 else {
+                    result.failures[item.path] = .posix(errno, "rename into place", item.path.rawValue)
+                    unlinkat(temporary.fd, item.file.name, 0)
+                    continue
+                }
+                result.committed[item.path] = Self.baseline(after: stat, name: name, in: parent.fd)
+            }
+            if fsync(parent.fd) != 0 {
+                logger.warning("cannot sync folder", metadata: ["path": "\(key)", "errno": "\(errno)"])
             }
         }
-        for (key, parent) in parents where fsync(parent.fd) != 0 {
-            logger.warning("cannot sync folder", metadata: ["path": "\(key)", "errno": "\(errno)"])
-        }
-        return failures
+        return result
     }
 
-    private func prepare(_ item: PendingCommit) throws(FileSystemError) {
+    /// The stat to record for a file just renamed into place: the inode and mtime it had as a
+    /// temp file, with the ctime the rename gave it. If anyone touched it since, the mtime or
+    /// inode on disk will differ and the next scan rehashes it.
+    static func baseline(after stat: FileStat, name: String, in folder: Int32) -> FileStat {
+        var result = stat
+        if let st = Posix.lstat(at: folder, name), UInt64(st.st_ino) == stat.inode {
+            result.ctimeNs = Posix.nanoseconds(st.st_ctim)
+        }
+        return result
+    }
+
+    private func prepare(_ item: PendingCommit) throws(FileSystemError) -> FileStat {
         guard fchmod(item.file.fd, Self.mode(executable: item.executable)) == 0 else {
             throw FileSystemError.posix(errno, "chmod", item.file.path)
         }
         let time = Posix.timespec(nanoseconds: item.mtimeNs)
-        let times = [time, time]
-        guard futimens(item.file.fd, times) == 0 else {
+        guard futimens(item.file.fd, [time, time]) == 0 else {
             throw FileSystemError.posix(errno, "set mtime of", item.file.path)
         }
+        var st = stat()
+        guard fstat(item.file.fd, &st) == 0 else { throw FileSystemError.posix(errno, "fstat", item.file.path) }
+        return FileStat(st)
     }
 
     // MARK: - Folders and links
 
     /// Creates a folder and any missing parents; an existing folder is fine. Sets its mtime
-    /// when given.
-    public func makeDirectory(_ path: RelativePath, mtimeNs: Int64? = nil) throws(FileSystemError) {
+    /// when given. Returns its stat facts.
+    @discardableResult
+    public func makeDirectory(_ path: RelativePath, mtimeNs: Int64? = nil) throws(FileSystemError) -> FileStat {
         let parent = try parentFolder(of: path, create: true)
         let name = String(path.name)
         if mkdirat(parent.fd, name, 0o777) != 0 {
@@ -105,11 +129,13 @@ extension SafeFileSystem {
             }
         }
         if let mtimeNs { try setTimes(name, in: parent.fd, mtimeNs: mtimeNs, display: path.rawValue) }
+        return try statFacts(name, in: parent.fd, display: path.rawValue)
     }
 
     /// Creates or replaces a symbolic link atomically (made in `.ubiq/tmp/`, then renamed).
-    /// The link text is stored as given and never followed here.
-    public func makeSymlink(_ path: RelativePath, target: String, mtimeNs: Int64? = nil) throws(FileSystemError) {
+    /// The link text is stored as given and never followed here. Returns its stat facts.
+    @discardableResult
+    public func makeSymlink(_ path: RelativePath, target: String, mtimeNs: Int64? = nil) throws(FileSystemError) -> FileStat {
         let temporary = try agentFolder(ContainerLayout.temporaryName)
         let name = Self.randomName(prefix: "l")
         guard symlinkat(target, temporary.fd, name) == 0 else {
@@ -121,6 +147,7 @@ extension SafeFileSystem {
             guard renameat(temporary.fd, name, parent.fd, String(path.name)) == 0 else {
                 throw FileSystemError.posix(errno, "rename link into place", path.rawValue)
             }
+            return try statFacts(String(path.name), in: parent.fd, display: path.rawValue)
         } catch {
             unlinkat(temporary.fd, name, 0)
             throw error
@@ -151,6 +178,11 @@ extension SafeFileSystem {
         guard renameat(from.fd, fromName, to.fd, toName) == 0 else {
             throw FileSystemError.posix(errno, "rename", source.rawValue)
         }
+    }
+
+    func statFacts(_ name: String, in folder: Int32, display: String) throws(FileSystemError) -> FileStat {
+        guard let st = Posix.lstat(at: folder, name) else { throw FileSystemError.posix(errno, "lstat", display) }
+        return FileStat(st)
     }
 
     func setTimes(_ name: String, in folder: Int32, mtimeNs: Int64, display: String) throws(FileSystemError) {

@@ -55,3 +55,12 @@ public struct PendingCommit: Sendable {
         self.mtimeNs = mtimeNs
     }
 }
+
+/// What `SafeFileSystem.commit(_:)` did: the stat facts of each file now in place (to record
+/// as the scan baseline) and why the others failed.
+public struct CommitResult: Sendable {
+    public var committed: [RelativePath: FileStat] = [:]
+    public var failures: [RelativePath: FileSystemError] = [:]
+
+    public init() {}
+}

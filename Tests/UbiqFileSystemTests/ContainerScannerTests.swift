@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import UbiqChunking
-import UbiqFileSystem
+@testable import UbiqFileSystem
 import UbiqModel
 import UbiqTestSupport
 
@@ -152,6 +152,25 @@ import UbiqTestSupport
         #expect(result.invalidNames.count == 1)
         #expect(result.invalidNames.first?.hasPrefix("Documents/bad-") == true)
         #expect(result.seen == Set(["Documents", "Documents/good.txt"].map(path)))
+    }
+
+    @Test func fileChangedWhileHashedIsUnstable() throws {
+        let c = try ContainerFixture()
+        try c.write("Documents/busy.txt", "first")
+        try c.write("Documents/calm.txt", "calm")
+        let file = c.absolute("Documents/busy.txt")
+        var scanner = c.scanner
+        scanner.afterReading = { path in
+            guard path.rawValue == "Documents/busy.txt" else { return }
+            let fd = open(file, O_WRONLY | O_APPEND)
+            _ = write(fd, "more", 4)
+            close(fd)
+        }
+        let result = try scanner.scan(baseline: EmptyScanBaseline())
+        #expect(result.unstable == [path("Documents/busy.txt")])
+        #expect(result.seen.contains(path("Documents/busy.txt")))
+        #expect(entries(result)[path("Documents/busy.txt")] == nil)
+        #expect(entries(result)[path("Documents/calm.txt")] != nil)
     }
 
     @Test func missingRootThrows() throws {

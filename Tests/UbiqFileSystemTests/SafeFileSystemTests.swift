@@ -17,13 +17,18 @@ import UbiqTestSupport
         try file.write(Array("hello ".utf8), at: 0)
         try file.write(Array("world".utf8), at: 6)
         let mtime: Int64 = 1_700_000_000_123_456_789
-        try fs.commit(file, to: path("Documents/new/deep/a.txt"), executable: true, mtimeNs: mtime)
+        let recorded = try fs.commit(file, to: path("Documents/new/deep/a.txt"), executable: true, mtimeNs: mtime)
 
         #expect(c.read("Documents/new/deep/a.txt") == Array("hello world".utf8))
         let st = try #require(c.lstatOf("Documents/new/deep/a.txt"))
         #expect(st.st_mode & 0o100 != 0)
         #expect(Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec) == mtime)
         #expect(try tempNames(c).isEmpty)
+
+        // What commit reports is what the scanner finds: no rehash of our own write.
+        let baseline = [path("Documents/new/deep/a.txt"): recorded]
+        let scan = try c.scanner.scan(under: path("Documents/new/deep/a.txt"), baseline: baseline)
+        #expect(scan.filesHashed == 0 && scan.changed.isEmpty)
     }
 
     @Test func commitReplacesAnExistingFile() throws {
@@ -87,8 +92,9 @@ import UbiqTestSupport
         try c.mkdir("Documents/isdir/child")
         batch.append(PendingCommit(file: bad, path: path("Documents/isdir"), executable: false, mtimeNs: 0))
 
-        let failures = fs.commit(batch)
-        #expect(Array(failures.keys) == [path("Documents/isdir")])
+        let result = fs.commit(batch)
+        #expect(Array(result.failures.keys) == [path("Documents/isdir")])
+        #expect(result.committed.count == 20)
         for i in 0..<20 {
             #expect(c.read("Documents/batch/\(i % 3)/f\(i).txt") == Array("file \(i)".utf8))
         }
