@@ -30,7 +30,7 @@ public struct ContainerScanner: Sendable {
         let root = try openRoot()
         var walk = ScanWalk(scanner: self, baseline: baseline)
         if let subtree {
-            walk.visit(subtree, root: root.fd, recursive: true)
+            walk.visit(subtree, root: root, recursive: true)
         } else {
             let (names, error) = Posix.directoryEntries(of: root.fd)
             if let error { throw FileSystemError.posix(error, "read folder", layout.root) }
@@ -43,7 +43,7 @@ public struct ContainerScanner: Sendable {
     public func scanSingle(_ path: RelativePath, baseline: some ScanBaseline) throws(FileSystemError) -> ScanResult {
         let root = try openRoot()
         var walk = ScanWalk(scanner: self, baseline: baseline)
-        walk.visit(path, root: root.fd, recursive: false)
+        walk.visit(path, root: root, recursive: false)
         return walk.result
     }
 
@@ -65,10 +65,10 @@ private struct ScanWalk<Baseline: ScanBaseline> {
         self.baseline = baseline
     }
 
-    mutating func visit(_ path: RelativePath, root: Int32, recursive: Bool) {
+    mutating func visit(_ path: RelativePath, root: OwnedDescriptor, recursive: Bool) {
         guard path.isSyncable else { return }
         let components = path.components
-        var parent = OwnedDescriptor(dup(root))
+        var parent = root
         for component in components.dropLast() {
             let fd = openat(parent.fd, String(component), Posix.directoryFlags)
             guard fd >= 0 else {
