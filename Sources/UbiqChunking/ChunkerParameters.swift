@@ -31,7 +31,7 @@ public struct ChunkerParameters: Sendable, Hashable {
             throw ChunkingError(.invalidParameters, "the average chunk size must be a power of two; got \(averageSize)")
         }
         let bits = averageSize.trailingZeroBitCount
-        guard normalizationLevel >= 0, bits - normalizationLevel >= 1, bits + normalizationLevel <= 48 else {
+        guard normalizationLevel >= 0, bits - normalizationLevel >= 1, bits + normalizationLevel <= 47 else {
             throw ChunkingError(.invalidParameters,
                 "normalization level \(normalizationLevel) does not fit an average size of 2^\(bits)")
         }
@@ -43,13 +43,14 @@ public struct ChunkerParameters: Sendable, Hashable {
         self.maskL = Self.spreadMask(ones: bits - normalizationLevel)
     }
 
-    /// A mask with `ones` bits spread evenly over the top 48 bits of the gear hash, as the
+    /// A mask with `ones` bits spread evenly over bits 16...62 of the gear hash, as the
     /// paper recommends ("padding zeros"): every bit then depends on at least 17 bytes of
-    /// input, which widens the effective sliding window.
+    /// input, which widens the effective sliding window. Bit 63 stays clear so two bytes can
+    /// be checked per step.
     static func spreadMask(ones: Int) -> UInt64 {
         var mask: UInt64 = 0
         for i in 0..<ones {
-            mask |= 1 << UInt64(63 - (i * 48) / ones)
+            mask |= 1 << UInt64(62 - (i * 47) / ones)
         }
         return mask
     }

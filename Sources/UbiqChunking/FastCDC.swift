@@ -21,24 +21,44 @@ public struct FastCDC: Sendable {
         if n <= minimum { return n }
         if n > parameters.maximumSize { n = parameters.maximumSize }
         let normal = min(parameters.averageSize, n)
-        let maskS = parameters.maskS
-        let maskL = parameters.maskL
         let src = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        return GearTable.values.withUnsafeBufferPointer { table in
-            let gear = table.baseAddress!
-            var fp: UInt64 = 0
-            var i = minimum
-            while i < normal {
-                fp = (fp &<< 1) &+ gear[Int(src[i])]
-                if fp & maskS == 0 { return i }
-                i += 1
+        return GearTable.values.withUnsafeBufferPointer { gear in
+            GearTable.shiftedValues.withUnsafeBufferPointer { shifted in
+                var region = Region(src: src, gear: gear.baseAddress!, shifted: shifted.baseAddress!)
+                if let cut = region.find(from: minimum, to: normal, mask: parameters.maskS) { return cut }
+                if let cut = region.find(from: normal, to: n, mask: parameters.maskL) { return cut }
+                return n
             }
-            while i < n {
-                fp = (fp &<< 1) &+ gear[Int(src[i])]
-                if fp & maskL == 0 { return i }
-                i += 1
+        }
+    }
+
+    /// The gear hash over a run of bytes, two bytes per step as in the journal version of
+    /// FastCDC (Xia et al., IEEE TPDS 2020, "rolling two bytes each time"): the first byte's
+    /// hash is checked shifted left by one, which is exact because the masks leave bit 63 clear.
+    private struct Region {
+        let src: UnsafePointer<UInt8>
+        let gear: UnsafePointer<UInt64>
+        /// `gear[b] << 1`.
+        let shifted: UnsafePointer<UInt64>
+        var fp: UInt64 = 0
+
+        @inline(__always)
+        mutating func find(from start: Int, to end: Int, mask: UInt64) -> Int? {
+            let maskShifted = mask &<< 1
+            var i = start
+            while i + 2 <= end {
+                let doubled = fp &<< 2
+                let first = doubled &+ shifted[Int(src[i])]
+                fp = doubled &+ (shifted[Int(src[i])] &+ gear[Int(src[i + 1])])
+                if first & maskShifted == 0 { return i }
+                if fp & mask == 0 { return i + 1 }
+                i += 2
             }
-            return n
+            if i < end {
+                fp = (fp &<< 1) &+ gear[Int(src[i])]
+                if fp & mask == 0 { return i }
+            }
+            return nil
         }
     }
 

@@ -13,9 +13,13 @@ public struct FileChunker: Sendable {
     /// How much is read per system call.
     public let readSize: Int
 
-    public init(parameters: ChunkerParameters = .default, readSize: Int = 1 << 20) {
+    /// Files at least this large are split and hashed on two threads; nil for one thread.
+    public let concurrencyThreshold: Int?
+
+    public init(parameters: ChunkerParameters = .default, readSize: Int = 1 << 20, concurrencyThreshold: Int? = 8 << 20) {
         self.cdc = FastCDC(parameters: parameters)
         self.readSize = max(readSize, 4096)
+        self.concurrencyThreshold = concurrencyThreshold
     }
 
     public var parameters: ChunkerParameters { cdc.parameters }
@@ -39,8 +43,26 @@ public struct FileChunker: Sendable {
     }
 
     /// Calls `body` with each chunk of an open file, in order, and returns the bytes read.
+    ///
+    /// Files of at least `concurrencyThreshold` bytes are split on a second thread while
+    /// this one hashes, so chunking costs little more than SHA-256 alone.
     public func forEachChunk(
         ofFileDescriptor fd: Int32, _ body: (ChunkRef) -> Void
+    ) throws(ChunkingError) -> UInt64 {
+        var st = stat()
+        if let threshold = concurrencyThreshold, fstat(fd, &st) == 0, st.st_size >= threshold {
+            return try forEachChunkConcurrently(ofFileDescriptor: fd, body)
+        }
+        return try forEachCut(ofFileDescriptor: fd) { offset, bytes in
+            body(ChunkRef(offset: offset, size: UInt32(bytes.count), hash: ChunkHasher.hash(buffer: bytes)))
+            return true
+        }
+    }
+
+    /// Reads the file in large buffers and calls `body` with each chunk's offset and bytes
+    /// (valid only during the call) until it returns false; returns the bytes read.
+    func forEachCut(
+        ofFileDescriptor fd: Int32, _ body: (UInt64, UnsafeRawBufferPointer) -> Bool
     ) throws(ChunkingError) -> UInt64 {
         #if os(Linux)
         _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
@@ -69,15 +91,13 @@ public struct FileChunker: Sendable {
                 } else if n == 0 {
                     atEnd = true
                 } else if errno != EINTR {
-                    let code = errno
-                    throw ChunkingError(.ioError(errno: code), "reading a file for chunking failed: \(String(cString: strerror(code)))")
+                    throw ChunkingError.reading(errno)
                 }
             }
             if start == end { break }
             let available = UnsafeRawBufferPointer(start: base + start, count: end - start)
             let length = cdc.cutPoint(in: available)
-            let chunk = UnsafeRawBufferPointer(rebasing: available[..<length])
-            body(ChunkRef(offset: bufferOffset + UInt64(start), size: UInt32(length), hash: ChunkHasher.hash(buffer: chunk)))
+            guard body(bufferOffset + UInt64(start), UnsafeRawBufferPointer(rebasing: available[..<length])) else { break }
             start += length
         }
         return bufferOffset + UInt64(end)

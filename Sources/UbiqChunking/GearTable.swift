@@ -8,6 +8,9 @@ enum GearTable {
         return (0..<256).map { _ in splitmix64(&state) }
     }()
 
+    /// Each value shifted left by one, for checking two bytes per step.
+    static let shiftedValues: [UInt64] = values.map { $0 &<< 1 }
+
     /// Steele, Lea, Flood, "Fast splittable pseudorandom number generators" (OOPSLA 2014).
     static func splitmix64(_ state: inout UInt64) -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15

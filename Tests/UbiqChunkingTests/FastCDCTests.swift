@@ -40,6 +40,46 @@ import Testing
         #expect(lengths(data) == pinnedLengths)
     }
 
+    /// The two-bytes-per-step loop finds exactly the cut points of the paper's plain loop.
+    @Test(arguments: [(64, 128, 1024), (100, 256, 700), (2048, 8192, 32768), (16 << 10, 64 << 10, 256 << 10)])
+    func matchesTheOneBytePerStepAlgorithm(sizes: (Int, Int, Int)) throws {
+        let p = try ChunkerParameters(minimumSize: sizes.0, averageSize: sizes.1, maximumSize: sizes.2)
+        let fast = FastCDC(parameters: p)
+        for seed in 20..<24 as Range<UInt64> {
+            let data = randomBytes(count: (1 << 20) + Int(seed), seed: seed)
+            data.withUnsafeBytes { buffer in
+                var start = 0
+                while start < buffer.count {
+                    let rest = UnsafeRawBufferPointer(rebasing: buffer[start...])
+                    let expected = referenceCutPoint(rest, p)
+                    #expect(fast.cutPoint(in: rest) == expected)
+                    start += expected
+                }
+            }
+        }
+    }
+
+    /// Algorithm 2 of Xia et al. (2016), one byte per step.
+    func referenceCutPoint(_ bytes: UnsafeRawBufferPointer, _ p: ChunkerParameters) -> Int {
+        var n = bytes.count
+        if n <= p.minimumSize { return n }
+        if n > p.maximumSize { n = p.maximumSize }
+        let normal = min(p.averageSize, n)
+        var fp: UInt64 = 0
+        var i = p.minimumSize
+        while i < normal {
+            fp = (fp &<< 1) &+ GearTable.values[Int(bytes[i])]
+            if fp & p.maskS == 0 { return i }
+            i += 1
+        }
+        while i < n {
+            fp = (fp &<< 1) &+ GearTable.values[Int(bytes[i])]
+            if fp & p.maskL == 0 { return i }
+            i += 1
+        }
+        return n
+    }
+
     @Test func gearTableIsPinned() {
         #expect(GearTable.values.count == 256)
         #expect(Set(GearTable.values).count == 256)
@@ -119,5 +159,7 @@ import Testing
 }
 
 // Recorded from this implementation; see boundariesArePinned.
-let pinnedLengths: [Int] = []
-let pinnedGear0: UInt64 = 0
+let pinnedLengths = [
+    74168, 70574, 72016, 23679, 74379, 100088, 82792, 134928, 66767, 59790, 82175, 89789, 82319, 35112,
+]
+let pinnedGear0: UInt64 = 535_136_606_001_844_482

@@ -60,3 +60,27 @@ import UbiqModel
         }
     }
 }
+
+@Suite struct ConcurrentChunkingTests {
+    @Test func concurrentAndSequentialAgree() throws {
+        let data = randomBytes(count: (5 << 20) + 999, seed: 14)
+        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let path = base + "/ubiq-chunker-\(UUID().uuidString)"
+        try Data(data).write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
+        let concurrent = try FileChunker(concurrencyThreshold: 1).chunks(ofFileAt: path)
+        let sequential = try FileChunker(concurrencyThreshold: nil).chunks(ofFileAt: path)
+        #expect(concurrent.chunks == sequential.chunks)
+        #expect(concurrent.size == UInt64(data.count) && sequential.size == UInt64(data.count))
+        #expect(concurrent.chunks == FileChunker().chunks(of: data))
+    }
+
+    @Test func concurrentEmptyFile() throws {
+        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let path = base + "/ubiq-chunker-\(UUID().uuidString)"
+        try Data().write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
+        let result = try FileChunker(concurrencyThreshold: 0).chunks(ofFileAt: path)
+        #expect(result.chunks.isEmpty && result.size == 0)
+    }
+}

@@ -1,0 +1,212 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import UbiqChunking
+import UbiqModel
+
+/// Walks a container and reports what changed since a baseline, hashing only files whose
+/// stat facts differ. Never follows symbolic links; skips `.ubiq/` at the top, every
+/// `*.nosync` name at any depth, and sockets, fifos and devices.
+///
+/// Blocking: run it off the cooperative thread pool for large trees.
+public struct ContainerScanner: Sendable {
+    public let layout: ContainerLayout
+    public let chunker: FileChunker
+    let logger: Logger
+    /// Called after a file is read and before it is checked for changes; tests change the file here.
+    var afterReading: (@Sendable (RelativePath) -> Void)?
+
+    public init(layout: ContainerLayout, chunker: FileChunker = FileChunker(), logger: Logger) {
+        self.layout = layout
+        self.chunker = chunker
+        self.logger = logger
+    }
+
+    /// Scans the whole container, or only `subtree` (a folder's whole subtree, or one file
+    /// or link). A missing subtree gives an empty `seen`; a missing root throws `.notFound`,
+    /// so an unmounted container is never mistaken for one whose files were all deleted.
+    public func scan(under subtree: RelativePath? = nil, baseline: some ScanBaseline) throws(FileSystemError) -> ScanResult {
+        let root = try openRoot()
+        var walk = ScanWalk(scanner: self, baseline: baseline)
+        if let subtree {
+            walk.visit(subtree, root: root, recursive: true)
+        } else {
+            let (names, error) = Posix.directoryEntries(of: root.fd)
+            if let error { throw FileSystemError.posix(error, "read folder", layout.root) }
+            walk.visitChildren(names, of: root.fd, prefix: nil)
+        }
+        return walk.result
+    }
+
+    /// Looks at one path only: a folder is reported without descending into it.
+    public func scanSingle(_ path: RelativePath, baseline: some ScanBaseline) throws(FileSystemError) -> ScanResult {
+        let root = try openRoot()
+        var walk = ScanWalk(scanner: self, baseline: baseline)
+        walk.visit(path, root: root, recursive: false)
+        return walk.result
+    }
+
+    private func openRoot() throws(FileSystemError) -> OwnedDescriptor {
+        let fd = open(layout.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystemError.posix(errno, "open container root", layout.root) }
+        return OwnedDescriptor(fd)
+    }
+}
+
+/// The state of one scan: the result being built and the baseline it compares against.
+private struct ScanWalk<Baseline: ScanBaseline> {
+    let scanner: ContainerScanner
+    let baseline: Baseline
+    var result = ScanResult()
+
+    init(scanner: ContainerScanner, baseline: Baseline) {
+        self.scanner = scanner
+        self.baseline = baseline
+    }
+
+    mutating func visit(_ path: RelativePath, root: OwnedDescriptor, recursive: Bool) {
+        guard path.isSyncable else { return }
+        let components = path.components
+        var parent = root
+        for component in components.dropLast() {
+            let fd = openat(parent.fd, String(component), Posix.directoryFlags)
+            guard fd >= 0 else {
+                let code = errno
+                if code != ENOENT && code != ENOTDIR && code != ELOOP {
+                    fail(path, .posix(code, "open folder", String(component)))
+                }
+                return
+            }
+            parent = OwnedDescriptor(fd)
+        }
+        visitEntry(named: String(components.last!), in: parent.fd, path: path, recursive: recursive)
+    }
+
+    mutating func visitChildren(_ names: [[UInt8]], of dirfd: Int32, prefix: RelativePath?) {
+        for bytes in names {
+            if prefix == nil && bytes == Array(RelativePath.agentFolder.utf8) { continue }
+            guard let name = String(validating: bytes, as: UTF8.self) else {
+                result.invalidNames.append(invalidName(prefix, String(decoding: bytes, as: UTF8.self)))
+                continue
+            }
+            if name.hasSuffix(".nosync") { continue }
+            let raw = prefix.map { $0.rawValue + "/" + name } ?? name
+            guard let path = try? RelativePath(raw) else {
+                result.invalidNames.append(raw)
+                continue
+            }
+            visitEntry(named: name, in: dirfd, path: path, recursive: true)
+        }
+    }
+
+    private func invalidName(_ prefix: RelativePath?, _ name: String) -> String {
+        prefix.map { $0.rawValue + "/" + name } ?? name
+    }
+
+    mutating func visitEntry(named name: String, in dirfd: Int32, path: RelativePath, recursive: Bool) {
+        var st = stat()
+        guard fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+            let code = errno
+            if code != ENOENT { fail(path, .posix(code, "lstat", path.rawValue)) }
+            return
+        }
+        let fileStat = FileStat(st)
+        let unchanged = baseline.stat(of: path) == fileStat
+        switch Posix.kind(of: st.st_mode) {
+        case .regular:
+            result.seen.insert(path)
+            if !unchanged { hashFile(named: name, in: dirfd, path: path) }
+        case .directory:
+            result.seen.insert(path)
+            if !unchanged {
+                result.changed.append(LocalEntry(path: path, kind: .directory, size: 0, mtime: fileStat.mtimeNs, stat: fileStat))
+            }
+            if recursive { visitFolder(named: name, in: dirfd, path: path) }
+        case .symlink:
+            guard let target = Posix.readLink(at: dirfd, name) else {
+                let code = errno
+                if code != ENOENT { fail(path, .posix(code, "read link", path.rawValue)) }
+                return
+            }
+            result.seen.insert(path)
+            if !unchanged {
+                result.changed.append(LocalEntry(
+                    path: path, kind: .symlink, size: 0, mtime: fileStat.mtimeNs, symlinkTarget: target, stat: fileStat))
+            }
+        case .other:
+            return
+        }
+    }
+
+    private mutating func visitFolder(named name: String, in dirfd: Int32, path: RelativePath) {
+        let fd = openat(dirfd, name, Posix.directoryFlags)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR || code == ELOOP {
+                result.unstable.append(path)  // replaced since the lstat
+            } else {
+                fail(path, .posix(code, "open folder", path.rawValue))
+            }
+            return
+        }
+        let folder = OwnedDescriptor(fd)
+        let (names, error) = Posix.directoryEntries(of: folder.fd)
+        if let error {
+            fail(path, .posix(error, "read folder", path.rawValue))
+            return
+        }
+        visitChildren(names, of: folder.fd, prefix: path)
+    }
+
+    private mutating func hashFile(named name: String, in dirfd: Int32, path: RelativePath) {
+        let fd = Posix.retrying { openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK) }
+        guard fd >= 0 else {
+            let code = errno
+            switch code {
+            case ENOENT: result.seen.remove(path)
+            case ELOOP: result.unstable.append(path)
+            default: fail(path, .posix(code, "open", path.rawValue))
+            }
+            return
+        }
+        let file = OwnedDescriptor(fd)
+        var before = stat()
+        guard fstat(file.fd, &before) == 0 else {
+            fail(path, .posix(errno, "fstat", path.rawValue))
+            return
+        }
+        guard Posix.kind(of: before.st_mode) == .regular else {
+            result.unstable.append(path)
+            return
+        }
+        let chunked: (chunks: [ChunkRef], size: UInt64)
+        do {
+            chunked = try scanner.chunker.chunks(ofFileDescriptor: file.fd)
+        } catch {
+            switch error.code {
+            case .ioError(let code): fail(path, .posix(code, "read", path.rawValue))
+            case .fileChanged, .invalidParameters: result.unstable.append(path)
+            }
+            return
+        }
+        result.filesHashed += 1
+        result.bytesHashed += chunked.size
+        scanner.afterReading?(path)
+        var after = stat()
+        let stat = FileStat(before)
+        guard fstat(file.fd, &after) == 0, FileStat(after) == stat, chunked.size == stat.size else {
+            scanner.logger.debug("file changed while it was hashed", metadata: ["path": "\(path)"])
+            result.unstable.append(path)
+            return
+        }
+        result.changed.append(LocalEntry(
+            path: path, kind: .file, size: stat.size, mtime: stat.mtimeNs,
+            executable: before.st_mode & S_IXUSR != 0, chunks: chunked.chunks, stat: stat))
+    }
+
+    private mutating func fail(_ path: RelativePath, _ error: FileSystemError) {
+        scanner.logger.warning("cannot scan path", metadata: ["path": "\(path)", "error": "\(error)"])
+        result.failures.append(ScanFailure(path: path, error: error))
+    }
+}

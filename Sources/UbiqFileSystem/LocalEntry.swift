@@ -1,0 +1,34 @@
+import UbiqModel
+
+/// What the scanner found at one path of a container: the local facts the index compares
+/// with its own record to decide whether this is a new version.
+public struct LocalEntry: Hashable, Sendable {
+    public var path: RelativePath
+    public var kind: ItemKind
+    /// Bytes for files; 0 for folders and symbolic links.
+    public var size: UInt64
+    /// Modification time in nanoseconds since 1970.
+    public var mtime: Int64
+    /// The owner's execute bit, for files.
+    public var executable: Bool
+    /// The link text, for symbolic links, exactly as stored (never followed).
+    public var symlinkTarget: String?
+    /// The content's chunks, for files.
+    public var chunks: [ChunkRef]
+    /// The `lstat` facts at hashing time, to skip rehashing next time.
+    public var stat: FileStat
+
+    public init(
+        path: RelativePath, kind: ItemKind, size: UInt64, mtime: Int64, executable: Bool = false,
+        symlinkTarget: String? = nil, chunks: [ChunkRef] = [], stat: FileStat
+    ) {
+        self.path = path
+        self.kind = kind
+        self.size = size
+        self.mtime = mtime
+        self.executable = executable
+        self.symlinkTarget = symlinkTarget
+        self.chunks = chunks
+        self.stat = stat
+    }
+}

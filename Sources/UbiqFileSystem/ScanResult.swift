@@ -1,0 +1,32 @@
+import UbiqModel
+
+/// What one scan found. A path absent from `seen` but known to the index was deleted,
+/// except under a path listed in `failures`, where nothing can be concluded.
+public struct ScanResult: Sendable {
+    /// New paths and paths whose stat facts differ from the baseline; files carry fresh chunks.
+    public var changed: [LocalEntry] = []
+    /// Every syncable path that exists in the scanned scope, changed or not.
+    public var seen: Set<RelativePath> = []
+    /// Files that changed while they were hashed; scan them again once they settle.
+    public var unstable: [RelativePath] = []
+    /// Paths that could not be read (permissions, I/O); their subtrees are unknown.
+    public var failures: [ScanFailure] = []
+    /// Names skipped because they are not valid container paths (e.g. not UTF-8), as found.
+    public var invalidNames: [String] = []
+    /// How many files were hashed, and how many bytes: the work the baseline did not save.
+    public var filesHashed = 0
+    public var bytesHashed: UInt64 = 0
+
+    public init() {}
+}
+
+/// One path the scanner could not read.
+public struct ScanFailure: Sendable, Equatable {
+    public var path: RelativePath
+    public var error: FileSystemError
+
+    public init(path: RelativePath, error: FileSystemError) {
+        self.path = path
+        self.error = error
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import Testing
+import UbiqChunking
+@testable import UbiqFileSystem
+import UbiqModel
+import UbiqTestSupport
+
+@Suite struct ContainerScannerTests {
+    func entries(_ result: ScanResult) -> [RelativePath: LocalEntry] {
+        Dictionary(uniqueKeysWithValues: result.changed.map { ($0.path, $0) })
+    }
+
+    func baseline(_ result: ScanResult) -> [RelativePath: FileStat] {
+        Dictionary(uniqueKeysWithValues: result.changed.map { ($0.path, $0.stat) })
+    }
+
+    @Test func findsFilesFoldersLinksAndExecutableBit() throws {
+        let c = try ContainerFixture()
+        let big = testBytes(300_000)
+        try c.write("Documents/big.bin", big)
+        try c.write("Documents/empty.txt", [])
+        try c.write("Documents/run.sh", "#!/bin/sh\n")
+        chmod(c.absolute("Documents/run.sh"), 0o755)
+        try c.mkdir("Documents/sub/emptydir")
+        try c.symlink("Documents/sub/link", to: "../big.bin")
+        try c.write("data.json", "{}")
+
+        let result = try c.scanner.scan(baseline: EmptyScanBaseline())
+        let found = entries(result)
+        #expect(Set(found.keys) == result.seen)
+        #expect(result.seen == Set(["Documents", "Documents/big.bin", "Documents/empty.txt", "Documents/run.sh",
+                                    "Documents/sub", "Documents/sub/emptydir", "Documents/sub/link", "data.json"].map(path)))
+        let bigEntry = try #require(found[path("Documents/big.bin")])
+        #expect(bigEntry.kind == .file && bigEntry.size == 300_000 && !bigEntry.executable)
+        #expect(bigEntry.chunks == FileChunker().chunks(of: big))
+        #expect(found[path("Documents/empty.txt")]?.chunks == [])
+        #expect(found[path("Documents/empty.txt")]?.size == 0)
+        #expect(found[path("Documents/run.sh")]?.executable == true)
+        #expect(found[path("Documents/sub/emptydir")]?.kind == .directory)
+        let link = try #require(found[path("Documents/sub/link")])
+        #expect(link.kind == .symlink && link.symlinkTarget == "../big.bin" && link.chunks.isEmpty)
+        #expect(result.filesHashed == 4)
+        #expect(result.failures.isEmpty && result.invalidNames.isEmpty && result.unstable.isEmpty)
+        #expect(bigEntry.mtime == bigEntry.stat.mtimeNs && bigEntry.mtime > 1_600_000_000 * 1_000_000_000)
+    }
+
+    @Test func skipsAgentFolderNosyncAndSpecialFiles() throws {
+        let c = try ContainerFixture()
+        try c.write(".ubiq/tmp/t-1", "partial")
+        try c.write("Documents/cache.nosync/a.txt", "x")
+        try c.write("Documents/deep/build.nosync/b.txt", "x")
+        try c.write("Documents/file.nosync", "x")
+        try c.write("Documents/keep.txt", "keep")
+        #expect(mkfifo(c.absolute("Documents/fifo"), 0o600) == 0)
+
+        let result = try c.scanner.scan(baseline: EmptyScanBaseline())
+        #expect(result.seen == Set(["Documents", "Documents/deep", "Documents/keep.txt"].map(path)))
+    }
+
+    @Test func unchangedFilesAreNotRehashed() throws {
+        let c = try ContainerFixture()
+        for i in 0..<5 { try c.write("Documents/f\(i).txt", testBytes(1000 + i, seed: UInt8(i))) }
+        let first = try c.scanner.scan(baseline: EmptyScanBaseline())
+        #expect(first.filesHashed == 5)
+
+        let second = try c.scanner.scan(baseline: baseline(first))
+        #expect(second.filesHashed == 0 && second.bytesHashed == 0)
+        #expect(second.changed.isEmpty)
+        #expect(second.seen == first.seen)
+    }
+
+    @Test func changedContentIsRehashed() throws {
+        let c = try ContainerFixture()
+        try c.write("Documents/a.txt", "hello")
+        try c.write("Documents/b.txt", "world")
+        let first = try c.scanner.scan(baseline: EmptyScanBaseline())
+        try c.write("Documents/a.txt", "hello, again")
+
+        let second = try c.scanner.scan(baseline: baseline(first))
+        #expect(second.filesHashed == 1)
+        let changed = try #require(entries(second)[path("Documents/a.txt")])
+        #expect(changed.size == 12 && changed.chunks.map(\.hash) == [ChunkHasher.hash(Array("hello, again".utf8))])
+    }
+
+    /// Same size and a restored mtime still show up: the ctime moved.
+    @Test func sameSizeAndMtimeButNewContentIsRehashed() throws {
+        let c = try ContainerFixture()
+        try c.write("Documents/a.txt", "aaaa")
+        let first = try c.scanner.scan(baseline: EmptyScanBaseline())
+        let old = try #require(entries(first)[path("Documents/a.txt")])
+        try c.write("Documents/a.txt", "bbbb")
+        let t = timespec(tv_sec: Int(old.stat.mtimeNs / 1_000_000_000), tv_nsec: Int(old.stat.mtimeNs % 1_000_000_000))
+        #expect(utimensat(AT_FDCWD, c.absolute("Documents/a.txt"), [t, t], 0) == 0)
+
+        let second = try c.scanner.scan(baseline: baseline(first))
+        #expect(entries(second)[path("Documents/a.txt")]?.chunks.first?.hash == ChunkHasher.hash(Array("bbbb".utf8)))
+    }
+
+    @Test func linkToOutsideIsReportedNotFollowed() throws {
+        let c = try ContainerFixture()
+        let outside = try TempDirectoryHolder()
+        try Data("secret".utf8).write(to: URL(fileURLWithPath: outside.path + "/secret.txt"))
+        try c.mkdir("Documents")
+        try c.symlink("Documents/out", to: outside.path)
+        try c.symlink("Documents/up", to: "../../..")
+
+        let result = try c.scanner.scan(baseline: EmptyScanBaseline())
+        let found = entries(result)
+        #expect(found[path("Documents/out")]?.symlinkTarget == outside.path)
+        #expect(found[path("Documents/up")]?.symlinkTarget == "../../..")
+        #expect(!result.seen.contains(path("Documents/out/secret.txt")))
+        #expect(result.filesHashed == 0)
+        #expect(!SymlinkPolicy.isContained(linkPath: path("Documents/out"), target: outside.path))
+        #expect(!SymlinkPolicy.isContained(linkPath: path("Documents/up"), target: "../../.."))
+    }
+
+    @Test func scansASubtreeOrOnePath() throws {
+        let c = try ContainerFixture()
+        try c.write("Documents/a/one.txt", "1")
+        try c.write("Documents/a/b/two.txt", "2")
+        try c.write("Documents/other.txt", "3")
+
+        let subtree = try c.scanner.scan(under: path("Documents/a"), baseline: EmptyScanBaseline())
+        #expect(subtree.seen == Set(["Documents/a", "Documents/a/one.txt", "Documents/a/b", "Documents/a/b/two.txt"].map(path)))
+
+        let single = try c.scanner.scanSingle(path("Documents/a"), baseline: EmptyScanBaseline())
+        #expect(single.seen == [path("Documents/a")])
+
+        let file = try c.scanner.scan(under: path("Documents/a/b/two.txt"), baseline: EmptyScanBaseline())
+        #expect(file.changed.map(\.path) == [path("Documents/a/b/two.txt")])
+
+        let missing = try c.scanner.scan(under: path("Documents/gone/x"), baseline: EmptyScanBaseline())
+        #expect(missing.seen.isEmpty && missing.failures.isEmpty)
+
+        try c.symlink("Documents/linked", to: "a")
+        let throughLink = try c.scanner.scan(under: path("Documents/linked/one.txt"), baseline: EmptyScanBaseline())
+        #expect(throughLink.seen.isEmpty)
+    }
+
+    @Test func invalidNamesAreSkippedAndReported() throws {
+        let c = try ContainerFixture()
+        try c.mkdir("Documents")
+        var name = Array((c.absolute("Documents") + "/bad-").utf8CString.dropLast())
+        name.append(CChar(bitPattern: 0xFF))
+        name.append(0)
+        let fd = open(name, O_CREAT | O_WRONLY, 0o644)
+        #expect(fd >= 0)
+        close(fd)
+        try c.write("Documents/good.txt", "ok")
+
+        let result = try c.scanner.scan(baseline: EmptyScanBaseline())
+        #expect(result.invalidNames.count == 1)
+        #expect(result.invalidNames.first?.hasPrefix("Documents/bad-") == true)
+        #expect(result.seen == Set(["Documents", "Documents/good.txt"].map(path)))
+    }
+
+    @Test func fileChangedWhileHashedIsUnstable() throws {
+        let c = try ContainerFixture()
+        try c.write("Documents/busy.txt", "first")
+        try c.write("Documents/calm.txt", "calm")
+        let file = c.absolute("Documents/busy.txt")
+        var scanner = c.scanner
+        scanner.afterReading = { path in
+            guard path.rawValue == "Documents/busy.txt" else { return }
+            let fd = open(file, O_WRONLY | O_APPEND)
+            _ = write(fd, "more", 4)
+            close(fd)
+        }
+        let result = try scanner.scan(baseline: EmptyScanBaseline())
+        #expect(result.unstable == [path("Documents/busy.txt")])
+        #expect(result.seen.contains(path("Documents/busy.txt")))
+        #expect(entries(result)[path("Documents/busy.txt")] == nil)
+        #expect(entries(result)[path("Documents/calm.txt")] != nil)
+    }
+
+    @Test func missingRootThrows() throws {
+        let c = try ContainerFixture()
+        let scanner = ContainerScanner(layout: ContainerLayout(root: c.layout.root + "/nope"), logger: c.logger)
+        do {
+            _ = try scanner.scan(baseline: EmptyScanBaseline())
+            Issue.record("scanned a missing root")
+        } catch {
+            #expect(error.code == .notFound)
+        }
+    }
+
+    @Test func unreadableFolderIsAFailureNotADeletion() throws {
+        guard getuid() != 0 else { return }  // root reads everything
+        let c = try ContainerFixture()
+        try c.write("Documents/locked/inside.txt", "x")
+        chmod(c.absolute("Documents/locked"), 0)
+        defer { chmod(c.absolute("Documents/locked"), 0o755) }
+        let result = try c.scanner.scan(baseline: EmptyScanBaseline())
+        #expect(result.failures.map(\.path) == [path("Documents/locked")])
+        #expect(result.seen.contains(path("Documents/locked")))
+    }
+}
+
+/// A second temp folder standing for "outside the container".
+final class TempDirectoryHolder {
+    let directory: TempDirectory
+    var path: String { directory.path }
+    init() throws { directory = try TempDirectory(prefix: "ubiq-outside") }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import Testing
+import UbiqFileSystem
+import UbiqModel
+import UbiqTestSupport
+
+@Suite struct SafeFileSystemTests {
+    func tempNames(_ c: ContainerFixture) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: c.layout.temporaryFolder)
+    }
+
+    @Test func commitPutsTheFileInPlaceWithModeAndMtime() throws {
+        let c = try ContainerFixture()
+        let fs = c.fileSystem
+        let file = try fs.makeTempFile()
+        #expect(file.path.hasPrefix(c.layout.temporaryFolder + "/"))
+        try file.write(Array("hello ".utf8), at: 0)
+        try file.write(Array("world".utf8), at: 6)
+        let mtime: Int64 = 1_700_000_000_123_456_789
+        let recorded = try fs.commit(file, to: path("Documents/new/deep/a.txt"), executable: true, mtimeNs: mtime)
+
+        #expect(c.read("Documents/new/deep/a.txt") == Array("hello world".utf8))
+        let st = try #require(c.lstatOf("Documents/new/deep/a.txt"))
+        #expect(st.st_mode & 0o100 != 0)
+        #expect(Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec) == mtime)
+        #expect(try tempNames(c).isEmpty)
+
+        // What commit reports is what the scanner finds: no rehash of our own write.
+        let baseline = [path("Documents/new/deep/a.txt"): recorded]
+        let scan = try c.scanner.scan(under: path("Documents/new/deep/a.txt"), baseline: baseline)
+        #expect(scan.filesHashed == 0 && scan.changed.isEmpty)
+    }
+
+    @Test func commitReplacesAnExistingFile() throws {
+        let c = try ContainerFixture()
+        try c.write("Documents/a.txt", "old")
+        let file = try c.fileSystem.makeTempFile()
+        try file.write(Array("new".utf8), at: 0)
+        try c.fileSystem.commit(file, to: path("Documents/a.txt"), executable: false, mtimeNs: 1_000_000_000)
+        #expect(c.read("Documents/a.txt") == Array("new".utf8))
+        #expect(c.lstatOf("Documents/a.txt")!.st_mode & 0o111 == 0)
+    }
+
+    @Test func refusesAParentThatLinksOutside() throws {
+        let c = try ContainerFixture()
+        let outside = try TempDirectory(prefix: "ubiq-outside")
+        try c.symlink("Documents/evil", to: outside.path)
+        let fs = c.fileSystem
+
+        let file = try fs.makeTempFile()
+        try file.write(Array("payload".utf8), at: 0)
+        do {
+            try fs.commit(file, to: path("Documents/evil/x.txt"), executable: false, mtimeNs: 0)
+            Issue.record("wrote through a symbolic link")
+        } catch {
+            #expect(error.code == .escapesContainer)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty)
+        #expect(try tempNames(c).isEmpty)
+
+        #expect(throws: FileSystemError.self) { try fs.makeDirectory(path("Documents/evil/sub")) }
+        #expect(throws: FileSystemError.self) { try fs.makeSymlink(path("Documents/evil/l"), target: "x") }
+        #expect(throws: FileSystemError.self) { try fs.openForReading(path("Documents/evil/x.txt")) }
+        #expect(throws: FileSystemError.self) { try fs.rename(from: path("Documents/evil/x"), to: path("Documents/y")) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty)
+    }
+
+    @Test func refusesALinkedParentEvenInside() throws {
+        let c = try ContainerFixture()
+        try c.mkdir("Documents/real")
+        try c.symlink("Documents/alias", to: "real")
+        let file = try c.fileSystem.makeTempFile()
+        do {
+            try c.fileSystem.commit(file, to: path("Documents/alias/x.txt"), executable: false, mtimeNs: 0)
+            Issue.record("wrote through a symbolic link")
+        } catch {
+            #expect(error.code == .escapesContainer)
+        }
+        #expect(!c.exists("Documents/real/x.txt"))
+    }
+
+    @Test func batchCommitPlacesEveryFile() throws {
+        let c = try ContainerFixture()
+        let fs = c.fileSystem
+        var batch: [PendingCommit] = []
+        for i in 0..<20 {
+            let file = try fs.makeTempFile()
+            try file.write(Array("file \(i)".utf8), at: 0)
+            batch.append(PendingCommit(file: file, path: path("Documents/batch/\(i % 3)/f\(i).txt"), executable: false, mtimeNs: 5_000_000_000))
+        }
+        let bad = try fs.makeTempFile()
+        try c.mkdir("Documents/isdir/child")
+        batch.append(PendingCommit(file: bad, path: path("Documents/isdir"), executable: false, mtimeNs: 0))
+
+        let result = fs.commit(batch)
+        #expect(Array(result.failures.keys) == [path("Documents/isdir")])
+        #expect(result.committed.count == 20)
+        for i in 0..<20 {
+            #expect(c.read("Documents/batch/\(i % 3)/f\(i).txt") == Array("file \(i)".utf8))
+        }
+        #expect(try tempNames(c).isEmpty)
+    }
+
+    @Test func discardRemovesTheTempFile() throws {
+        let c = try ContainerFixture()
+        let file = try c.fileSystem.makeTempFile()
+        #expect(try tempNames(c) == [file.name])
+        c.fileSystem.discard(file)
+        #expect(try tempNames(c).isEmpty)
+        _ = try c.fileSystem.makeTempFile()
+        try c.fileSystem.removeTemporaryFiles()
+        #expect(try tempNames(c).isEmpty)
+    }
+
+    @Test func makeDirectoryAndSymlink() throws {
+        let c = try ContainerFixture()
+        let fs = c.fileSystem
+        try fs.makeDirectory(path("Documents/x/y"), mtimeNs: 2_000_000_000)
+        try fs.makeDirectory(path("Documents/x/y"))
+        #expect(c.lstatOf("Documents/x/y").map { $0.st_mode & S_IFMT } == S_IFDIR)
+
+        try c.write("Documents/x/file", "f")
+        do {
+            try fs.makeDirectory(path("Documents/x/file"))
+            Issue.record("made a folder over a file")
+        } catch {
+            #expect(error.code == .alreadyExists)
+        }
+
+        try fs.makeSymlink(path("Documents/x/link"), target: "../elsewhere", mtimeNs: 3_000_000_000)
+        try fs.makeSymlink(path("Documents/x/file"), target: "y")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: c.absolute("Documents/x/link")) == "../elsewhere")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: c.absolute("Documents/x/file")) == "y")
+        #expect(c.lstatOf("Documents/x/link")!.st_mtim.tv_sec == 3)
+        #expect(try tempNames(c).isEmpty)
+    }
+
+    @Test func removeHandlesEachKind() throws {
+        let c = try ContainerFixture()
+        let fs = c.fileSystem
+        try c.write("Documents/f.txt", "x")
+        try c.symlink("Documents/l", to: "/nowhere")
+        try c.mkdir("Documents/empty")
+        try c.write("Documents/ignored/cache.nosync/deep/x", "cached")
+        #expect(mkfifo(c.absolute("Documents/ignored/pipe"), 0o600) == 0)
+        try c.write("Documents/full/keep.txt", "keep")
+
+        for name in ["f.txt", "l", "empty", "ignored"] {
+            try fs.remove(path("Documents/" + name))
+            #expect(!c.exists("Documents/" + name))
+        }
+        do {
+            try fs.remove(path("Documents/full"))
+            Issue.record("removed a folder with synced content")
+        } catch {
+            #expect(error.code == .directoryNotEmpty)
+        }
+        #expect(c.read("Documents/full/keep.txt") == Array("keep".utf8))
+        do {
+            try fs.remove(path("Documents/none"))
+            Issue.record("removed nothing without an error")
+        } catch {
+            #expect(error.code == .notFound)
+        }
+    }
+
+    @Test func renameDoesNotReplaceUnlessAsked() throws {
+        let c = try ContainerFixture()
+        let fs = c.fileSystem
+        try c.write("Documents/a", "a")
+        try c.write("Documents/b", "b")
+        do {
+            try fs.rename(from: path("Documents/a"), to: path("Documents/b"))
+            Issue.record("replaced an existing file")
+        } catch {
+            #expect(error.code == .alreadyExists)
+        }
+        try fs.rename(from: path("Documents/a"), to: path("Documents/moved/a2"))
+        #expect(c.read("Documents/moved/a2") == Array("a".utf8) && !c.exists("Documents/a"))
+        try fs.rename(from: path("Documents/moved/a2"), to: path("Documents/b"), replacing: true)
+        #expect(c.read("Documents/b") == Array("a".utf8))
+    }
+
+    @Test func conflictVersionsRoundTrip() throws {
+        let c = try ContainerFixture()
+        let fs = c.fileSystem
+        let doc = path("Documents/report.txt")
+        try c.write(doc.rawValue, "mine")
+        try fs.moveToVersions(doc, id: "ABCDEFGH-3")
+        #expect(!c.exists(doc.rawValue))
+
+        let stored = try fs.versionPath(of: doc, id: "ABCDEFGH-3")
+        #expect(stored.hasPrefix(c.layout.versionsFolder + "/" + SafeFileSystem.versionPrefix(of: doc)))
+        let fd = try fs.openVersion(of: doc, id: "ABCDEFGH-3")
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let n = read(fd, &buffer, 16)
+        close(fd)
+        #expect(Array(buffer[..<n]) == Array("mine".utf8))
+
+        let remote = try fs.makeTempFile()
+        try remote.write(Array("theirs".utf8), at: 0)
+        try fs.commitToVersions(remote, path: doc, id: "ZZZZ-9", executable: false, mtimeNs: 7_000_000_000)
+        try fs.restoreVersion(of: doc, id: "ZZZZ-9")
+        #expect(c.read(doc.rawValue) == Array("theirs".utf8))
+
+        try fs.removeVersion(of: doc, id: "ABCDEFGH-3")
+        #expect(throws: FileSystemError.self) { try fs.openVersion(of: doc, id: "ABCDEFGH-3") }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: c.layout.versionsFolder).isEmpty)
+    }
+
+    @Test func versionNamesAreOpaqueAndDistinct() throws {
+        let a = try SafeFileSystem.versionName(of: path("Documents/a"), id: "X-1")
+        let b = try SafeFileSystem.versionName(of: path("Documents/a"), id: "X-2")
+        let c = try SafeFileSystem.versionName(of: path("Documents/b"), id: "X-1")
+        let evil = try SafeFileSystem.versionName(of: path("Documents/a"), id: "../../etc/passwd")
+        #expect(Set([a, b, c, evil]).count == 4)
+        #expect(!evil.contains("/") && !evil.contains("."))
+        #expect(a == (try SafeFileSystem.versionName(of: path("Documents/a"), id: "X-1")))
+        do {
+            _ = try SafeFileSystem.versionName(of: path("Documents/a"), id: String(repeating: "x", count: 65))
+            Issue.record("accepted an over-long version id")
+        } catch {
+            #expect(error.code == .invalidName)
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Testing
+import UbiqFileSystem
+import UbiqModel
+
+@Suite struct WatchAggregatorTests {
+    let t0 = ContinuousClock.now
+    func at(_ ms: Int) -> ContinuousClock.Instant { t0 + .milliseconds(ms) }
+    let options = WatchAggregator.Options(
+        settleDelay: .milliseconds(3), settleMaximumDelay: .milliseconds(25),
+        modifyDelay: .milliseconds(200), maximumDelay: .seconds(1))
+
+    @Test func emptyHasNoDeadline() {
+        var aggregator = WatchAggregator(options: options)
+        #expect(aggregator.nextDeadline() == nil)
+        #expect(aggregator.flush(at: at(10_000)) == nil)
+        #expect(aggregator.isEmpty)
+    }
+
+    @Test func closedFileFlushesAfterTheSettleDelay() {
+        var aggregator = WatchAggregator(options: options)
+        aggregator.record(path("Documents/a"), .modified, at: at(0))
+        aggregator.record(path("Documents/a"), .settled, at: at(1))
+        #expect(aggregator.nextDeadline() == at(4))
+        #expect(aggregator.flush(at: at(3)) == nil)
+        #expect(aggregator.flush(at: at(4)) == WatchBatch(paths: [path("Documents/a")]))
+        #expect(aggregator.isEmpty)
+    }
+
+    @Test func fileBeingWrittenWaitsForQuiet() {
+        var aggregator = WatchAggregator(options: options)
+        aggregator.record(path("Documents/log"), .modified, at: at(0))
+        aggregator.record(path("Documents/log"), .modified, at: at(100))
+        #expect(aggregator.nextDeadline() == at(300))
+        #expect(aggregator.flush(at: at(299)) == nil)
+        #expect(aggregator.flush(at: at(300))?.paths == [path("Documents/log")])
+    }
+
+    @Test func closeAfterWritesFlushesQuickly() {
+        var aggregator = WatchAggregator(options: options)
+        aggregator.record(path("Documents/a"), .modified, at: at(0))
+        aggregator.record(path("Documents/a"), .modified, at: at(50))
+        aggregator.record(path("Documents/a"), .settled, at: at(60))
+        #expect(aggregator.flush(at: at(63))?.paths == [path("Documents/a")])
+    }
+
+    @Test func endlessWritesAreCappedAtTheMaximumDelay() {
+        var aggregator = WatchAggregator(options: options)
+        var flushed: ContinuousClock.Instant?
+        for ms in stride(from: 0, through: 1500, by: 50) {
+            aggregator.record(path("Documents/log"), .modified, at: at(ms))
+            if aggregator.flush(at: at(ms)) != nil {
+                flushed = at(ms)
+                break
+            }
+        }
+        #expect(flushed == at(1000))
+    }
+
+    @Test func aBurstIsOneBatchWithinTheSettleCap() {
+        var aggregator = WatchAggregator(options: options)
+        for ms in 0..<10 {
+            aggregator.record(path("Documents/f\(ms)"), .settled, at: at(ms))
+            #expect(aggregator.flush(at: at(ms)) == nil)
+        }
+        #expect(aggregator.nextDeadline() == at(12))
+        #expect(aggregator.flush(at: at(12))?.paths.count == 10)
+
+        // An endless burst still flushes each path within settleMaximumDelay.
+        for ms in 100..<140 {
+            aggregator.record(path("Documents/g\(ms)"), .settled, at: at(ms))
+            if let batch = aggregator.flush(at: at(ms)) {
+                #expect(ms == 125)
+                #expect(batch.paths.count == 26)
+                return
+            }
+        }
+        Issue.record("a continuous burst was never flushed")
+    }
+
+    @Test func settledPathsDoNotWaitForFilesBeingWritten() {
+        var aggregator = WatchAggregator(options: options)
+        aggregator.record(path("Documents/log"), .modified, at: at(0))
+        aggregator.record(path("Documents/doc"), .settled, at: at(1))
+        #expect(aggregator.flush(at: at(4)) == WatchBatch(paths: [path("Documents/doc")]))
+        #expect(aggregator.flush(at: at(200)) == WatchBatch(paths: [path("Documents/log")]))
+    }
+
+    @Test func overflowAsksForAFullRescan() {
+        var aggregator = WatchAggregator(options: options)
+        aggregator.record(path("Documents/log"), .modified, at: at(0))
+        aggregator.recordOverflow(at: at(1))
+        #expect(aggregator.flush(at: at(4)) == WatchBatch(paths: [path("Documents/log")], rescanAll: true))
+        #expect(aggregator.isEmpty)
+    }
+
+    @Test func pathsInsideAFlushedFolderAreCollapsed() {
+        var aggregator = WatchAggregator(options: options)
+        aggregator.record(path("Documents/new/a"), .settled, at: at(0))
+        aggregator.record(path("Documents/new"), .settled, at: at(0))
+        aggregator.record(path("Documents/new/b/c"), .settled, at: at(0))
+        aggregator.record(path("Documents/newer"), .settled, at: at(0))
+        #expect(aggregator.flush(at: at(3))?.paths == [path("Documents/new"), path("Documents/newer")])
+    }
+}
