@@ -84,7 +84,6 @@ public struct AgentRuntime: Sendable {
         }
         lines.append("socket: \(configuration.socketPath)")
         for address in listening { lines.append("listening: \(address)") }
-        print(lines.joined(separator: "\n"))
-        fflush(stdout)
+        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
 }

@@ -102,6 +102,48 @@ extension SafeFileSystem {
         try removeTree(Posix.cName(Array(name.utf8)), in: versions.fd, display: layout.versionsFolder)
     }
 
+    /// Keeps what is at `path` as a version too, by a hard link, so the path itself can be
+    /// replaced later without ever leaving it empty.
+    public func linkToVersions(_ path: RelativePath, id: String) throws(FileSystemError) {
+        let name = try Self.versionName(of: path, id: id)
+        let parent = try parentFolder(of: path, create: false)
+        let versions = try agentFolder(ContainerLayout.versionsName)
+        if Posix.lstat(at: versions.fd, name) != nil { unlinkat(versions.fd, name, 0) }
+        guard linkat(parent.fd, String(path.name), versions.fd, name, 0) == 0 else {
+            throw FileSystemError.posix(errno, "keep a version of", path.rawValue)
+        }
+        _ = fsync(versions.fd)
+    }
+
+    /// The ids of the versions of `path` stored in `.ubiq/versions/`.
+    public func storedVersionIDs(of path: RelativePath) throws(FileSystemError) -> Set<String> {
+        let prefix = Array(Self.versionPrefix(of: path).utf8)
+        let versions = try agentFolder(ContainerLayout.versionsName)
+        let (names, error) = Posix.directoryEntries(of: versions.fd)
+        if let error { throw FileSystemError.posix(error, "read folder", layout.versionsFolder) }
+        var ids: Set<String> = []
+        for name in names where name.starts(with: prefix) {
+            if let id = Self.unhex(name.dropFirst(prefix.count)) { ids.insert(id) }
+        }
+        return ids
+    }
+
+    private static func unhex(_ digits: some Collection<UInt8>) -> String? {
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var high: UInt8?
+        for digit in digits {
+            let value: UInt8
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = digit - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            if let h = high { bytes.append(h << 4 | value); high = nil } else { high = value }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
     private static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef")
         var text = ""

@@ -13,12 +13,12 @@ import UbiqSync
 struct FileSystemDisk: ContainerDisk {
     let layout: ContainerLayout
     let files: SafeFileSystem
-    let scanner: Scanner
+    let scanner: ContainerScanner
 
     init(root: String, logger: Logger) {
         layout = ContainerLayout(root: root)
         files = SafeFileSystem(layout: layout, logger: logger)
-        scanner = Scanner(layout: layout, logger: logger)
+        scanner = ContainerScanner(layout: layout, logger: logger)
     }
 
     var root: String { layout.root }
@@ -71,9 +71,7 @@ struct FileSystemDisk: ContainerDisk {
 
     func commit(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> StatFingerprint {
         let file = try Self.take(staged)
-        try files.commit(file, to: path, executable: executable, mtimeNs: mtime)
-        guard let stat = stat(path) else { throw DiskError(.io, "'\(path)' vanished right after it was written") }
-        return stat
+        return Self.fingerprint(try files.commit(file, to: path, executable: executable, mtimeNs: mtime))
     }
 
     func versionName(of path: RelativePath, id: String) throws -> String {
@@ -97,15 +95,11 @@ struct FileSystemDisk: ContainerDisk {
     }
 
     func makeDirectory(_ path: RelativePath) throws -> StatFingerprint {
-        try files.makeDirectory(path)
-        guard let stat = stat(path) else { throw DiskError(.io, "folder '\(path)' vanished right after it was made") }
-        return stat
+        Self.fingerprint(try files.makeDirectory(path))
     }
 
     func makeSymlink(_ path: RelativePath, target: String) throws -> StatFingerprint {
-        try files.makeSymlink(path, target: target)
-        guard let stat = stat(path) else { throw DiskError(.io, "link '\(path)' vanished right after it was made") }
-        return stat
+        Self.fingerprint(try files.makeSymlink(path, target: target))
     }
 
     func remove(_ path: RelativePath) throws {

@@ -13,13 +13,14 @@ struct ContainerService: Service {
     let logger: Logger
 
     func run() async throws {
-        let watcher = try Watcher(layout: ContainerLayout(root: root), options: options.aggregatorOptions, logger: logger)
+        let watcher = try Watcher(layout: ContainerLayout(root: root), options: WatchAggregator.Options(
+            settleDelay: options.closeDelay, modifyDelay: options.modifyDelay, maximumDelay: options.maxDelay), logger: logger)
         defer { watcher.close() }
         await withDiscardingTaskGroup { group in
             group.addTask { await container.run() }
             group.addTask {
                 for await batch in watcher.batches {
-                    await container.localChanges(batch.scanRoots)
+                    await container.localChanges(batch.rescanAll ? [nil] : Set(batch.paths.map { Optional($0) }))
                 }
             }
             try? await gracefulShutdown()
