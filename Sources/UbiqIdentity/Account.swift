@@ -159,3 +159,9 @@ public struct Account: Sendable {
         )
     }
 }
+
+/// Printing an account never shows its private key.
+extension Account: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String { "Account(\(identityToken.prefix(16)))" }
+    public var debugDescription: String { description }
+}

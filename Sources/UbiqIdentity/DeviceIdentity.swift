@@ -52,3 +52,9 @@ public struct DeviceIdentity: Sendable {
         self.caCertificatePEM = caCertificatePEM
     }
 }
+
+/// Printing an identity never shows its private key.
+extension DeviceIdentity: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String { "DeviceIdentity(\(deviceID), \(deviceName))" }
+    public var debugDescription: String { description }
+}

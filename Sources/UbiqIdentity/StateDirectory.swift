@@ -1,3 +1,4 @@
+import Foundation
 /// The folder where ubiq keeps this workstation's state (DESIGN.md §6). Everything in it is
 /// private to the owner: folders 0700, files 0600, every file replaced atomically.
 public struct StateDirectory: Sendable, Hashable {
@@ -16,8 +17,15 @@ public struct StateDirectory: Sendable, Hashable {
         self.path = path
     }
 
-    /// Creates the directory itself (0700) if it is missing.
+    /// Creates the directory (0700) if it is missing, and any missing folders above it
+    /// (such as `~/.local/state`) with the usual permissions.
     public func create() throws {
+        let parent = PrivateFiles.parent(of: path)
+        if !parent.isEmpty, !PrivateFiles.exists(parent) {
+            do { try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) } catch {
+                throw IdentityError(.fileSystem, "Could not create the folder \(parent): \(error.localizedDescription)")
+            }
+        }
         try PrivateFiles.makeDirectory(path)
     }
 

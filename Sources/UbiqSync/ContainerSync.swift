@@ -155,7 +155,7 @@ public actor ContainerSync {
                     merges.append(ItemWrite(item: merged, stat: local?.stat))
                     if !merged.conflicts.isEmpty { needs.append(merged) }
                 }
-                logger.info("concurrent change", metadata: ["path": "\(remote.path)", "peer": "\(peer)",
+                logger.log(level: remote.kind == .directory ? .debug : .info, "concurrent change", metadata: ["path": "\(remote.path)", "peer": "\(peer)",
                                                             "version": "\(merged.version)"])
             }
         }

@@ -3,6 +3,7 @@ import Foundation
 /// A condition that did not become true before its deadline.
 public struct TimedOut: Error, CustomStringConvertible {
     public let description: String
+    public init(description: String) { self.description = description }
 }
 
 /// Checks `condition` until it holds or `timeout` passes. The check interval only bounds how

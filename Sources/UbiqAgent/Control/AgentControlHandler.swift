@@ -21,13 +21,13 @@ struct AgentControlHandler: ControlHandler {
             return try JSONValue(encoding: AccountIdentity(identityToken: identity.identityToken, deviceID: identity.deviceID,
                                                            deviceName: identity.deviceName))
         case .itemsList:
-            let request = try JSONValue.decode(ItemsListParams.self, from: params)
+            let request = try RPCParams.decode(ItemsListParams.self, from: params)
             let container = try status.container(request.container)
             let parent = try request.path.flatMap { $0.isEmpty || $0 == "/" ? nil : try path($0) }
             let entries = try container.children(of: parent).filter { !$0.item.deleted }.map(Self.entry)
             return try JSONValue(encoding: entries)
         case .versionsList:
-            let request = try JSONValue.decode(VersionsListParams.self, from: params)
+            let request = try RPCParams.decode(VersionsListParams.self, from: params)
             let container = try status.container(request.container)
             guard let indexed = try container.item(at: try path(request.path)) else {
                 throw RPCError(.notFound, "'\(request.path)' is not in container \(request.container)")
@@ -41,7 +41,7 @@ struct AgentControlHandler: ControlHandler {
             }
             return try JSONValue(encoding: VersionsList(current: current, conflicts: conflicts))
         case .versionsResolve:
-            let request = try JSONValue.decode(VersionsResolveParams.self, from: params)
+            let request = try RPCParams.decode(VersionsResolveParams.self, from: params)
             let container = try status.container(request.container)
             let keep: String? = switch request.keep {
             case .current: nil

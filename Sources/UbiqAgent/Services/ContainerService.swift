@@ -28,3 +28,7 @@ struct ContainerService: Service {
         }
     }
 }
+
+extension ContainerService: CustomStringConvertible {
+    var description: String { "ContainerService(\(container.id))" }
+}

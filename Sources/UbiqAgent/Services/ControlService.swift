@@ -9,3 +9,7 @@ struct ControlService: Service {
         try await server.run()
     }
 }
+
+extension ControlService: CustomStringConvertible {
+    var description: String { "ControlService" }
+}

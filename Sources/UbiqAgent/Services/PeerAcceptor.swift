@@ -20,3 +20,7 @@ struct PeerAcceptor: Service {
         }
     }
 }
+
+extension PeerAcceptor: CustomStringConvertible {
+    var description: String { "PeerAcceptor(port: \(listener.localPort))" }
+}

@@ -34,3 +34,7 @@ struct PeerDialer: Service {
 extension Task where Success == Never, Failure == Never {
     static var isCancelledOrShuttingDown: Bool { isCancelled || isShuttingDownGracefully }
 }
+
+extension PeerDialer: CustomStringConvertible {
+    var description: String { "PeerDialer(\(host):\(port))" }
+}
