@@ -36,7 +36,7 @@ public struct AgentRuntime: Sendable {
             let disk = FileSystemDisk(root: settings.path, logger: logger)
             containers.append(ContainerSync(id: settings.id, disk: disk, index: index, device: identity.deviceID, logger: logger))
         }
-        let engine = SyncEngine(device: identity.deviceID, deviceName: identity.deviceName, agentVersion: Self.version,
+        let engine = SyncEngine(device: identity.deviceID, deviceName: config.deviceName, agentVersion: Self.version,
                                 index: index, containers: containers, logger: logger)
         for container in containers {
             await container.setFetcher(EngineChunkFetcher(engine: engine))
@@ -58,7 +58,7 @@ public struct AgentRuntime: Sendable {
             services.append(ContainerService(container: container, root: settings.path,
                                              options: config.watcherOptions, logger: logger))
         }
-        let status = AgentStatusSource(identity: identity, engine: engine, containers: containers,
+        let status = AgentStatusSource(identity: identity, deviceName: config.deviceName, engine: engine, containers: containers,
                                        roots: Dictionary(uniqueKeysWithValues: config.containers.map { ($0.id, $0.path) }),
                                        listening: listening, discovery: config.discovery ? "unavailable: not built yet" : "disabled")
         let control = ControlServer(configuration: .init(socketPath: config.socketPath),
@@ -78,7 +78,7 @@ public struct AgentRuntime: Sendable {
         var lines = ["ubiqd \(Self.version)"]
         if created { lines.append("created a new account and device identity in \(configuration.stateDirectory)") }
         lines.append("identity token: \(identity.identityToken)")
-        lines.append("device: \(identity.deviceID) (\(identity.deviceName))")
+        lines.append("device: \(identity.deviceID) (\(configuration.deviceName))")
         for container in configuration.containers {
             lines.append("container \(container.id): \(container.path)")
         }

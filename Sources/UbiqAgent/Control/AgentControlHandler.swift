@@ -19,7 +19,7 @@ struct AgentControlHandler: ControlHandler {
         case .accountIdentity:
             let identity = status.identity
             return try JSONValue(encoding: AccountIdentity(identityToken: identity.identityToken, deviceID: identity.deviceID,
-                                                           deviceName: identity.deviceName))
+                                                           deviceName: status.deviceName))
         case .itemsList:
             let request = try RPCParams.decode(ItemsListParams.self, from: params)
             let container = try status.container(request.container)

@@ -8,6 +8,8 @@ import UbiqSync
 /// and the containers.
 struct AgentStatusSource: Sendable {
     let identity: DeviceIdentity
+    /// The name peers see: the configured one, else the one stored with the identity.
+    let deviceName: String
     let engine: SyncEngine
     let containers: [ContainerSync]
     let roots: [ContainerID: String]
@@ -41,7 +43,7 @@ struct AgentStatusSource: Sendable {
         }
         let peers = await peers()
         return AgentStatus(
-            device: .init(id: identity.deviceID, name: identity.deviceName), identityToken: identity.identityToken,
+            device: .init(id: identity.deviceID, name: deviceName), identityToken: identity.identityToken,
             agentVersion: AgentRuntime.version, listen: listening, discovery: discovery, containers: result, peers: peers,
             bytesToFetch: result.reduce(0) { $0 + $1.needBytes }, conflicts: result.reduce(0) { $0 + $1.conflicts },
             bytesSent: peers.reduce(0) { $0 + $1.bytesSent }, bytesReceived: peers.reduce(0) { $0 + $1.bytesReceived })
