@@ -181,6 +181,11 @@ public actor UbiqConnection {
     /// Calls `method` and returns its result; throws the agent's `RPCError`, or a
     /// ``UbiqClientError`` when the connection fails.
     public func call(_ method: String, params: JSONValue? = nil) async throws -> JSONValue {
+        try await send(method, params: params)
+    }
+
+    private func send(_ method: String, params: JSONValue?) async throws -> JSONValue {
+        try Task.checkCancellation()
         guard let outbound else { throw closeReason ?? UbiqClientError(.connectionClosed, "the connection is closed") }
         let id = RPCID.number(nextID)
         nextID += 1
@@ -191,6 +196,7 @@ public actor UbiqConnection {
             try await outbound.write(line)
         } catch {
             calls[id] = nil
+            try Task.checkCancellation()
             throw closeReason ?? UbiqClientError(.connectionClosed, "cannot send to the agent: \(error)")
         }
         return try await withTaskCancellationHandler {
@@ -226,12 +232,12 @@ public actor UbiqConnection {
         } catch {
             throw UbiqClientError(.invalidResponse, "cannot encode the params of \(method): \(error)")
         }
-        return try Self.decode(try await call(method, params: json), as: type, method: method)
+        return try Self.decode(try await send(method, params: json), as: type, method: method)
     }
 
     /// Calls `method` without params and decodes its result.
     public func call<Result: Decodable>(_ method: String, as type: Result.Type = Result.self) async throws -> Result {
-        try Self.decode(try await call(method, params: nil), as: type, method: method)
+        try Self.decode(try await send(method, params: nil), as: type, method: method)
     }
 
     private static func decode<Result: Decodable>(_ value: JSONValue, as type: Result.Type, method: String) throws -> Result {

@@ -10,14 +10,19 @@ struct ConnectionSession {
 
     func run(_ inbound: NIOAsyncChannelInboundStream<ControlFrame>) async {
         let inFlight = InFlightRequests()
+        var lingering = false
         await withDiscardingTaskGroup { group in
             do {
-                reading: for try await frame in inbound {
+                for try await frame in inbound {
                     switch frame {
                     case .tooLong:
                         await connection.send(RPCResponse(id: nil, error: RPCError(
                             .messageTooLarge, "a line is longer than \(maximumLineLength) bytes; the connection is closed")))
-                        break reading
+                        // The decoder drops everything after an over-long line, so from here the
+                        // loop only waits for the client to close, for a short while.
+                        await connection.closeOutput()
+                        lingering = true
+                        group.addTask { await connection.close(after: ControlConnection.lingerTime) }
                     case .line(let buffer):
                         let bytes = buffer.readableBytesView
                         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
@@ -36,7 +41,7 @@ struct ConnectionSession {
             } catch {
                 connection.logger.debug("control connection input failed", metadata: ["error": "\(error)"])
             }
-            await inFlight.waitUntilIdle(timeout: drainTimeout)
+            if !lingering { await inFlight.waitUntilIdle(timeout: drainTimeout) }
             group.cancelAll()
         }
     }

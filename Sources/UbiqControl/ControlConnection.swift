@@ -12,14 +12,14 @@ public final class ControlConnection: Sendable {
     /// The server's logger with this connection's metadata.
     public let logger: Logger
 
-    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    private let channel: any Channel
     /// Nil once the connection has ended and its cleanups ran.
     private let cleanups = Mutex<[@Sendable () async -> Void]?>([])
 
-    init(id: UInt64, peer: PeerCredentials, outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, logger: Logger) {
+    init(id: UInt64, peer: PeerCredentials, channel: any Channel, logger: Logger) {
         self.id = id
         self.peer = peer
-        self.outbound = outbound
+        self.channel = channel
         self.logger = logger
     }
 
@@ -42,11 +42,14 @@ public final class ControlConnection: Sendable {
     /// Whether the connection has ended.
     public var isClosed: Bool { cleanups.withLock { $0 == nil } }
 
+    /// Writes one line and returns once it has reached the socket, so closing the connection
+    /// afterwards cannot drop it (an `NIOAsyncChannel` writer returns before that,
+    /// apple/swift-nio#2795).
     func send(_ message: JSONValue) async throws(ControlServerError) {
         var buffer = ByteBuffer(string: message.serialized())
         buffer.writeInteger(UInt8(ascii: "\n"))
         do {
-            try await outbound.write(buffer)
+            try await channel.writeAndFlush(buffer)
         } catch {
             throw ControlServerError(.connectionClosed, "control connection \(id) is closed: \(error)")
         }
@@ -59,6 +62,34 @@ public final class ControlConnection: Sendable {
         } catch {
             logger.debug("could not answer a control request", metadata: ["rpc-id": "\(response.id?.description ?? "null")", "error": "\(error)"])
         }
+    }
+
+    /// How long a connection the server gives up on may still send before it is cut off.
+    static let lingerTime = Duration.seconds(2)
+
+    /// Ends a connection the server gives up on without cutting off its last answer: closes
+    /// the output, then reads and discards input until the client closes or ``lingerTime``
+    /// passes. (Closing outright would make a client that is still writing fail with EPIPE
+    /// or ECONNRESET before it reads why.)
+    func linger(reading inbound: NIOAsyncChannelInboundStream<ControlFrame>) async {
+        await closeOutput()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.close(after: Self.lingerTime) }
+            do {
+                for try await _ in inbound {}
+            } catch {}
+            group.cancelAll()
+        }
+    }
+
+    func closeOutput() async {
+        try? await channel.close(mode: .output)
+    }
+
+    /// Closes the connection after `delay` unless the task is cancelled first.
+    func close(after delay: Duration) async {
+        guard (try? await Task.sleep(for: delay)) != nil else { return }
+        try? await channel.close()
     }
 
     func runCleanups() async {

@@ -113,19 +113,26 @@ public final class ControlServer: Sendable {
         if try location.existing() == .socket { try await refuseIfAnswering() }
 
         let maximumLineLength = configuration.maximumLineLength
+        let unclaimed = UnclaimedConnections()
         let listener: NIOAsyncChannel<AcceptedConnection, Never>
         do {
             listener = try await ServerBootstrap(group: configuration.eventLoopGroup)
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
                 .bind(unixDomainSocketPath: configuration.socketPath, cleanupExistingSocketFile: true) { channel in
+                    // NIO leaves a child whose initializer fails open, so close it here.
                     PeerCredentials.read(from: channel)
                         .map { Optional($0) }
                         .recover { _ in nil }
                         .flatMapThrowing { peer in
+                            guard unclaimed.register(channel) else { throw ChannelError.ioOnClosedChannel }
                             try channel.pipeline.syncOperations.addHandler(
                                 ByteToMessageHandler(LineFrameDecoder(maximumLength: maximumLineLength)))
-                            let wrapped = try NIOAsyncChannel<ControlFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
+                            let wrapped = try NIOAsyncChannel<ControlFrame, Never>(wrappingChannelSynchronously: channel)
                             return AcceptedConnection(channel: wrapped, peer: peer)
+                        }
+                        .flatMapErrorThrowing { error in
+                            channel.close(promise: nil)
+                            throw error
                         }
                 }
         } catch {
@@ -142,15 +149,36 @@ public final class ControlServer: Sendable {
 
         logger.info("control socket listening")
         setListenState(.listening)
+        // Cancelling a task that iterates a server NIOAsyncChannel drops connections accepted
+        // but not yet handed out, and NIO traps on their unfinished writers
+        // (apple/swift-nio#2813). So the accept loop runs in a task that cancellation does not
+        // reach: cancellation closes the listener instead, the loop takes every connection
+        // still buffered, then the connections are cancelled together.
+        let acceptLoop = Task {
+            defer { unclaimed.stop() }
+            try await self.acceptConnections(from: listener, unclaimed: unclaimed)
+        }
+        try await withTaskCancellationHandler {
+            try await acceptLoop.value
+        } onCancel: {
+            listener.channel.close(promise: nil)
+        }
+        logger.info("control socket closed")
+    }
+
+    private func acceptConnections(
+        from listener: NIOAsyncChannel<AcceptedConnection, Never>, unclaimed: UnclaimedConnections
+    ) async throws {
         try await withThrowingDiscardingTaskGroup { group in
+            defer { group.cancelAll() }
             try await listener.executeThenClose { inbound in
                 for try await connection in inbound {
+                    unclaimed.claim(connection.channel.channel)
                     let id = connectionCount.add(1, ordering: .relaxed).newValue
                     group.addTask { await self.serve(connection, id: id) }
                 }
             }
         }
-        logger.info("control socket closed")
     }
 
     /// An existing socket may be a live agent's: refuse to take it over; remove it if stale.
@@ -170,33 +198,35 @@ public final class ControlServer: Sendable {
             logger[metadataKey: "peer-pid"] = "\(peer.pid)"
             logger[metadataKey: "peer-uid"] = "\(peer.uid)"
         }
+        let unknownPeer = PeerCredentials(pid: 0, uid: .max, gid: .max)
+        let connection = ControlConnection(
+            id: id, peer: accepted.peer ?? unknownPeer, channel: accepted.channel.channel, logger: logger)
         do {
-            try await accepted.channel.executeThenClose { inbound, outbound in
+            try await accepted.channel.executeThenClose { inbound in
                 guard let peer = accepted.peer, peer.uid == configuration.allowedUID else {
                     logger.warning("refused a control connection from another user")
-                    let refusal = RPCError(.permissionDenied, "only uid \(configuration.allowedUID) may use this agent's control socket")
-                    let connection = ControlConnection(id: id, peer: accepted.peer ?? PeerCredentials(pid: 0, uid: .max, gid: .max), outbound: outbound, logger: logger)
-                    await connection.send(RPCResponse(id: nil, error: refusal))
-                    await connection.runCleanups()
+                    await connection.send(RPCResponse(id: nil, error: RPCError(
+                        .permissionDenied, "only uid \(configuration.allowedUID) may use this agent's control socket")))
+                    await connection.linger(reading: inbound)
                     return
                 }
                 logger.debug("control connection opened")
-                let connection = ControlConnection(id: id, peer: peer, outbound: outbound, logger: logger)
-                await ConnectionSession(connection: connection, handler: handler, drainTimeout: configuration.drainTimeout,
-                                        maximumLineLength: configuration.maximumLineLength)
-                    .run(inbound)
-                await connection.runCleanups()
+                await ConnectionSession(
+                    connection: connection, handler: handler, drainTimeout: configuration.drainTimeout,
+                    maximumLineLength: configuration.maximumLineLength
+                ).run(inbound)
                 logger.debug("control connection closed")
             }
         } catch {
             logger.debug("control connection failed", metadata: ["error": "\(error)"])
         }
+        await connection.runCleanups()
     }
 }
 
 /// What the child channel initializer hands to the accept loop.
 struct AcceptedConnection: Sendable {
-    var channel: NIOAsyncChannel<ControlFrame, ByteBuffer>
+    var channel: NIOAsyncChannel<ControlFrame, Never>
     /// Nil when the kernel would not say who connected; such connections are refused.
     var peer: PeerCredentials?
 }

@@ -3,5 +3,15 @@ import ArgumentParser
 /// The `ubiq` command line: talks to the local agent over its control socket.
 @main
 struct UbiqCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "ubiq", subcommands: [AccountCommand.self])
+    static let configuration = CommandConfiguration(
+        commandName: "ubiq",
+        abstract: "Talk to the local ubiq agent.",
+        subcommands: [
+            StatusCommand.self, PeersCommand.self, ListCommand.self, VersionsCommand.self, ResolveCommand.self,
+            AccountCommand.self,
+        ])
+
+    /// Accepted before the subcommand (`ubiq --socket S status`); subcommands read it back
+    /// through their own `ConnectionOptions`, which also accept it after their name.
+    @OptionGroup var connection: ConnectionOptions
 }

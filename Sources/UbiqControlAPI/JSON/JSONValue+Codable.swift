@@ -1,7 +1,7 @@
 /// `JSONValueEncoder` and `JSONValueDecoder` pass a `JSONValue` through unchanged. Through
 /// Foundation's `JSONDecoder`, which hides a number's spelling, a whole number such as `1.0`
-/// decodes as `.integer`; parse text with ``JSONValue/init(parsing:)-(String)`` where the
-/// distinction matters.
+/// decodes as `.integer`; parse text with `JSONValue(parsing:)` where the distinction
+/// matters.
 extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
         if let decoder = decoder as? JSONValueDecoder.Implementation {

@@ -11,6 +11,9 @@ extension JSONValue {
     public static let maximumDepth = 128
 
     /// Parses exactly one JSON value (RFC 8259), surrounded by optional whitespace.
+    ///
+    /// A number without fraction or exponent is `.integer`, unless it does not fit 64 bits,
+    /// then `.double`; a number beyond the range of a double is an error.
     public init(parsing bytes: some Collection<UInt8>) throws(JSONParseError) {
         let array = Array(bytes)
         let result = array.withUnsafeBufferPointer { buffer in

@@ -1,0 +1,47 @@
+import ArgumentParser
+import UbiqClient
+import UbiqControlAPI
+
+/// `ubiq status`: this device, its containers and its peers at a glance.
+struct StatusCommand: AgentCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show the agent's state.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
+
+    func run(with agent: UbiqAgentClient) async throws {
+        if output.json {
+            return Terminal.printJSON(try await agent.connection.call(ControlMethod.agentStatus.rawValue))
+        }
+        print(Self.render(try await agent.status()))
+    }
+
+    static func render(_ status: AgentStatus) -> String {
+        var summary = TextTable(header: ["Device", "\(status.device.name)  \(status.device.id.rawValue)"])
+        summary.append(["Account", status.identityToken.map { "identity \($0.prefix(16))…" } ?? "signed out"])
+        summary.append(["Agent", "ubiqd \(status.agentVersion)" + (status.listen.isEmpty ? ", not listening" : ", listening on \(status.listen.joined(separator: ", "))")])
+        summary.append(["Discovery", status.discovery])
+        summary.append(["Transfer", "\(ByteCount.format(status.bytesToFetch)) to fetch, sent \(ByteCount.format(status.bytesSent)), received \(ByteCount.format(status.bytesReceived))"])
+        summary.append(["Conflicts", status.conflicts == 0 ? "none" : "\(status.conflicts) unresolved (see ubiq versions)"])
+        var sections = [summary.render()]
+
+        if status.containers.isEmpty {
+            sections.append("No containers.")
+        } else {
+            var table = TextTable(
+                header: ["CONTAINER", "ITEMS", "SIZE", "TO FETCH", "CONFLICTS", "STATE", "PATH"],
+                alignments: [.left, .right, .right, .right, .right, .left, .left])
+            var notes: [String] = []
+            for container in status.containers {
+                let need = container.needItems == 0 ? "-" : "\(container.needItems) (\(ByteCount.format(container.needBytes)))"
+                let state = container.scanning ? "scanning" : container.needItems > 0 ? "syncing" : "idle"
+                table.append([container.id.rawValue, "\(container.items)", ByteCount.format(container.bytes), need,
+                              "\(container.conflicts)", state, container.path])
+                notes += container.caseConflicts.map { "\(container.id.rawValue): case conflict at \($0)" }
+            }
+            sections.append(([table.render()] + notes).joined(separator: "\n"))
+        }
+        sections.append(PeersCommand.render(status.peers))
+        return sections.joined(separator: "\n\n")
+    }
+}

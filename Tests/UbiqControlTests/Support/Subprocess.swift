@@ -1,0 +1,24 @@
+import Foundation
+
+/// Runs a program to completion with `input` on its stdin; returns its status and stdout.
+func runProcess(_ arguments: [String], input: String) async throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    let stdin = Pipe(), stdout = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = FileHandle.nullDevice
+    let finished = Gate()
+    process.terminationHandler = { _ in finished.open() }
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    await finished.wait()
+    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+}
+
+func programExists(_ name: String) -> Bool {
+    ["/usr/bin/", "/bin/", "/usr/local/bin/"].contains { FileManager.default.isExecutableFile(atPath: $0 + name) }
+}

@@ -1,0 +1,61 @@
+import UbiqControl
+import UbiqControlAPI
+
+struct HandlerFailure: Error, CustomStringConvertible {
+    var description: String { "the disk caught fire" }
+}
+
+/// Answers the stage's methods from ``Fixtures`` plus a few `test.*` methods that exercise
+/// the server: notifications, cleanups, concurrency and failures.
+final class TestHandler: ControlHandler {
+    /// `test.wait` blocks until `test.release` opens this.
+    let released = Gate()
+    /// Opened when a `test.wait` request has reached the handler.
+    let waitStarted = Gate()
+    /// Opened by the cleanup that `test.onClose` registers.
+    let cleanedUp = Gate()
+
+    func handle(method: String, params: JSONValue?, connection: ControlConnection) async throws -> JSONValue {
+        switch method {
+        case ControlMethod.agentStatus.rawValue:
+            return try JSONValue(encoding: Fixtures.status)
+        case ControlMethod.peersList.rawValue:
+            return try JSONValue(encoding: Fixtures.peers)
+        case ControlMethod.accountIdentity.rawValue:
+            return try JSONValue(encoding: Fixtures.identity)
+        case ControlMethod.itemsList.rawValue:
+            let params = try RPCParams.decode(ItemsListParams.self, from: params)
+            return try JSONValue(encoding: Fixtures.items(under: params.path))
+        case ControlMethod.versionsList.rawValue:
+            let params = try RPCParams.decode(VersionsListParams.self, from: params)
+            return try JSONValue(encoding: Fixtures.versions(of: params.path))
+        case ControlMethod.versionsResolve.rawValue:
+            let params = try RPCParams.decode(VersionsResolveParams.self, from: params)
+            switch params.keep {
+            case .current: return try JSONValue(encoding: VersionsResolveResult(path: params.path, kept: "AAAAAAAA-3"))
+            case .version(Fixtures.conflictID): return try JSONValue(encoding: VersionsResolveResult(path: params.path, kept: Fixtures.conflictID))
+            case .version(let other): throw RPCError(.conflictNotFound, "no conflict version \(other) of \(params.path)")
+            }
+        case "test.echo":
+            return params ?? .null
+        case "test.notify":
+            let count = params?["count"]?.integerValue ?? 0
+            for n in 0..<count { try await connection.notify(method: "test.tick", params: ["n": .integer(n)]) }
+            return .integer(count)
+        case "test.onClose":
+            await connection.onClose { self.cleanedUp.open() }
+            return true
+        case "test.wait":
+            waitStarted.open()
+            await released.wait()
+            return "released"
+        case "test.release":
+            released.open()
+            return true
+        case "test.fail":
+            throw HandlerFailure()
+        default:
+            throw RPCError.methodNotFound(method)
+        }
+    }
+}
