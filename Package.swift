@@ -96,7 +96,9 @@ let package = Package(
             "UbiqTransport", "UbiqIdentity", "UbiqTestSupport", "UbiqModel", "UbiqWire", log,
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ] + nio, swiftSettings: swiftSettings),
-        .testTarget(name: "UbiqControlTests", dependencies: ["UbiqControl", "UbiqClient", "UbiqTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqControlTests", dependencies: [
+            "UbiqControl", "UbiqClient", "UbiqTestSupport", "UbiqControlAPI", "UbiqModel", log,
+        ] + nio, swiftSettings: swiftSettings),
         .testTarget(name: "UbiqAgentTests", dependencies: [
             "UbiqTestSupport", "UbiqControlAPI", "UbiqClient", "UbiqIdentity", "UbiqTransport", "UbiqWire", "UbiqModel", "UbiqChunking",
         ], swiftSettings: swiftSettings),

@@ -2,7 +2,8 @@ import Foundation
 import UbiqChunking
 
 /// What a container folder holds, path by path, for comparing devices: SHA-256 of each file
-/// (with its executable bit), "dir" for folders, the link text for symlinks. `.ubiq/` is left out.
+/// (with its executable bit), "dir" for folders, the link text for symlinks. What ubiq never
+/// syncs is left out: `.ubiq/` and `*.nosync`.
 public enum TreeDigest {
     public static func of(_ root: String) throws -> [String: String] {
         var result: [String: String] = [:]
@@ -13,7 +14,7 @@ public enum TreeDigest {
     private static func walk(_ root: String, relative: String, into result: inout [String: String]) throws {
         let folder = relative.isEmpty ? root : root + "/" + relative
         for name in try FileManager.default.contentsOfDirectory(atPath: folder).sorted() {
-            if relative.isEmpty && name == ".ubiq" { continue }
+            if (relative.isEmpty && name == ".ubiq") || name.hasSuffix(".nosync") { continue }
             let path = relative.isEmpty ? name : relative + "/" + name
             var info = stat()
             guard lstat(root + "/" + path, &info) == 0 else { continue }

@@ -24,7 +24,6 @@ import UbiqTestSupport
             tree["Documents/note.txt"] != nil && tree["Documents/run.sh"]?.hasSuffix("+x") == true
                 && tree["Documents/link"] == "link:note.txt" && tree["Documents/Empty Folder"] == "dir"
                 && tree["Documents/empty"] != nil && tree["Documents/Deep/er/nested.md"] != nil
-                && tree["Documents/cache.nosync/big"] == nil
         }
         #expect(!FileManager.default.fileExists(atPath: b.path("Documents/cache.nosync/big")))
 
