@@ -113,6 +113,9 @@ public actor ContainerSync {
             let plan = LocalChanges.plan(outcome, existing: existing, needs: needs, device: device,
                                          now: Int64(Date().timeIntervalSince1970 * 1e9))
             for (path, stat) in plan.statOnly { try index.updateStat(id, path, stat) }
+            for path in plan.refused {
+                logger.warning("symlink points out of the container: not synced", metadata: ["path": "\(path)"])
+            }
             writes += plan.writes
         }
         guard !writes.isEmpty else { return }

@@ -7,6 +7,8 @@ enum LocalChanges {
     struct Plan {
         var writes: [ItemWrite] = []
         var statOnly: [(RelativePath, StatFingerprint)] = []
+        /// Symlinks whose target leads out of the container: never announced.
+        var refused: [RelativePath] = []
     }
 
     static func plan(
@@ -15,6 +17,10 @@ enum LocalChanges {
     ) -> Plan {
         var plan = Plan()
         for entry in outcome.changed {
+            if entry.kind == .symlink, !SymlinkTarget.staysInside(linkPath: entry.path.rawValue, target: entry.symlinkTarget ?? "") {
+                plan.refused.append(entry.path)
+                continue
+            }
             let previous = existing[entry.path]
             let scanned = item(entry, previous: previous?.item, device: device)
             if let need = needs[entry.path], need.hasSameContent(as: scanned) {

@@ -1,0 +1,92 @@
+import Testing
+import UbiqIndex
+import UbiqModel
+@testable import UbiqSync
+
+@Suite struct LocalChangesTests {
+    let me = DeviceID("ME")
+    let hashA = ChunkHash(bytes: [UInt8](repeating: 1, count: 32))!
+    let hashB = ChunkHash(bytes: [UInt8](repeating: 2, count: 32))!
+
+    func entry(_ path: String, hash: ChunkHash, mtime: Int64, inode: UInt64 = 1) -> ScannedEntry {
+        ScannedEntry(path: try! RelativePath(path), kind: .file, size: 10, mtime: mtime, executable: false, symlinkTarget: nil,
+                     chunks: [ChunkRef(offset: 0, size: 10, hash: hash)],
+                     stat: StatFingerprint(size: 10, mtimeNs: mtime, ctimeNs: mtime, inode: inode))
+    }
+
+    func indexed(_ entry: ScannedEntry, version: VersionVector) -> IndexedItem {
+        IndexedItem(item: LocalChanges.item(entry, previous: nil, device: me).with(version: version), sequence: 1, stat: entry.stat)
+    }
+
+    @Test func anMtimeOnlyChangeIsNoNewVersion() {
+        let before = entry("a", hash: hashA, mtime: 1)
+        let after = entry("a", hash: hashA, mtime: 2)
+        let plan = LocalChanges.plan(ScanOutcome(root: nil, changed: [after], seen: [after.path]),
+                                     existing: [after.path: indexed(before, version: VersionVector([me: 3]))],
+                                     needs: [:], device: me, now: 9)
+        #expect(plan.writes.isEmpty)
+        #expect(plan.statOnly.map(\.1) == [after.stat])
+    }
+
+    @Test func aContentChangeIncrementsOurCounterAndKeepsConflicts() {
+        let before = entry("a", hash: hashA, mtime: 1)
+        let after = entry("a", hash: hashB, mtime: 2)
+        let plan = LocalChanges.plan(ScanOutcome(root: nil, changed: [after], seen: [after.path]),
+                                     existing: [after.path: indexed(before, version: VersionVector([DeviceID("PEER"): 4]))],
+                                     needs: [:], device: me, now: 9)
+        #expect(plan.writes.map(\.item.version) == [VersionVector([DeviceID("PEER"): 4, me: 1])])
+    }
+
+    @Test func aPathGoneFromDiskBecomesATombstone() {
+        let before = entry("gone", hash: hashA, mtime: 1)
+        let plan = LocalChanges.plan(ScanOutcome(root: nil, changed: [], seen: []),
+                                     existing: [before.path: indexed(before, version: VersionVector([me: 1]))],
+                                     needs: [:], device: me, now: 9)
+        #expect(plan.writes.count == 1)
+        #expect(plan.writes[0].item.deleted)
+        #expect(plan.writes[0].item.version == VersionVector([me: 2]))
+        #expect(plan.writes[0].item.chunks.isEmpty)
+    }
+
+    @Test func anInterruptedApplyIsFinishedNotTakenForAnEdit() {
+        let onDisk = entry("a", hash: hashB, mtime: 5)
+        var need = LocalChanges.item(onDisk, previous: nil, device: DeviceID("PEER"))
+        need.version = VersionVector([DeviceID("PEER"): 7])
+        let before = entry("a", hash: hashA, mtime: 1)
+        let plan = LocalChanges.plan(ScanOutcome(root: nil, changed: [onDisk], seen: [onDisk.path]),
+                                     existing: [onDisk.path: indexed(before, version: VersionVector([me: 1]))],
+                                     needs: [onDisk.path: need], device: me, now: 9)
+        #expect(plan.writes.map(\.item.version) == [need.version])
+        #expect(plan.writes.first?.settlesNeed == true)
+    }
+
+    @Test func symlinksOutOfTheContainerAreNotAnnounced() {
+        var link = entry("Documents/out", hash: hashA, mtime: 1)
+        link.kind = .symlink
+        link.chunks = []
+        link.symlinkTarget = "../../etc"
+        let plan = LocalChanges.plan(ScanOutcome(root: nil, changed: [link], seen: [link.path]), existing: [:], needs: [:],
+                                     device: me, now: 9)
+        #expect(plan.writes.isEmpty)
+        #expect(plan.refused == [link.path])
+    }
+
+    @Test func theApplyOrderPutsFoldersFirstAndDeletionsLastDeepestFirst() throws {
+        func item(_ path: String, _ kind: ItemKind, deleted: Bool = false) -> Item {
+            Item(path: try! RelativePath(path), kind: kind, deleted: deleted, version: VersionVector([me: 1]), modifiedBy: me)
+        }
+        let order = ContainerSync.applyOrder([
+            item("d/x", .file, deleted: true), item("d", .directory, deleted: true), item("n/f", .file),
+            item("n", .directory), item("n/sub", .directory), item("d/y/z", .file, deleted: true),
+        ]).map(\.path.rawValue)
+        #expect(order == ["n", "n/sub", "n/f", "d/y/z", "d/x", "d"])
+    }
+}
+
+extension Item {
+    func with(version: VersionVector) -> Item {
+        var copy = self
+        copy.version = version
+        return copy
+    }
+}
