@@ -31,11 +31,14 @@ public struct ScanOutcome: Sendable {
     public var root: RelativePath?
     public var changed: [ScannedEntry]
     public var seen: Set<RelativePath>
+    /// Files whose content was read and hashed by this scan.
+    public var filesHashed: Int
 
-    public init(root: RelativePath?, changed: [ScannedEntry], seen: Set<RelativePath>) {
+    public init(root: RelativePath?, changed: [ScannedEntry], seen: Set<RelativePath>, filesHashed: Int = 0) {
         self.root = root
         self.changed = changed
         self.seen = seen
+        self.filesHashed = filesHashed
     }
 }
 

@@ -56,8 +56,9 @@ extension ContainerSync {
             }
         }
         if let other = try caseTwin(of: goal, local: local) {
-            caseConflicts.insert(goal.path.rawValue)
-            logger.warning("case conflict: not written", metadata: ["path": "\(goal.path)", "existing": "\(other)"])
+            if caseConflicts.insert(goal.path.rawValue).inserted {
+                logger.warning("case conflict: not written", metadata: ["path": "\(goal.path)", "existing": "\(other)"])
+            }
             return
         }
         try await ensureVersions(of: goal, current: local)

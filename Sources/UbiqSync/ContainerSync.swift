@@ -106,6 +106,9 @@ public actor ContainerSync {
             let existing = Dictionary(try index.items(id, under: root).map { ($0.item.path, $0) }, uniquingKeysWith: { a, _ in a })
             let stats = existing.compactMapValues(\.stat)
             let outcome = try disk.scan(under: root) { stats[$0] }
+            if root == nil {
+                logger.info("scanned container", metadata: ["entries": "\(outcome.seen.count)", "hashed": "\(outcome.filesHashed)"])
+            }
             var needs: [RelativePath: Item] = [:]
             for entry in outcome.changed {
                 if let need = try index.need(id, entry.path) { needs[entry.path] = need }

@@ -34,7 +34,7 @@ struct FileSystemDisk: ContainerDisk {
         // Files that changed while hashed, or could not be read, are not deletions.
         seen.formUnion(result.unstable)
         seen.formUnion(result.failures.map(\.path))
-        return ScanOutcome(root: root, changed: result.changed.map(Self.entry), seen: seen)
+        return ScanOutcome(root: root, changed: result.changed.map(Self.entry), seen: seen, filesHashed: result.filesHashed)
     }
 
     func stat(_ path: RelativePath) -> StatFingerprint? {

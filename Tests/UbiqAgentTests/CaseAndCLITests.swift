@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import UbiqTestSupport
+
+@Suite(.serialized) struct CaseAndCLITests {
+    /// Two devices create names that differ only in case: neither file is written over the
+    /// other, and both agents report the case conflict.
+    @Test func pathsThatDifferOnlyInCaseAreReported() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await a.startAndWait()
+        try await b.startAndWait()
+        try await cluster.waitConnected()
+        b.stop()
+        try a.write("Documents/Readme.txt", "alpha's readme")
+        try b.write("Documents/README.txt", "beta's readme")
+        try await b.startAndWait()
+        try await waitUntil("both agents to report the case conflict") {
+            let (sa, sb) = (try await a.status(), try await b.status())
+            return sa.containers[0].caseConflicts == ["Documents/README.txt"] && sb.containers[0].caseConflicts == ["Documents/Readme.txt"]
+        }
+        #expect(a.read("Documents/Readme.txt") == "alpha's readme")
+        #expect(b.read("Documents/README.txt") == "beta's readme")
+        #expect(!FileManager.default.fileExists(atPath: a.path("Documents/README.txt")))
+        #expect(!FileManager.default.fileExists(atPath: b.path("Documents/Readme.txt")))
+    }
+
+    /// The CLI shows a live agent's state for people and as JSON.
+    @Test func theCLIShowsStatusPeersAndListings() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        try a.write("Documents/shown.txt", "listed")
+        try await waitForConvergence([a, b], "the file on beta") { $0["Documents/shown.txt"] != nil }
+        let identity = try await b.withClient { try await $0.identity() }
+
+        let status = try AgentProcess.cli(["--socket", b.socket, "status"])
+        #expect(status.contains(identity.deviceID.rawValue))
+        #expect(status.contains("alpha"))
+        let json = try AgentProcess.cli(["status", "--json", "--socket", b.socket])
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        #expect((object?["peers"] as? [[String: Any]])?.first?["connected"] as? Bool == true)
+        let peers = try AgentProcess.cli(["--socket", b.socket, "peers"])
+        #expect(peers.contains("alpha"))
+        let listing = try AgentProcess.cli(["--socket", b.socket, "ls", "\(b.container)", "Documents", "--json"])
+        #expect(listing.contains("Documents/shown.txt"))
+        let account = try AgentProcess.cli(["account", "show", "--state", b.state, "--json"])
+        #expect(account.contains(identity.deviceID.rawValue))
+        #expect(account.contains(identity.identityToken ?? "none"))
+    }
+}
