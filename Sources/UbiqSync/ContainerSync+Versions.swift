@@ -31,9 +31,11 @@ extension ContainerSync {
         guard let current = try index.item(id, path), !current.item.deleted || !current.item.conflicts.isEmpty else {
             throw ResolveError(.notFound, "'\(path)' is not in container \(id)")
         }
+        let keepsCurrent = versionID == nil || versionID == current.item.versionID
+        if keepsCurrent && current.item.conflicts.isEmpty { return current.item }
         var resolved = current.item
         var stat = current.stat
-        if let versionID, versionID != current.item.versionID {
+        if !keepsCurrent, let versionID {
             guard let version = current.item.conflicts.first(where: { $0.id == versionID }) else {
                 throw ResolveError(.versionNotFound, "'\(path)' has no conflict version '\(versionID)'; see `ubiq versions`")
             }
