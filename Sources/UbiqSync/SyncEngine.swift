@@ -58,8 +58,13 @@ public actor SyncEngine {
                 return
             }
         }
-        let session = PeerSession(link: link, containers: containers, hello: try! makeHello(for: remote),
-                                  index: index, logger: logger)
+        let hello: Ubiq_Wire_Hello
+        do { hello = try makeHello(for: remote) } catch {
+            logger.error("cannot read the index to greet a peer", metadata: ["peer": "\(remote)", "error": "\(error)"])
+            await link.close()
+            return
+        }
+        let session = PeerSession(link: link, containers: containers, hello: hello, index: index, logger: logger)
         sessions[remote] = session
         records[remote] = PeerRecord(device: remote, name: records[remote]?.name ?? "", address: link.remoteAddress,
                                      connected: true, since: Date(), bytesSent: 0, bytesReceived: 0, lastError: nil)
