@@ -67,7 +67,7 @@ let package = Package(
         .target(name: "UbiqSync", dependencies: [
             "UbiqModel", "UbiqChunking", "UbiqIndex", "UbiqWire", log,
         ], swiftSettings: swiftSettings),
-        .target(name: "UbiqControlAPI", dependencies: ["UbiqModel"], swiftSettings: swiftSettings),
+        .target(name: "UbiqControlAPI", dependencies: ["UbiqModel", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: swiftSettings),
         .target(name: "UbiqControl", dependencies: ["UbiqControlAPI", log] + nio, swiftSettings: swiftSettings),
         .target(name: "UbiqClient", dependencies: ["UbiqControlAPI"] + nio, swiftSettings: swiftSettings),
         .target(name: "UbiqAgent", dependencies: [

@@ -27,7 +27,7 @@ public actor UbiqConnection {
     /// Notifications from the agent; finishes when the connection closes.
     public nonisolated let notifications: AsyncStream<RPCNotification>
 
-    private let channel: NIOAsyncChannel<ClientFrame, ByteBuffer>
+    private let channel: NIOAsyncChannel<ControlFrame, ByteBuffer>
     private let notificationSink: AsyncStream<RPCNotification>.Continuation
     private var outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>?
     private var calls: [RPCID: Call] = [:]
@@ -35,7 +35,7 @@ public actor UbiqConnection {
     private var closeReason: (any Error)?
     private var reader: Task<Void, Never>?
 
-    private init(socketPath: String, channel: NIOAsyncChannel<ClientFrame, ByteBuffer>) {
+    private init(socketPath: String, channel: NIOAsyncChannel<ControlFrame, ByteBuffer>) {
         self.socketPath = socketPath
         self.channel = channel
         (notifications, notificationSink) = AsyncStream.makeStream(of: RPCNotification.self)
@@ -48,14 +48,14 @@ public actor UbiqConnection {
         socketPath: String, maximumLineLength: Int = 256 << 20,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws(UbiqClientError) -> UbiqConnection {
-        let channel: NIOAsyncChannel<ClientFrame, ByteBuffer>
+        let channel: NIOAsyncChannel<ControlFrame, ByteBuffer>
         do {
             channel = try await ClientBootstrap(group: eventLoopGroup)
                 .connect(unixDomainSocketPath: socketPath) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(
-                            ByteToMessageHandler(ClientLineDecoder(maximumLength: maximumLineLength)))
-                        return try NIOAsyncChannel<ClientFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
+                            ByteToMessageHandler(LineFrameDecoder(maximumLength: maximumLineLength)))
+                        return try NIOAsyncChannel<ControlFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }
         } catch {
@@ -127,7 +127,7 @@ public actor UbiqConnection {
     }
 
     /// Handles one line; false when the connection must end.
-    private func receive(_ frame: ClientFrame) -> Bool {
+    private func receive(_ frame: ControlFrame) -> Bool {
         guard case .line(let buffer) = frame else {
             closeReason = UbiqClientError(.invalidResponse, "the agent sent a line longer than this client accepts")
             return false

@@ -111,6 +111,15 @@ public struct SafeFileSystem: Sendable {
 
     // MARK: - Reading
 
+    /// The `lstat` facts of what is at `path` (nil where nothing is), found without following
+    /// any link in its parent folders.
+    public func fileStat(of path: RelativePath) -> FileStat? {
+        guard let parent = try? parentFolder(of: path, create: false),
+              let st = Posix.lstat(at: parent.fd, String(path.name))
+        else { return nil }
+        return FileStat(st)
+    }
+
     /// Opens a file of the container for reading without following any link; the caller closes it.
     public func openForReading(_ path: RelativePath) throws(FileSystemError) -> Int32 {
         let parent = try parentFolder(of: path, create: false)

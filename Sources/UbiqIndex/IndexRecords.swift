@@ -1,28 +1,13 @@
 import UbiqModel
 
-/// What the index knows of a file as it last saw it on disk, to skip re-hashing it.
-public struct StatFingerprint: Hashable, Sendable {
-    public var size: UInt64
-    public var mtimeNs: Int64
-    public var ctimeNs: Int64
-    public var inode: UInt64
-
-    public init(size: UInt64, mtimeNs: Int64, ctimeNs: Int64, inode: UInt64) {
-        self.size = size
-        self.mtimeNs = mtimeNs
-        self.ctimeNs = ctimeNs
-        self.inode = inode
-    }
-}
-
 /// An item as this device holds it, with its local sequence number and stat fingerprint.
 public struct IndexedItem: Sendable, Equatable {
     public var item: Item
     public var sequence: Int64
     /// Nil where the item has no file on disk (deleted, or not yet stat'ed).
-    public var stat: StatFingerprint?
+    public var stat: FileStat?
 
-    public init(item: Item, sequence: Int64, stat: StatFingerprint?) {
+    public init(item: Item, sequence: Int64, stat: FileStat?) {
         self.item = item
         self.sequence = sequence
         self.stat = stat

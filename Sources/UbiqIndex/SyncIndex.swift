@@ -101,7 +101,7 @@ public struct SyncIndex: Sendable {
     }
 
     /// Records a new stat fingerprint for an unchanged item (mtime-only changes are no new version).
-    public func updateStat(_ container: ContainerID, _ path: RelativePath, _ stat: StatFingerprint?) throws {
+    public func updateStat(_ container: ContainerID, _ path: RelativePath, _ stat: FileStat?) throws {
         try pool.write { db in
             let id = try containerRow(db, container).id
             try db.execute(sql: """
@@ -252,7 +252,7 @@ public struct SyncIndex: Sendable {
         return ContainerRowValue(id: db.lastInsertedRowID, indexID: indexID, sequence: 0)
     }
 
-    private static func upsert(_ db: Database, container: Int64, _ item: Item, sequence: Int64, stat: StatFingerprint?) throws {
+    private static func upsert(_ db: Database, container: Int64, _ item: Item, sequence: Int64, stat: FileStat?) throws {
         try db.execute(sql: """
             INSERT OR REPLACE INTO item (container, path, kind, deleted, size, mtime, executable, symlinkTarget, version,
                 modifiedBy, chunks, conflicts, sequence, statSize, statMtime, statCtime, statInode)
@@ -293,7 +293,7 @@ public struct SyncIndex: Sendable {
             modifiedBy: DeviceID(row["modifiedBy"] as String),
             conflicts: try conflicts.map { try IndexCoding.decode(json: $0, as: [ConflictVersion].self) } ?? [])
         let stat = statSize.map {
-            StatFingerprint(size: UInt64($0), mtimeNs: row["statMtime"], ctimeNs: row["statCtime"],
+            FileStat(size: UInt64($0), mtimeNs: row["statMtime"], ctimeNs: row["statCtime"],
                             inode: UInt64(bitPattern: row["statInode"] as Int64))
         }
         return IndexedItem(item: item, sequence: row["sequence"], stat: stat)
@@ -303,11 +303,11 @@ public struct SyncIndex: Sendable {
 /// One item to store, with what the disk now holds for it.
 public struct ItemWrite: Sendable {
     public var item: Item
-    public var stat: StatFingerprint?
+    public var stat: FileStat?
     /// True when this write applies a pending need for the same path.
     public var settlesNeed: Bool
 
-    public init(item: Item, stat: StatFingerprint?, settlesNeed: Bool = false) {
+    public init(item: Item, stat: FileStat?, settlesNeed: Bool = false) {
         self.item = item
         self.stat = stat
         self.settlesNeed = settlesNeed

@@ -1,40 +1,16 @@
 import UbiqIndex
 import UbiqModel
 
-/// What a scan found at one path.
-public struct ScannedEntry: Sendable, Equatable {
-    public var path: RelativePath
-    public var kind: ItemKind
-    public var size: UInt64
-    public var mtime: Int64
-    public var executable: Bool
-    public var symlinkTarget: String?
-    public var chunks: [ChunkRef]
-    public var stat: StatFingerprint
-
-    public init(path: RelativePath, kind: ItemKind, size: UInt64, mtime: Int64, executable: Bool,
-                symlinkTarget: String?, chunks: [ChunkRef], stat: StatFingerprint) {
-        self.path = path
-        self.kind = kind
-        self.size = size
-        self.mtime = mtime
-        self.executable = executable
-        self.symlinkTarget = symlinkTarget
-        self.chunks = chunks
-        self.stat = stat
-    }
-}
-
 /// The result of scanning a subtree: entries that need a look (new or changed on disk) and
 /// every path seen, so that the caller can tell what was deleted.
 public struct ScanOutcome: Sendable {
     public var root: RelativePath?
-    public var changed: [ScannedEntry]
+    public var changed: [LocalEntry]
     public var seen: Set<RelativePath>
     /// Files whose content was read and hashed by this scan.
     public var filesHashed: Int
 
-    public init(root: RelativePath?, changed: [ScannedEntry], seen: Set<RelativePath>, filesHashed: Int = 0) {
+    public init(root: RelativePath?, changed: [LocalEntry], seen: Set<RelativePath>, filesHashed: Int = 0) {
         self.root = root
         self.changed = changed
         self.seen = seen
@@ -73,11 +49,11 @@ public struct DiskError: Error, Sendable, CustomStringConvertible {
 public protocol ContainerDisk: Sendable {
     var root: String { get }
     func prepare() throws
-    func scan(under root: RelativePath?, baseline: @escaping @Sendable (RelativePath) -> StatFingerprint?) throws -> ScanOutcome
-    func stat(_ path: RelativePath) -> StatFingerprint?
+    func scan(under root: RelativePath?, baseline: @escaping @Sendable (RelativePath) -> FileStat?) throws -> ScanOutcome
+    func stat(_ path: RelativePath) -> FileStat?
     func read(_ file: ChunkLocation.File, offset: UInt64, size: UInt32) throws -> [UInt8]
     func stage() throws -> any StagedFile
-    func commit(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> StatFingerprint
+    func commit(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> FileStat
     /// The flat file name under `.ubiq/versions/` of a kept version of `path`.
     func versionName(of path: RelativePath, id: String) throws -> String
     /// IDs of the versions of `path` kept on disk.
@@ -86,7 +62,7 @@ public protocol ContainerDisk: Sendable {
     /// Keeps what is at `path` as a version too (a hard link), before it is replaced.
     func linkVersion(of path: RelativePath, id: String) throws
     func removeVersion(of path: RelativePath, id: String) throws
-    func makeDirectory(_ path: RelativePath) throws -> StatFingerprint
-    func makeSymlink(_ path: RelativePath, target: String) throws -> StatFingerprint
+    func makeDirectory(_ path: RelativePath) throws -> FileStat
+    func makeSymlink(_ path: RelativePath, target: String) throws -> FileStat
     func remove(_ path: RelativePath) throws
 }

@@ -91,7 +91,7 @@ extension ContainerSync {
             try index.commit(id, [ItemWrite(item: goal, stat: nil, settlesNeed: true)])
             return
         }
-        let stat: StatFingerprint
+        let stat: FileStat
         switch goal.kind {
         case .directory:
             if let onDisk, onDisk.item.kind != .directory { try disk.remove(path) }

@@ -6,7 +6,7 @@ import UbiqModel
 enum LocalChanges {
     struct Plan {
         var writes: [ItemWrite] = []
-        var statOnly: [(RelativePath, StatFingerprint)] = []
+        var statOnly: [(RelativePath, FileStat)] = []
         /// Symlinks whose target leads out of the container: never announced.
         var refused: [RelativePath] = []
     }
@@ -47,7 +47,7 @@ enum LocalChanges {
         return plan
     }
 
-    static func item(_ entry: ScannedEntry, previous: Item?, device: DeviceID) -> Item {
+    static func item(_ entry: LocalEntry, previous: Item?, device: DeviceID) -> Item {
         Item(
             path: entry.path, kind: entry.kind, size: entry.kind == .file ? entry.size : 0, mtime: entry.mtime,
             executable: entry.executable, symlinkTarget: entry.symlinkTarget, chunks: entry.chunks,

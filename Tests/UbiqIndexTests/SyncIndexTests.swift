@@ -24,7 +24,7 @@ import UbiqTestSupport
 
     @Test func itemsRoundTripWithSequencesAndChunks() throws {
         let item = file("Documents/a.txt", byte: 7, version: [me: 1])
-        let stat = StatFingerprint(size: 100, mtimeNs: 1, ctimeNs: 2, inode: 3)
+        let stat = FileStat(size: 100, mtimeNs: 1, ctimeNs: 2, inode: 3)
         #expect(try index.commit(container, [ItemWrite(item: item, stat: stat)]) == 1)
         let stored = try #require(try index.item(container, item.path))
         #expect(stored.item == item)

@@ -8,13 +8,13 @@ import UbiqModel
     let hashA = ChunkHash(bytes: [UInt8](repeating: 1, count: 32))!
     let hashB = ChunkHash(bytes: [UInt8](repeating: 2, count: 32))!
 
-    func entry(_ path: String, hash: ChunkHash, mtime: Int64, inode: UInt64 = 1) -> ScannedEntry {
-        ScannedEntry(path: try! RelativePath(path), kind: .file, size: 10, mtime: mtime, executable: false, symlinkTarget: nil,
+    func entry(_ path: String, hash: ChunkHash, mtime: Int64, inode: UInt64 = 1) -> LocalEntry {
+        LocalEntry(path: try! RelativePath(path), kind: .file, size: 10, mtime: mtime, executable: false, symlinkTarget: nil,
                      chunks: [ChunkRef(offset: 0, size: 10, hash: hash)],
-                     stat: StatFingerprint(size: 10, mtimeNs: mtime, ctimeNs: mtime, inode: inode))
+                     stat: FileStat(size: 10, mtimeNs: mtime, ctimeNs: mtime, inode: inode))
     }
 
-    func indexed(_ entry: ScannedEntry, version: VersionVector) -> IndexedItem {
+    func indexed(_ entry: LocalEntry, version: VersionVector) -> IndexedItem {
         IndexedItem(item: LocalChanges.item(entry, previous: nil, device: me).with(version: version), sequence: 1, stat: entry.stat)
     }
 

@@ -28,19 +28,17 @@ struct FileSystemDisk: ContainerDisk {
         try files.removeTemporaryFiles()
     }
 
-    func scan(under root: RelativePath?, baseline: @escaping @Sendable (RelativePath) -> StatFingerprint?) throws -> ScanOutcome {
+    func scan(under root: RelativePath?, baseline: @escaping @Sendable (RelativePath) -> FileStat?) throws -> ScanOutcome {
         let result = try scanner.scan(under: root, baseline: Baseline(lookup: baseline))
         var seen = result.seen
         // Files that changed while hashed, or could not be read, are not deletions.
         seen.formUnion(result.unstable)
         seen.formUnion(result.failures.map(\.path))
-        return ScanOutcome(root: root, changed: result.changed.map(Self.entry), seen: seen, filesHashed: result.filesHashed)
+        return ScanOutcome(root: root, changed: result.changed, seen: seen, filesHashed: result.filesHashed)
     }
 
-    func stat(_ path: RelativePath) -> StatFingerprint? {
-        var info = Glibc.stat()
-        guard lstat(layout.absolutePath(of: path), &info) == 0 else { return nil }
-        return Self.fingerprint(info)
+    func stat(_ path: RelativePath) -> FileStat? {
+        files.fileStat(of: path)
     }
 
     func read(_ file: ChunkLocation.File, offset: UInt64, size: UInt32) throws -> [UInt8] {
@@ -69,9 +67,9 @@ struct FileSystemDisk: ContainerDisk {
         Staged(file: try files.makeTempFile(), files: files)
     }
 
-    func commit(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> StatFingerprint {
+    func commit(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> FileStat {
         let file = try Self.take(staged)
-        return Self.fingerprint(try files.commit(file, to: path, executable: executable, mtimeNs: mtime))
+        return try files.commit(file, to: path, executable: executable, mtimeNs: mtime)
     }
 
     func versionName(of path: RelativePath, id: String) throws -> String {
@@ -94,12 +92,12 @@ struct FileSystemDisk: ContainerDisk {
         do { try files.removeVersion(of: path, id: id) } catch where error.code == .notFound {}
     }
 
-    func makeDirectory(_ path: RelativePath) throws -> StatFingerprint {
-        Self.fingerprint(try files.makeDirectory(path))
+    func makeDirectory(_ path: RelativePath) throws -> FileStat {
+        try files.makeDirectory(path)
     }
 
-    func makeSymlink(_ path: RelativePath, target: String) throws -> StatFingerprint {
-        Self.fingerprint(try files.makeSymlink(path, target: target))
+    func makeSymlink(_ path: RelativePath, target: String) throws -> FileStat {
+        try files.makeSymlink(path, target: target)
     }
 
     func remove(_ path: RelativePath) throws {
@@ -116,28 +114,8 @@ struct FileSystemDisk: ContainerDisk {
     // MARK: conversions
 
     private struct Baseline: ScanBaseline {
-        let lookup: @Sendable (RelativePath) -> StatFingerprint?
-        func stat(of path: RelativePath) -> FileStat? {
-            lookup(path).map { FileStat(size: $0.size, mtimeNs: $0.mtimeNs, ctimeNs: $0.ctimeNs, inode: $0.inode) }
-        }
-    }
-
-    static func fingerprint(_ stat: FileStat) -> StatFingerprint {
-        StatFingerprint(size: stat.size, mtimeNs: stat.mtimeNs, ctimeNs: stat.ctimeNs, inode: stat.inode)
-    }
-
-    static func fingerprint(_ info: Glibc.stat) -> StatFingerprint {
-        let isFile = info.st_mode & S_IFMT == S_IFREG
-        return StatFingerprint(
-            size: isFile ? UInt64(info.st_size) : 0,
-            mtimeNs: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-            ctimeNs: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec),
-            inode: UInt64(info.st_ino))
-    }
-
-    static func entry(_ entry: LocalEntry) -> ScannedEntry {
-        ScannedEntry(path: entry.path, kind: entry.kind, size: entry.size, mtime: entry.mtime, executable: entry.executable,
-                     symlinkTarget: entry.symlinkTarget, chunks: entry.chunks, stat: fingerprint(entry.stat))
+        let lookup: @Sendable (RelativePath) -> FileStat?
+        func stat(of path: RelativePath) -> FileStat? { lookup(path) }
     }
 
     /// A temp file handed to the engine; committing or discarding it twice does nothing.

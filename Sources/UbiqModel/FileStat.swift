@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The facts of an `lstat` that tell whether a file may have changed since it was hashed:
 /// when all four are equal the scanner trusts the old chunk list.
 public struct FileStat: Hashable, Sendable, Codable {
@@ -15,11 +11,5 @@ public struct FileStat: Hashable, Sendable, Codable {
         self.mtimeNs = mtimeNs
         self.ctimeNs = ctimeNs
         self.inode = inode
-    }
-
-    init(_ st: stat) {
-        self.init(
-            size: UInt64(max(st.st_size, 0)), mtimeNs: Posix.nanoseconds(st.st_mtim),
-            ctimeNs: Posix.nanoseconds(st.st_ctim), inode: UInt64(st.st_ino))
     }
 }

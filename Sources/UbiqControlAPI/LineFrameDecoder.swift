@@ -1,8 +1,7 @@
 import NIOCore
-import UbiqControlAPI
 
-/// One inbound message of a control connection.
-enum ControlFrame: Sendable {
+/// One inbound message of a control connection, on either end.
+public enum ControlFrame: Sendable {
     /// One line without its line end.
     case line(ByteBuffer)
     /// The client sent more than the maximum without a newline; nothing after it is read.
@@ -11,15 +10,15 @@ enum ControlFrame: Sendable {
 
 /// Splits inbound bytes into ``ControlFrame``s with ``LineFramer``. An unterminated last
 /// line before end of input counts as a line, so `printf '{...}' | socat` works.
-struct LineFrameDecoder: ByteToMessageDecoder {
-    typealias InboundOut = ControlFrame
+public struct LineFrameDecoder: ByteToMessageDecoder {
+    public typealias InboundOut = ControlFrame
 
     private var framer: LineFramer
     private var overflowed = false
 
-    init(maximumLength: Int) { framer = LineFramer(maximumLength: maximumLength) }
+    public init(maximumLength: Int) { framer = LineFramer(maximumLength: maximumLength) }
 
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+    public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         guard !overflowed else {
             buffer.moveReaderIndex(to: buffer.writerIndex)
             return .needMoreData
@@ -40,7 +39,7 @@ struct LineFrameDecoder: ByteToMessageDecoder {
         }
     }
 
-    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
         while try decode(context: context, buffer: &buffer) == .continue {}
         if seenEOF, !overflowed, buffer.readableBytes > 0, let rest = buffer.readSlice(length: buffer.readableBytes) {
             context.fireChannelRead(wrapInboundOut(.line(rest)))

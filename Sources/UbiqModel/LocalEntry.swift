@@ -1,5 +1,3 @@
-import UbiqModel
-
 /// What the scanner found at one path of a container: the local facts the index compares
 /// with its own record to decide whether this is a new version.
 public struct LocalEntry: Hashable, Sendable {
