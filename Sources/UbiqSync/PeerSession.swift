@@ -20,9 +20,16 @@ public actor PeerSession {
     private var ended = false
 
     public static let requestTimeout: Duration = .seconds(30)
+    /// How often an idle connection says it is alive, and how long the peer may stay silent
+    /// before the connection counts as dead (a cut link sends no FIN).
+    let pingInterval: Duration
+    private var lastHeard = ContinuousClock.now
+    private var silent = false
 
-    init(link: any PeerLink, containers: [ContainerID: ContainerSync], hello: Ubiq_Wire_Hello, index: SyncIndex, logger: Logger) {
+    init(link: any PeerLink, containers: [ContainerID: ContainerSync], hello: Ubiq_Wire_Hello, index: SyncIndex,
+         pingInterval: Duration, logger: Logger) {
         self.link = link
+        self.pingInterval = pingInterval
         self.containers = containers
         self.hello = hello
         self.index = index
@@ -60,15 +67,17 @@ public actor PeerSession {
                         guard let container = containers[id] else { continue }
                         group.addTask { try await self.sendIndex(container, offer: offer) }
                     }
+                    group.addTask { try await self.keepAlive() }
                     try await group.waitForAll()
                 }
             }
             defer { senders.cancel() }
             while let envelope = try await iterator.next() {
+                lastHeard = ContinuousClock.now
                 if let reason = try await handle(envelope) { return reason }
             }
             await end()
-            return "connection closed"
+            return silent ? "the peer stopped answering" : "connection closed"
         } catch let error as WireError {
             await refuse(error)
             return error.reason
@@ -98,6 +107,21 @@ public actor PeerSession {
         for continuation in pending.values { continuation.resume(throwing: FetchError("connection to \(link.remoteDevice) ended")) }
         pending.removeAll()
         await link.close()
+    }
+
+    /// Pings every `pingInterval`; ends the session after three intervals without a word
+    /// from the peer.
+    private func keepAlive() async throws {
+        while true {
+            try await Task.sleep(for: pingInterval)
+            if ContinuousClock.now - lastHeard > pingInterval * 3 {
+                silent = true
+                logger.info("peer stopped answering; closing the connection", metadata: ["silence": "\(ContinuousClock.now - lastHeard)"])
+                await end()
+                return
+            }
+            try await link.send(Ubiq_Wire_Envelope(.ping(Ubiq_Wire_Ping())))
+        }
     }
 
     // MARK: index out

@@ -23,6 +23,7 @@ public actor SyncEngine {
     let deviceName: String
     let agentVersion: String
     let index: SyncIndex
+    let pingInterval: Duration
     public nonisolated let containers: [ContainerID: ContainerSync]
     let logger: Logger
     private var sessions: [DeviceID: PeerSession] = [:]
@@ -31,8 +32,9 @@ public actor SyncEngine {
     private var pastBytes: [DeviceID: (sent: UInt64, received: UInt64)] = [:]
 
     public init(device: DeviceID, deviceName: String, agentVersion: String, index: SyncIndex,
-                containers: [ContainerSync], logger: Logger) {
+                containers: [ContainerSync], pingInterval: Duration = .seconds(2), logger: Logger) {
         self.device = device
+        self.pingInterval = pingInterval
         self.deviceName = deviceName
         self.agentVersion = agentVersion
         self.index = index
@@ -64,7 +66,8 @@ public actor SyncEngine {
             await link.close()
             return
         }
-        let session = PeerSession(link: link, containers: containers, hello: hello, index: index, logger: logger)
+        let session = PeerSession(link: link, containers: containers, hello: hello, index: index,
+                                  pingInterval: pingInterval, logger: logger)
         sessions[remote] = session
         records[remote] = PeerRecord(device: remote, name: records[remote]?.name ?? "", address: link.remoteAddress,
                                      connected: true, since: Date(), bytesSent: 0, bytesReceived: 0, lastError: nil)

@@ -168,4 +168,30 @@ import UbiqWire
         try await waitForConvergence([a, b], "beta's file on alpha") { $0["Documents/after.txt"] != nil }
         #expect(a.isRunning)
     }
+
+    /// A peer that goes silent (a cut link sends no FIN) is dropped after a few missed pings.
+    @Test func aSilentPeerIsDropped() async throws {
+        let cluster = try LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        try await cluster.start()
+        let rogue = try await RoguePeer(joining: a, in: cluster.directory)
+        try await rogue.hello(a.container, indexID: 11)
+        let frames = rogue.connection.frames
+        let started = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var iterator = frames.makeAsyncIterator()
+                while (try? await iterator.next()) != nil {}
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(30))
+                throw TimedOut(description: "alpha kept a silent peer connected")
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+        #expect(ContinuousClock.now - started >= .seconds(4))
+        #expect(a.logText().contains("peer stopped answering"))
+    }
 }
