@@ -51,9 +51,11 @@ public struct AgentRuntime: Sendable {
             listening.append("\(address.host):\(listener.localPort)")
             services.append(PeerAcceptor(listener: listener, engine: engine))
         }
+        let dialer = PeerDialer(transport: transport, engine: engine, logger: logger)
         for peer in config.peers {
-            services.append(PeerDialer(host: peer.host, port: peer.port, transport: transport, engine: engine, logger: logger))
+            await dialer.set("static \(peer)", .init(host: peer.host, port: peer.port, device: nil))
         }
+        services.append(dialer)
         for (container, settings) in zip(containers, config.containers) {
             services.append(ContainerService(container: container, root: settings.path,
                                              options: config.watcherOptions, logger: logger))

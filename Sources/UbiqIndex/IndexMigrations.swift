@@ -57,6 +57,14 @@ enum IndexMigrations {
                 ) STRICT;
                 """)
         }
+        migrator.registerMigration("v2: case-folded paths") { db in
+            try db.execute(sql: "ALTER TABLE item ADD COLUMN folded TEXT")
+            for row in try Row.fetchAll(db, sql: "SELECT rowid, path FROM item") {
+                let path: String = row[1]
+                try db.execute(sql: "UPDATE item SET folded = ? WHERE rowid = ?", arguments: [path.lowercased(), row[0] as Int64])
+            }
+            try db.execute(sql: "CREATE INDEX item_by_folded_path ON item(container, folded)")
+        }
         return migrator
     }
 }

@@ -57,6 +57,16 @@ public struct SyncIndex: Sendable {
         }
     }
 
+    /// A present item whose path differs from `path` only in case.
+    public func caseTwin(_ container: ContainerID, of path: RelativePath) throws -> RelativePath? {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return nil }
+            return try String.fetchOne(db, sql: """
+                SELECT path FROM item WHERE container = ? AND folded = ? AND path != ? AND deleted = 0 LIMIT 1
+                """, arguments: [id, path.caseFolded, path.rawValue]).flatMap { try? RelativePath($0) }
+        }
+    }
+
     /// Every item at or under `root` (the whole container when nil).
     public func items(_ container: ContainerID, under root: RelativePath? = nil) throws -> [IndexedItem] {
         try pool.read { db in
@@ -255,13 +265,14 @@ public struct SyncIndex: Sendable {
     private static func upsert(_ db: Database, container: Int64, _ item: Item, sequence: Int64, stat: FileStat?) throws {
         try db.execute(sql: """
             INSERT OR REPLACE INTO item (container, path, kind, deleted, size, mtime, executable, symlinkTarget, version,
-                modifiedBy, chunks, conflicts, sequence, statSize, statMtime, statCtime, statInode)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                modifiedBy, chunks, conflicts, sequence, statSize, statMtime, statCtime, statInode, folded)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [
                 container, item.path.rawValue, item.kind.code, item.deleted, Int64(item.size), item.mtime, item.executable,
                 item.symlinkTarget, IndexCoding.encode(json: item.version), item.modifiedBy.rawValue,
                 IndexCoding.encode(item.chunks), item.conflicts.isEmpty ? nil : IndexCoding.encode(json: item.conflicts),
                 sequence, stat.map { Int64($0.size) }, stat?.mtimeNs, stat?.ctimeNs, stat.map { Int64(bitPattern: $0.inode) },
+                item.path.caseFolded,
             ])
         try replaceChunks(db, container: container, file: "i:" + item.path.rawValue,
                           chunks: item.deleted || item.kind != .file ? [] : item.chunks)

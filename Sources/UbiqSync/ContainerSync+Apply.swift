@@ -69,10 +69,7 @@ extension ContainerSync {
 
     private func caseTwin(of goal: Item, local: IndexedItem?) throws -> RelativePath? {
         guard local == nil || local?.item.deleted == true, !goal.deleted else { return nil }
-        let siblings = try index.children(id, of: goal.path.parent)
-        return siblings.first {
-            !$0.item.deleted && $0.item.path != goal.path && $0.item.path.caseFolded == goal.path.caseFolded
-        }?.item.path
+        return try index.caseTwin(id, of: goal.path)
     }
 
     private func materialize(_ goal: Item, local: IndexedItem?) async throws {

@@ -84,3 +84,12 @@ import UbiqTestSupport
         #expect(try reopened.item(container, item.path)?.item == item)
     }
 }
+
+extension SyncIndexTests {
+    @Test func findsPathsThatDifferOnlyInCase() throws {
+        try index.commit(container, [ItemWrite(item: file("Documents/Readme.txt", byte: 1, version: [me: 1]), stat: nil)])
+        #expect(try index.caseTwin(container, of: try RelativePath("Documents/README.txt"))?.rawValue == "Documents/Readme.txt")
+        #expect(try index.caseTwin(container, of: try RelativePath("Documents/Readme.txt")) == nil)
+        #expect(try index.caseTwin(container, of: try RelativePath("Documents/Other.txt")) == nil)
+    }
+}

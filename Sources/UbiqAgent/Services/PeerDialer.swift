@@ -1,40 +1,76 @@
 import Logging
 import ServiceLifecycle
+import UbiqModel
 import UbiqSync
 import UbiqTransport
 
-/// Keeps a connection to one statically configured peer address: dials, hands the link to
-/// the engine, and dials again when it ends, backing off while the peer is unreachable.
-struct PeerDialer: Service {
-    let host: String
-    let port: Int
+/// Keeps dialing every place a peer may be: the static addresses from the configuration and
+/// those discovery reports. One loop per target dials, hands the link to the engine, and
+/// dials again when it ends, backing off while the peer is unreachable. A target whose
+/// device is already connected (it dialed us) is not dialed.
+actor PeerDialer: Service {
+    struct Target: Sendable, Equatable {
+        var host: String
+        var port: Int
+        /// Known for discovered peers; nil for static addresses.
+        var device: DeviceID?
+    }
+
     let transport: PeerTransport
     let engine: SyncEngine
     let logger: Logger
+    private var loops: [String: (target: Target, task: Task<Void, Never>)] = [:]
+    private var running = true
 
     static let minimumDelay: Duration = .milliseconds(250)
     static let maximumDelay: Duration = .seconds(5)
 
+    init(transport: PeerTransport, engine: SyncEngine, logger: Logger) {
+        self.transport = transport
+        self.engine = engine
+        self.logger = logger
+    }
+
+    /// Adds a target, or moves it to a new address (a restarted peer on another port).
+    func set(_ key: String, _ target: Target) {
+        guard running, loops[key]?.target != target else { return }
+        loops[key]?.task.cancel()
+        loops[key] = (target, Task { [transport, engine, logger] in
+            await Self.dial(target, transport: transport, engine: engine, logger: logger)
+        })
+    }
+
+    func remove(_ key: String) {
+        loops.removeValue(forKey: key)?.task.cancel()
+    }
+
     func run() async throws {
-        var delay = Self.minimumDelay
-        while !Task.isCancelledOrShuttingDown {
+        try? await gracefulShutdown()
+        running = false
+        for loop in loops.values { loop.task.cancel() }
+        loops.removeAll()
+    }
+
+    private static func dial(_ target: Target, transport: PeerTransport, engine: SyncEngine, logger: Logger) async {
+        var delay = minimumDelay
+        while !Task.isCancelled {
+            if let device = target.device, await engine.connectedDevices.contains(device) {
+                try? await Task.sleep(for: maximumDelay)
+                continue
+            }
             do {
-                let connection = try await transport.connect(host: host, port: port)
-                delay = Self.minimumDelay
+                let connection = try await transport.connect(host: target.host, port: target.port)
+                delay = minimumDelay
                 await engine.serve(TransportPeerLink(connection: connection, isOutgoing: true))
             } catch {
-                logger.debug("peer unreachable", metadata: ["address": "\(host):\(port)", "error": "\(error)"])
-                delay = min(delay * 2, Self.maximumDelay)
+                logger.debug("peer unreachable", metadata: ["address": "\(target.host):\(target.port)", "error": "\(error)"])
+                delay = min(delay * 2, maximumDelay)
             }
             try? await Task.sleep(for: delay)
         }
     }
 }
 
-extension Task where Success == Never, Failure == Never {
-    static var isCancelledOrShuttingDown: Bool { isCancelled || isShuttingDownGracefully }
-}
-
 extension PeerDialer: CustomStringConvertible {
-    var description: String { "PeerDialer(\(host):\(port))" }
+    nonisolated var description: String { "PeerDialer" }
 }
