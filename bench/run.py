@@ -33,7 +33,7 @@ class Agent:
     def start(self):
         args = [os.path.join(self.bindir, "ubiqd"), "--state", self.state, "--listen", f"127.0.0.1:{self.port}",
                 "--no-discovery", "--container", f"{CONTAINER}={self.root}", "--socket", self.sock,
-                "--device-name", self.name, "--log-level", "warning"]
+                "--device-name", self.name, "--log-level", os.environ.get("UBIQ_BENCH_LOG", "warning")]
         for p in self.peers:
             args += ["--peer", f"127.0.0.1:{p}"]
         self.log = open(os.path.join(self.home, "ubiqd.log"), "ab")
@@ -143,6 +143,7 @@ def main():
     parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "release"))
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--keep", action="store_true", help="keep the agents' folders and logs")
     args = parser.parse_args()
     big = (8 if args.quick else 512) << 20
     small_count = 200 if args.quick else 5000
@@ -232,7 +233,10 @@ def main():
             b.stop()
             rows.append(result)
         finally:
-            shutil.rmtree(work, ignore_errors=True)
+            if args.keep:
+                print(f"kept {work}", file=sys.stderr)
+            else:
+                shutil.rmtree(work, ignore_errors=True)
 
     cpu = "unknown"
     with open("/proc/cpuinfo") as f:

@@ -102,7 +102,7 @@ public struct SyncIndex: Sendable {
                 row.sequence += 1
                 try Self.upsert(db, container: row.id, write.item, sequence: row.sequence, stat: write.stat)
                 if write.settlesNeed {
-                    try db.execute(sql: "DELETE FROM need WHERE container = ? AND path = ?", arguments: [row.id, write.item.path.rawValue])
+                    try Self.settleNeed(db, container: row.id, path: write.item.path, upTo: write.item.version)
                 }
             }
             try db.execute(sql: "UPDATE container SET sequence = ? WHERE id = ?", arguments: [row.sequence, row.id])
@@ -172,10 +172,23 @@ public struct SyncIndex: Sendable {
         }
     }
 
-    public func removeNeed(_ container: ContainerID, _ path: RelativePath) throws {
+    /// Drops the need for `path` if `version` covers what it asked for. A newer need that
+    /// arrived while an older one was being applied stays.
+    public func removeNeed(_ container: ContainerID, _ path: RelativePath, upTo version: VersionVector) throws {
         try pool.write { db in
-            let id = try containerRow(db, container).id
-            try db.execute(sql: "DELETE FROM need WHERE container = ? AND path = ?", arguments: [id, path.rawValue])
+            try Self.settleNeed(db, container: try containerRow(db, container).id, path: path, upTo: version)
+        }
+    }
+
+    private static func settleNeed(_ db: Database, container: Int64, path: RelativePath, upTo version: VersionVector) throws {
+        guard let data = try Data.fetchOne(db, sql: "SELECT target FROM need WHERE container = ? AND path = ?",
+                                           arguments: [container, path.rawValue])
+        else { return }
+        switch try IndexCoding.decode(json: data, as: Item.self).version.compare(to: version) {
+        case .equal, .dominated:
+            try db.execute(sql: "DELETE FROM need WHERE container = ? AND path = ?", arguments: [container, path.rawValue])
+        case .dominates, .concurrent:
+            break
         }
     }
 
@@ -315,7 +328,8 @@ public struct SyncIndex: Sendable {
 public struct ItemWrite: Sendable {
     public var item: Item
     public var stat: FileStat?
-    /// True when this write applies a pending need for the same path.
+    /// True when this write applies a pending need for the same path: the need is dropped if
+    /// this item's version covers it.
     public var settlesNeed: Bool
 
     public init(item: Item, stat: FileStat?, settlesNeed: Bool = false) {

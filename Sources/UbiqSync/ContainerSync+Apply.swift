@@ -41,7 +41,7 @@ extension ContainerSync {
                 try await ensureVersions(of: local.item, current: local)
                 try pruneVersions(of: local.item)
             }
-            try index.removeNeed(id, target.path)
+            try index.removeNeed(id, target.path, upTo: target.version)
             return
         case .applyRemote(let item):
             goal = item

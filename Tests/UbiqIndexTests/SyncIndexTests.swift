@@ -93,3 +93,20 @@ extension SyncIndexTests {
         #expect(try index.caseTwin(container, of: try RelativePath("Documents/Other.txt")) == nil)
     }
 }
+
+extension SyncIndexTests {
+    /// Applying an older need must not drop a newer one that arrived meanwhile.
+    @Test func settlingAnOlderNeedKeepsTheNewerOne() throws {
+        let peer = DeviceID("BBBB")
+        let older = file("Documents/n.txt", byte: 1, version: [peer: 1])
+        let newer = file("Documents/n.txt", byte: 2, version: [peer: 2])
+        try index.recordRemoteUpdate(container, peer: peer, state: PeerIndexState(indexID: 1, maxSequence: 1), needs: [older], merges: [])
+        try index.recordRemoteUpdate(container, peer: peer, state: PeerIndexState(indexID: 1, maxSequence: 2), needs: [newer], merges: [])
+        try index.commit(container, [ItemWrite(item: older, stat: nil, settlesNeed: true)])
+        #expect(try index.needs(container) == [newer])
+        try index.removeNeed(container, older.path, upTo: older.version)
+        #expect(try index.needs(container) == [newer])
+        try index.commit(container, [ItemWrite(item: newer, stat: nil, settlesNeed: true)])
+        #expect(try index.needs(container).isEmpty)
+    }
+}
