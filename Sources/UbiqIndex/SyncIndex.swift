@@ -144,15 +144,6 @@ public struct SyncIndex: Sendable {
         }
     }
 
-    /// Names of the version files whose chunks are recorded.
-    public func versionFiles(_ container: ContainerID) throws -> Set<String> {
-        try pool.read { db in
-            guard let id = try containerID(db, container) else { return [] }
-            return Set(try String.fetchAll(db, sql: "SELECT DISTINCT file FROM chunk WHERE container = ? AND file LIKE 'v:%'", arguments: [id])
-                .map { String($0.dropFirst(2)) })
-        }
-    }
-
     // MARK: needs
 
     /// Remote versions this device has decided to apply but not yet applied.

@@ -47,7 +47,6 @@ public struct DiskError: Error, Sendable, CustomStringConvertible {
 /// The file-system operations the engine needs on one container. Every write is atomic and
 /// never follows a symlink out of the container; the implementation lives beside this.
 public protocol ContainerDisk: Sendable {
-    var root: String { get }
     func prepare() throws
     func scan(under root: RelativePath?, baseline: @escaping @Sendable (RelativePath) -> FileStat?) throws -> ScanOutcome
     func stat(_ path: RelativePath) -> FileStat?

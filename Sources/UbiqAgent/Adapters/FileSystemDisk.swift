@@ -21,8 +21,6 @@ struct FileSystemDisk: ContainerDisk {
         scanner = ContainerScanner(layout: layout, logger: logger)
     }
 
-    var root: String { layout.root }
-
     func prepare() throws {
         try layout.create()
         try files.removeTemporaryFiles()
