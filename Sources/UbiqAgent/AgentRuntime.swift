@@ -9,6 +9,7 @@ import UbiqIndex
 import UbiqModel
 import UbiqSync
 import UbiqTransport
+import UbiqWire
 
 /// The one place that builds the agent: identity, index, containers, engine, transport and
 /// control socket, run together in a `ServiceGroup` until SIGTERM or SIGINT.
@@ -37,7 +38,8 @@ public struct AgentRuntime: Sendable {
             containers.append(ContainerSync(id: settings.id, disk: disk, index: index, device: identity.deviceID, logger: logger))
         }
         let engine = SyncEngine(device: identity.deviceID, deviceName: config.deviceName, agentVersion: Self.version,
-                                index: index, containers: containers, logger: logger)
+                                index: index, containers: containers,
+                                protocolVersions: TestHooks.protocolVersions ?? Handshake.supportedVersions, logger: logger)
         for container in containers {
             await container.setFetcher(EngineChunkFetcher(engine: engine))
             try await container.start()

@@ -20,6 +20,8 @@ public actor PeerSession {
     private var ended = false
 
     public static let requestTimeout: Duration = .seconds(30)
+    /// How long a peer may take to say hello after the TLS handshake.
+    static let helloTimeout: Duration = .seconds(10)
     /// How often an idle connection says it is alive, and how long the peer may stay silent
     /// before the connection counts as dead (a cut link sends no FIN).
     let pingInterval: Duration
@@ -45,6 +47,11 @@ public actor PeerSession {
     func run(onAgreed: @Sendable () async -> Void) async -> String {
         let stream = link.envelopes()
         var iterator = stream.makeAsyncIterator()
+        let helloDeadline = Task { [weak self] in
+            try await Task.sleep(for: Self.helloTimeout)
+            await self?.endWithoutAgreement()
+        }
+        defer { helloDeadline.cancel() }
         do {
             try await link.send(Ubiq_Wire_Envelope(.hello(hello)))
             guard case .hello(let theirs)? = try await iterator.next()?.message else {
@@ -98,6 +105,12 @@ public actor PeerSession {
         }
         close.reason = error.reason
         try? await link.send(Ubiq_Wire_Envelope(.close(close)))
+        await end()
+    }
+
+    private func endWithoutAgreement() async {
+        guard agreement == nil, !ended else { return }
+        logger.warning("peer sent no hello in time; closing", metadata: ["timeout": "\(Self.helloTimeout)"])
         await end()
     }
 

@@ -24,6 +24,7 @@ public actor SyncEngine {
     let agentVersion: String
     let index: SyncIndex
     let pingInterval: Duration
+    let protocolVersions: [UInt32]
     public nonisolated let containers: [ContainerID: ContainerSync]
     let logger: Logger
     private var sessions: [DeviceID: PeerSession] = [:]
@@ -32,9 +33,11 @@ public actor SyncEngine {
     private var pastBytes: [DeviceID: (sent: UInt64, received: UInt64)] = [:]
 
     public init(device: DeviceID, deviceName: String, agentVersion: String, index: SyncIndex,
-                containers: [ContainerSync], pingInterval: Duration = .seconds(2), logger: Logger) {
+                containers: [ContainerSync], pingInterval: Duration = .seconds(2),
+                protocolVersions: [UInt32] = Handshake.supportedVersions, logger: Logger) {
         self.device = device
         self.pingInterval = pingInterval
+        self.protocolVersions = protocolVersions
         self.deviceName = deviceName
         self.agentVersion = agentVersion
         self.index = index
@@ -87,7 +90,7 @@ public actor SyncEngine {
 
     private func makeHello(for remote: DeviceID) throws -> Ubiq_Wire_Hello {
         var hello = Ubiq_Wire_Hello()
-        hello.protocolVersions = Handshake.supportedVersions
+        hello.protocolVersions = protocolVersions
         hello.deviceID = device.rawValue
         hello.deviceName = deviceName
         hello.agentVersion = agentVersion

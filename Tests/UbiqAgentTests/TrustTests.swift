@@ -195,3 +195,25 @@ import UbiqWire
         #expect(a.logText().contains("peer stopped answering"))
     }
 }
+
+@Suite(.serialized) struct VersionTests {
+    /// An agent that speaks only a newer protocol is refused with a reason both logs show,
+    /// and the others keep syncing.
+    @Test func anAgentWithNoCommonVersionIsRefused() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        let future = try AgentProcess(name: "future", in: cluster.directory, peers: [a.port])
+        try future.join(a)
+        future.environment["UBIQ_TEST_PROTOCOL_VERSIONS"] = "2"
+        defer { future.stop() }
+        try await cluster.start()
+        try await future.startAndWait()
+        try await waitUntil("both logs to show the refusal") {
+            a.logText().contains("no common protocol version") && future.logText().contains("no common protocol version")
+        }
+        try a.write("Documents/still.txt", "syncing")
+        try await waitForConvergence([a, b], "alpha and beta to keep syncing") { $0["Documents/still.txt"] != nil }
+        #expect(try future.digest()["Documents/still.txt"] == nil)
+    }
+}

@@ -1,0 +1,13 @@
+import Foundation
+
+/// Settings only tests use, read from the environment so that no user-facing flag exists
+/// for them.
+enum TestHooks {
+    /// `UBIQ_TEST_PROTOCOL_VERSIONS=2,3`: speak only these peer-protocol versions, to test
+    /// how agents of different versions refuse each other.
+    static var protocolVersions: [UInt32]? {
+        guard let raw = ProcessInfo.processInfo.environment["UBIQ_TEST_PROTOCOL_VERSIONS"] else { return nil }
+        let versions = raw.split(separator: ",").compactMap { UInt32($0.trimmingCharacters(in: .whitespaces)) }
+        return versions.isEmpty ? nil : versions
+    }
+}
