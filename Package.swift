@@ -83,6 +83,9 @@ let package = Package(
             "UbiqClient", "UbiqControlAPI", "UbiqIdentity", "UbiqConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
+        // mDNS through avahi's dns_sd compatibility library.
+        .systemLibrary(name: "CDNSSD", providers: [.apt(["libavahi-compat-libdnssd-dev"])]),
+        .target(name: "UbiqDiscovery", dependencies: ["CDNSSD", "UbiqModel", log], swiftSettings: swiftSettings),
         .target(name: "UbiqTestSupport", dependencies: ["UbiqModel", "UbiqClient", "UbiqControlAPI", "UbiqChunking"], swiftSettings: swiftSettings),
 
         .testTarget(name: "UbiqModelTests", dependencies: ["UbiqModel"], swiftSettings: swiftSettings),
@@ -102,6 +105,7 @@ let package = Package(
         .testTarget(name: "UbiqControlTests", dependencies: [
             "UbiqControl", "UbiqClient", "UbiqTestSupport", "UbiqControlAPI", "UbiqModel", log,
         ] + nio, swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqDiscoveryTests", dependencies: ["UbiqDiscovery", "UbiqModel", log], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqAgentTests", dependencies: [
             "UbiqTestSupport", "UbiqControlAPI", "UbiqClient", "UbiqIdentity", "UbiqTransport", "UbiqWire", "UbiqModel", "UbiqChunking",
         ], swiftSettings: swiftSettings),
