@@ -72,7 +72,7 @@ let package = Package(
         .target(name: "UbiqClient", dependencies: ["UbiqControlAPI"] + nio, swiftSettings: swiftSettings),
         .target(name: "UbiqAgent", dependencies: [
             "UbiqModel", "UbiqConfig", "UbiqIdentity", "UbiqIndex", "UbiqFileSystem", "UbiqWire",
-            "UbiqTransport", "UbiqSync", "UbiqControlAPI", "UbiqControl", log,
+            "UbiqTransport", "UbiqDiscovery", "UbiqSync", "UbiqControlAPI", "UbiqControl", log,
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "ubiqd", dependencies: [

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import UbiqConfig
+import UbiqDiscovery
 import UbiqControl
 import UbiqFileSystem
 import UbiqIdentity
@@ -48,9 +49,11 @@ public struct AgentRuntime: Sendable {
         let transport = try PeerTransport(identity: identity, logger: logger)
         var services: [any Service] = []
         var listening: [String] = []
+        var listeners: [PeerListener] = []
         for address in config.listen {
             let listener = try await transport.listen(host: address.host, port: address.port)
             listening.append("\(address.host):\(listener.localPort)")
+            listeners.append(listener)
             services.append(PeerAcceptor(listener: listener, engine: engine))
         }
         let dialer = PeerDialer(transport: transport, engine: engine, logger: logger)
@@ -58,13 +61,20 @@ public struct AgentRuntime: Sendable {
             await dialer.set("static \(peer)", .init(host: peer.host, port: peer.port, device: nil))
         }
         services.append(dialer)
+        var discovery: DiscoveryService?
+        if config.discovery, let port = listeners.first?.localPort {
+            let record = try DiscoveryRecord(deviceID: identity.deviceID, accountTag: try AccountTag(identity.accountTag),
+                                             protocolVersions: engine.protocolVersions, port: UInt16(port))
+            discovery = DiscoveryService(record: record, dialer: dialer, logger: logger)
+            services.append(discovery!)
+        }
         for (container, settings) in zip(containers, config.containers) {
             services.append(ContainerService(container: container, root: settings.path,
                                              options: config.watcherOptions, logger: logger))
         }
         let status = AgentStatusSource(identity: identity, deviceName: config.deviceName, engine: engine, containers: containers,
                                        roots: Dictionary(uniqueKeysWithValues: config.containers.map { ($0.id, $0.path) }),
-                                       listening: listening, discovery: config.discovery ? "unavailable: not built yet" : "disabled")
+                                       listening: listening, discovery: { [discovery] in await discovery?.state ?? "disabled" })
         let control = ControlServer(configuration: .init(socketPath: config.socketPath),
                                     handler: AgentControlHandler(status: status), logger: logger)
         services.append(ControlService(server: control))

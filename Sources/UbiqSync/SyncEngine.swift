@@ -24,7 +24,7 @@ public actor SyncEngine {
     let agentVersion: String
     let index: SyncIndex
     let pingInterval: Duration
-    let protocolVersions: [UInt32]
+    public nonisolated let protocolVersions: [UInt32]
     public nonisolated let containers: [ContainerID: ContainerSync]
     let logger: Logger
     private var sessions: [DeviceID: PeerSession] = [:]

@@ -14,6 +14,8 @@ public final class AgentProcess: @unchecked Sendable {
     public var peers: [Int]
     public let container: ContainerID
     public var extraArguments: [String] = []
+    /// mDNS discovery; off by default so loopback tests never touch avahi.
+    public var discovery = false
     public var environment: [String: String] = [:]
     private var process: Process?
     private let lock = NSLock()
@@ -84,8 +86,9 @@ public final class AgentProcess: @unchecked Sendable {
     public func start() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binDirectory + "/ubiqd")
-        var arguments = ["--state", state, "--listen", "127.0.0.1:\(port)", "--no-discovery",
+        var arguments = ["--state", state, "--listen", "127.0.0.1:\(port)",
                          "--container", "\(container)=\(root)", "--socket", socket, "--device-name", name]
+        if !discovery { arguments.append("--no-discovery") }
         for peer in peers { arguments += ["--peer", "127.0.0.1:\(peer)"] }
         process.arguments = arguments + extraArguments
         var env = ProcessInfo.processInfo.environment

@@ -14,7 +14,7 @@ struct AgentStatusSource: Sendable {
     let containers: [ContainerSync]
     let roots: [ContainerID: String]
     let listening: [String]
-    let discovery: String
+    let discovery: @Sendable () async -> String
 
     func container(_ id: ContainerID) throws(RPCError) -> ContainerSync {
         guard let container = containers.first(where: { $0.id == id }) else {
@@ -44,7 +44,7 @@ struct AgentStatusSource: Sendable {
         let peers = await peers()
         return AgentStatus(
             device: .init(id: identity.deviceID, name: deviceName), identityToken: identity.identityToken,
-            agentVersion: AgentRuntime.version, listen: listening, discovery: discovery, containers: result, peers: peers,
+            agentVersion: AgentRuntime.version, listen: listening, discovery: await discovery(), containers: result, peers: peers,
             bytesToFetch: result.reduce(0) { $0 + $1.needBytes }, conflicts: result.reduce(0) { $0 + $1.conflicts },
             bytesSent: peers.reduce(0) { $0 + $1.bytesSent }, bytesReceived: peers.reduce(0) { $0 + $1.bytesReceived })
     }
