@@ -102,6 +102,7 @@ let package = Package(
         .testTarget(name: "UbiqControlTests", dependencies: [
             "UbiqControl", "UbiqClient", "UbiqTestSupport", "UbiqControlAPI", "UbiqModel", log,
         ] + nio, swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqTestSupportTests", dependencies: ["UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqAgentTests", dependencies: [
             "UbiqTestSupport", "UbiqControlAPI", "UbiqClient", "UbiqIdentity", "UbiqTransport", "UbiqWire", "UbiqModel", "UbiqChunking",
         ], swiftSettings: swiftSettings),
