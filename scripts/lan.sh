@@ -129,9 +129,10 @@ list() {
 case "${1:-}" in
   up) shift; up "${1:-}" ;;
   exec) shift; [ $# -ge 2 ] || die "exec takes a host number and a command"
-        i="$1"; shift; exec nsenter --target "$(holder_of "$i")" --mount --net --wd="$PWD" -- "$@" ;;
+        i="$1"; shift; pid=$(holder_of "$i") || exit 1
+        exec nsenter --target "$pid" --mount --net --wd="$PWD" -- "$@" ;;
   list) list ;;
   down) destroy $(namespaces "$prefix") ;;
   down-all) destroy $(ip netns list | awk '{print $1}' | grep '^ubiqlan' | sort -t- -k1,1 | awk '/-br$/ {b = b " " $0; next} {print} END {print b}') ;;
-  *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac
