@@ -106,6 +106,7 @@ let package = Package(
             "UbiqControl", "UbiqClient", "UbiqTestSupport", "UbiqControlAPI", "UbiqModel", log,
         ] + nio, swiftSettings: swiftSettings),
         .testTarget(name: "UbiqDiscoveryTests", dependencies: ["UbiqDiscovery", "UbiqModel", log], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqTestSupportTests", dependencies: ["UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqAgentTests", dependencies: [
             "UbiqTestSupport", "UbiqControlAPI", "UbiqClient", "UbiqIdentity", "UbiqTransport", "UbiqWire", "UbiqModel", "UbiqChunking",
         ], swiftSettings: swiftSettings),
