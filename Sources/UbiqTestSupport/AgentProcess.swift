@@ -16,6 +16,8 @@ public final class AgentProcess: @unchecked Sendable {
     public var extraArguments: [String] = []
     /// mDNS discovery; off by default so loopback tests never touch avahi.
     public var discovery = false
+    /// The LAN workstation to run in (its network and mount namespaces); nil for loopback.
+    public var lanHost: LANHost?
     public var environment: [String: String] = [:]
     private var process: Process?
     private let lock = NSLock()
@@ -84,13 +86,20 @@ public final class AgentProcess: @unchecked Sendable {
     // MARK: life cycle
 
     public func start() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binDirectory + "/ubiqd")
-        var arguments = ["--state", state, "--listen", "127.0.0.1:\(port)",
+        let listen = lanHost == nil ? "127.0.0.1:\(port)" : "0.0.0.0:\(port)"
+        var arguments = ["--state", state, "--listen", listen,
                          "--container", "\(container)=\(root)", "--socket", socket, "--device-name", name]
         if !discovery { arguments.append("--no-discovery") }
         for peer in peers { arguments += ["--peer", "127.0.0.1:\(peer)"] }
-        process.arguments = arguments + extraArguments
+        arguments += extraArguments
+        if let lanHost {
+            let process = try lanHost.spawn([Self.binDirectory + "/ubiqd"] + arguments, environment: environment, log: log)
+            lock.withLock { self.process = process }
+            return
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binDirectory + "/ubiqd")
+        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { $1 }
         process.environment = env
