@@ -28,6 +28,9 @@ final class BrowserDriver: DNSServiceDriver {
 
     /// How long a failed resolve or address query waits before it is tried again.
     static let retryDelay: Duration = .seconds(5)
+    /// How long a new peer's first address waits for the others (A and AAAA answers arrive
+    /// through separate queries) before `found` is reported.
+    static let settleDelay: Duration = .milliseconds(200)
 
     private let context: LoopContext
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
@@ -107,6 +110,8 @@ final class BrowserDriver: DNSServiceDriver {
             for id in queries.removeValue(forKey: instance) ?? [] { context.deallocate(id) }
         case .scheduleRetry(let instance):
             context.schedule(after: Self.retryDelay) { [unowned self] in feed(.retryDue(instance: instance)) }
+        case .scheduleSettle(let instance):
+            context.schedule(after: Self.settleDelay) { [unowned self] in feed(.settleDue(instance: instance)) }
         case .report(let event):
             report(event)
         case .ignore(let instance, let reason, let malformed):

@@ -7,11 +7,13 @@ import Musl
 
 /// Process-wide preparation of the dns_sd library and the mapping of its error codes.
 enum DNSSD {
-    /// Silences avahi's "uses the Apple Bonjour compatibility layer" warning on stderr; must
-    /// run before the first dns_sd call, and `prepare()` does so once.
+    /// Runs once, before the first dns_sd call: silences avahi's "uses the Apple Bonjour
+    /// compatibility layer" warning on stderr, and makes avahi zero what it allocates (see
+    /// `cdnssd_zero_avahi_allocations` in the shim: without it, a resolve open when
+    /// avahi-daemon stops crashes the process).
     private static let environmentPrepared: Bool = {
         setenv("AVAHI_COMPAT_NOWARN", "1", 1)
-        return true
+        return cdnssd_zero_avahi_allocations() != 0
     }()
 
     static func prepare() { _ = environmentPrepared }

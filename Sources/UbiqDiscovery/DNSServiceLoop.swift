@@ -123,6 +123,9 @@ final class DNSServiceLoop<Driver: DNSServiceDriver>: Sendable {
             }
             if fds[0].revents != 0 { drainWakePipe() }
             for (index, id) in ids.enumerated() where fds[index + 1].revents != 0 {
+                // After a failure (avahi went away) no other ref is processed; all are
+                // deallocated when the loop ends.
+                if context.wantsStop { break }
                 context.process(id)
             }
             if context.wantsStop { stop() }

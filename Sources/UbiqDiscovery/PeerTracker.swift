@@ -3,9 +3,11 @@
 /// `ServiceBrowser` loop performs the actions; tests drive it without a daemon.
 ///
 /// Per instance: the first browse add starts a resolve, which stays open so later TXT or port
-/// changes arrive; an accepted record starts A/AAAA queries on its host; the peer is reported
-/// once it has a record and an address. A resolve or query that fails is retried after a
-/// delay while the instance is still browsed. The last browse remove reports `lost`.
+/// changes arrive; an accepted record starts A/AAAA queries on its host; once it has a record
+/// and an address the peer is reported `found` after a short settling delay, so that IPv4 and
+/// IPv6 addresses, which arrive separately, come in one event. A resolve or query that fails is
+/// retried after a delay while the instance is still browsed. The last browse remove reports
+/// `lost`.
 struct PeerTracker {
     enum Input: Hashable {
         /// A browse add; avahi sends one per interface and IP protocol.
@@ -17,6 +19,7 @@ struct PeerTracker {
         case addressRemoved(instance: String, address: String)
         case addressQueryFailed(instance: String)
         case retryDue(instance: String)
+        case settleDue(instance: String)
     }
 
     enum Action: Hashable {
@@ -27,6 +30,8 @@ struct PeerTracker {
         case stopAddressQueries(instance: String)
         /// Feed `.retryDue(instance)` back after the retry delay.
         case scheduleRetry(instance: String)
+        /// Feed `.settleDue(instance)` back after the settling delay.
+        case scheduleSettle(instance: String)
         case report(DiscoveryEvent)
         /// A resolved record is not reported; `malformed` tells a bad record from a filtered one.
         case ignore(instance: String, reason: String, malformed: Bool)
@@ -38,6 +43,7 @@ struct PeerTracker {
         var resolving = false
         var querying = false
         var retryPending = false
+        var settling = false
         var host: String?
         var record: DiscoveryRecord?
         /// Address → how many (interface, IP protocol) pairs report it; avahi reports each pair.
@@ -130,6 +136,13 @@ struct PeerTracker {
             }
             instances[name] = instance
             return actions
+
+        case .settleDue(let name):
+            guard var instance = instances[name], instance.settling else { return [] }
+            instance.settling = false
+            let actions = publish(&instance, name: name, settled: true)
+            instances[name] = instance
+            return actions
         }
     }
 
@@ -185,14 +198,22 @@ struct PeerTracker {
     }
 
     /// Reports the instance when it has a record and at least one address and differs from
-    /// what was last reported. Addresses that all go away leave the last report standing
-    /// until the service itself is removed.
-    private func publish(_ instance: inout Instance, name: String) -> [Action] {
+    /// what was last reported; a first report waits until `settled`. Addresses that all go
+    /// away leave the last report standing until the service itself is removed.
+    private func publish(_ instance: inout Instance, name: String, settled: Bool = false) -> [Action] {
         guard let record = instance.record, let host = instance.host, !instance.addresses.isEmpty else { return [] }
         let peer = DiscoveredPeer(instance: name, record: record, host: host, addresses: instance.addresses.keys.sorted())
-        defer { instance.reported = peer }
-        if instance.reported == nil { return [.report(.found(peer))] }
-        return instance.reported == peer ? [] : [.report(.changed(peer))]
+        guard let reported = instance.reported else {
+            guard settled else {
+                if instance.settling { return [] }
+                instance.settling = true
+                return [.scheduleSettle(instance: name)]
+            }
+            instance.reported = peer
+            return [.report(.found(peer))]
+        }
+        instance.reported = peer
+        return reported == peer ? [] : [.report(.changed(peer))]
     }
 
     private func scheduleRetry(_ instance: inout Instance, name: String) -> [Action] {

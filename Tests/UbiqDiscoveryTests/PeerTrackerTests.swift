@@ -23,16 +23,37 @@ import UbiqModel
         _ = tracker.handle(.added(instance: record.instanceName, domain: "local."))
         _ = tracker.handle(resolved(record))
         _ = tracker.handle(.addressAdded(instance: record.instanceName, address: "198.18.0.2"))
+        _ = tracker.handle(.settleDue(instance: record.instanceName))
     }
 
-    @Test func aPeerIsFoundOnceItHasARecordAndAnAddress() {
+    @Test func aPeerIsFoundOnceItHasARecordAndItsAddressesSettled() {
         var tracker = PeerTracker(filter: .none)
         let b = record("BBBB")
         #expect(tracker.handle(.added(instance: "BBBB", domain: "local.")) == [.startResolve(instance: "BBBB", domain: "local.")])
         #expect(tracker.handle(resolved(b)) == [.queryAddresses(instance: "BBBB", host: "h2.local.")])
-        #expect(tracker.handle(.addressAdded(instance: "BBBB", address: "198.18.0.2")) == [.report(.found(peer(b)))])
-        #expect(tracker.handle(.addressAdded(instance: "BBBB", address: "fe80::2%e1"))
-                == [.report(.changed(peer(b, addresses: ["198.18.0.2", "fe80::2%e1"])))])
+        #expect(tracker.handle(.addressAdded(instance: "BBBB", address: "198.18.0.2")) == [.scheduleSettle(instance: "BBBB")])
+        #expect(tracker.handle(.addressAdded(instance: "BBBB", address: "fe80::2%e1")) == [])
+        #expect(tracker.handle(.settleDue(instance: "BBBB")) == [.report(.found(peer(b, addresses: ["198.18.0.2", "fe80::2%e1"])))])
+        #expect(tracker.handle(.settleDue(instance: "BBBB")) == [])
+        #expect(tracker.handle(.addressAdded(instance: "BBBB", address: "2001:db8::2"))
+                == [.report(.changed(peer(b, addresses: ["198.18.0.2", "2001:db8::2", "fe80::2%e1"])))])
+    }
+
+    @Test func aPeerGoneOrRefusedWhileSettlingIsNeverReported() {
+        var tracker = PeerTracker(filter: .none)
+        let b = record("BBBB")
+        _ = tracker.handle(.added(instance: "BBBB", domain: "local."))
+        _ = tracker.handle(resolved(b))
+        _ = tracker.handle(.addressAdded(instance: "BBBB", address: "198.18.0.2"))
+        #expect(tracker.handle(.removed(instance: "BBBB")) == [.stopResolve(instance: "BBBB"), .stopAddressQueries(instance: "BBBB")])
+        #expect(tracker.handle(.settleDue(instance: "BBBB")) == [])
+
+        _ = tracker.handle(.added(instance: "BBBB", domain: "local."))
+        _ = tracker.handle(resolved(b))
+        _ = tracker.handle(.addressAdded(instance: "BBBB", address: "198.18.0.2"))
+        let refused = tracker.handle(.resolved(instance: "BBBB", host: "h2.local.", port: 7000, txt: [0]))
+        #expect(!refused.contains { if case .report = $0 { true } else { false } })
+        #expect(tracker.handle(.settleDue(instance: "BBBB")) == [])
     }
 
     @Test func everyInterfaceAndProtocolMustGoBeforeAPeerIsLost() {
@@ -56,7 +77,8 @@ import UbiqModel
         #expect(tracker.handle(.added(instance: "BBBB", domain: "local.")) == [.startResolve(instance: "BBBB", domain: "local.")])
         let moved = record("BBBB", port: 7100)
         _ = tracker.handle(resolved(moved))
-        #expect(tracker.handle(.addressAdded(instance: "BBBB", address: "198.18.0.2")) == [.report(.found(peer(moved)))])
+        #expect(tracker.handle(.addressAdded(instance: "BBBB", address: "198.18.0.2")) == [.scheduleSettle(instance: "BBBB")])
+        #expect(tracker.handle(.settleDue(instance: "BBBB")) == [.report(.found(peer(moved)))])
     }
 
     @Test func aNewPortOrTXTIsAChange() {
@@ -113,7 +135,8 @@ import UbiqModel
         #expect(actions.count == 3)
         #expect(actions.dropFirst() == [.stopAddressQueries(instance: "BBBB"), .report(.lost(peer(b)))])
         _ = tracker.handle(resolved(b))
-        #expect(tracker.handle(.addressAdded(instance: "BBBB", address: "198.18.0.2")) == [.report(.found(peer(b)))])
+        _ = tracker.handle(.addressAdded(instance: "BBBB", address: "198.18.0.2"))
+        #expect(tracker.handle(.settleDue(instance: "BBBB")) == [.report(.found(peer(b)))])
     }
 
     @Test func theFilterDropsOtherAccountsAndThisDevice() {

@@ -9,8 +9,9 @@ import UbiqModel
 /// they never reach a real avahi-daemon and never multicast, whatever runs on the machine.
 @Suite(.serialized, .disabled(if: LiveSettings.isLive, "UBIQ_DISCOVERY_LIVE=1 talks to the real avahi-daemon instead"),
        .timeLimit(.minutes(1)))
-struct UnavailableDaemonTests {
+final class UnavailableDaemonTests {
     let folder: String
+    let previousBusAddress = ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"]
     let logger = Logger(label: "ubiq.discovery.test") { _ in SwiftLogNoOpLogHandler() }
     let record = try! DiscoveryRecord(deviceID: DeviceID("AAAAAAAA"), accountTag: AccountTag("0123456789abcdef"), protocolVersions: [1], port: 7000)
 
@@ -18,6 +19,15 @@ struct UnavailableDaemonTests {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("ubiqdisc-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         pointSystemBus(at: folder + "/system_bus_socket")
+    }
+
+    deinit {
+        if let previousBusAddress {
+            setenv("DBUS_SYSTEM_BUS_ADDRESS", previousBusAddress, 1)
+        } else {
+            unsetenv("DBUS_SYSTEM_BUS_ADDRESS")
+        }
+        try? FileManager.default.removeItem(atPath: folder)
     }
 
     func pointSystemBus(at path: String) {
