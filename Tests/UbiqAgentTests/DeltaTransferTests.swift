@@ -62,7 +62,10 @@ import UbiqTestSupport
             try await b.status().bytesReceived > 16 << 20
         }
         b.kill()
-        #expect(try TreeDigest.of(b.root)["Documents/large.bin"] == nil, "a partial file appeared at its final path")
+        // A file appears at its final path complete and verified, or not at all.
+        let atKill = try TreeDigest.of(b.root)["Documents/large.bin"]
+        #expect(atKill == nil || atKill == expected, "a partial file appeared at its final path")
+        if atKill != nil { print("the transfer finished before the kill; the restart has nothing to resume") }
         try await b.startAndWait()
         try await waitForConvergence([a, b], timeout: .seconds(120), "the file after the restart") {
             $0["Documents/large.bin"] == expected

@@ -14,7 +14,7 @@ struct LANTests {
 
         init(hosts: Int, strangers: Set<Int> = []) throws {
             directory = try TempDirectory(prefix: "ubiq-lan")
-            lan = try NamespaceLAN(hosts: hosts)
+            lan = try NamespaceLAN(hosts: hosts, prefix: "ubiqlan-agents")
             var agents: [AgentProcess] = []
             for i in 1...hosts {
                 let agent = try AgentProcess(name: "h\(i)", in: directory, port: 22100)
