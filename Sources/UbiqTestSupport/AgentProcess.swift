@@ -10,7 +10,7 @@ public final class AgentProcess: @unchecked Sendable {
 
     public let name: String
     public let home: String
-    public let port: Int
+    public var port: Int
     public var peers: [Int]
     public let container: ContainerID
     public var extraArguments: [String] = []

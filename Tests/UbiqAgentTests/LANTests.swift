@@ -175,4 +175,34 @@ struct LANTests {
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: b.root + "/.ubiq/tmp").isEmpty)
     }
+
+    /// An agent that speaks only a newer protocol is refused with a reason both logs show;
+    /// the others keep syncing.
+    @Test func anAgentOfANewerProtocolIsRefusedOnTheLAN() async throws {
+        let cluster = try Cluster(hosts: 3)
+        let (a, b, future) = (cluster.agents[0], cluster.agents[1], cluster.agents[2])
+        future.environment["UBIQ_TEST_PROTOCOL_VERSIONS"] = "2"
+        try await cluster.start()
+        try await cluster.waitConnected([a, b])
+        try await waitUntil("both logs to show the refusal", timeout: .seconds(60)) {
+            a.logText().contains("no common protocol version") && future.logText().contains("no common protocol version")
+        }
+        try a.write("Documents/current.txt", "version 1 only")
+        try await waitForConvergence([a, b], "hosts 1 and 2 to keep syncing") { $0["Documents/current.txt"] != nil }
+        #expect(try future.digest()["Documents/current.txt"] == nil)
+    }
+
+    /// A peer that comes back on another port is connected again and syncs.
+    @Test func aPeerThatMovesToAnotherPortIsFollowed() async throws {
+        let cluster = try Cluster(hosts: 2)
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected([a, b])
+        b.stop()
+        b.port = 22177
+        try await b.startAndWait()
+        try await cluster.waitConnected([a, b])
+        try a.write("Documents/after-move.txt", "found on the new port")
+        try await waitForConvergence([a, b], "the file on the moved host") { $0["Documents/after-move.txt"] != nil }
+    }
 }
