@@ -5,7 +5,7 @@
 # root or namespaces are missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-lan='LANTests|NamespaceLANTests'
+lan='UbiqTestSupportTests\.|\.LANTests'
 swift build --build-tests
 swift test --skip-build --skip "$lan" "$@"
 swift test --skip-build --no-parallel --filter "$lan" "$@"

@@ -41,6 +41,9 @@ public actor PeerSession {
         self.logger = logger
     }
 
+    /// True once both hellos agreed.
+    var agreed: Bool { agreement != nil }
+
     public var sharedContainers: Set<ContainerID> { Set(agreement.map { Array($0.containers.keys) } ?? []) }
 
     /// Runs the conversation until the link ends. Returns the reason it ended.

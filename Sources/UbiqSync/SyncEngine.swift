@@ -46,13 +46,15 @@ public actor SyncEngine {
     }
 
     /// Runs a session over an authenticated link until it ends. Of two links to the same
-    /// device, both sides keep the one dialed by the smaller device ID.
-    public func serve(_ link: any PeerLink) async {
+    /// device, both sides keep the one dialed by the smaller device ID. Returns whether the
+    /// peer got past `Hello` (false for a refusal, so a dialer can wait longer).
+    @discardableResult
+    public func serve(_ link: any PeerLink) async -> Bool {
         let remote = link.remoteDevice
         guard remote != device else {
             logger.warning("refused a connection to ourselves", metadata: ["address": "\(link.remoteAddress)"])
             await link.close()
-            return
+            return false
         }
         if let existing = sessions[remote] {
             let dialer = { (l: any PeerLink) in l.isOutgoing ? self.device : remote }
@@ -60,14 +62,14 @@ public actor SyncEngine {
                 await existing.end()
             } else {
                 await link.close()
-                return
+                return true
             }
         }
         let hello: Ubiq_Wire_Hello
         do { hello = try makeHello(for: remote) } catch {
             logger.error("cannot read the index to greet a peer", metadata: ["peer": "\(remote)", "error": "\(error)"])
             await link.close()
-            return
+            return false
         }
         let session = PeerSession(link: link, containers: containers, hello: hello, index: index,
                                   pingInterval: pingInterval, logger: logger)
@@ -86,6 +88,7 @@ public actor SyncEngine {
         records[remote]?.connected = sessions[remote] != nil
         records[remote]?.lastError = reason
         if !name.isEmpty { records[remote]?.name = name }
+        return await session.agreed
     }
 
     private func makeHello(for remote: DeviceID) throws -> Ubiq_Wire_Hello {

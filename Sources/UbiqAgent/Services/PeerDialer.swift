@@ -24,6 +24,8 @@ actor PeerDialer: Service {
 
     static let minimumDelay: Duration = .milliseconds(250)
     static let maximumDelay: Duration = .seconds(5)
+    /// A peer that refuses us (no common protocol version) is asked again only this often.
+    static let refusedDelay: Duration = .seconds(60)
 
     init(transport: PeerTransport, engine: SyncEngine, logger: Logger) {
         self.transport = transport
@@ -60,8 +62,8 @@ actor PeerDialer: Service {
             }
             do {
                 let connection = try await transport.connect(host: target.host, port: target.port)
-                delay = minimumDelay
-                await engine.serve(TransportPeerLink(connection: connection, isOutgoing: true))
+                let agreed = await engine.serve(TransportPeerLink(connection: connection, isOutgoing: true))
+                delay = agreed ? minimumDelay : refusedDelay
             } catch {
                 logger.debug("peer unreachable", metadata: ["address": "\(target.host):\(target.port)", "error": "\(error)"])
                 delay = min(delay * 2, maximumDelay)

@@ -31,7 +31,7 @@ public final class NamespaceLAN: Sendable {
         case closed
     }
 
-    public init(hosts count: Int, prefix: String = NamespaceLAN.defaultPrefix, timeout: Duration = .seconds(20)) throws {
+    public init(hosts count: Int, prefix: String = NamespaceLAN.defaultPrefix, timeout: Duration = .seconds(60)) throws {
         try Self.validate(prefix: prefix, hosts: count)
         let tools = try Self.tools()
         try Self.sweep(prefix: prefix)
@@ -66,7 +66,7 @@ public final class NamespaceLAN: Sendable {
     /// Builds the LAN on a thread of its own, so the second or so it takes to come up does
     /// not hold one of the few threads Swift concurrency runs tests on.
     public static func start(hosts count: Int, prefix: String = NamespaceLAN.defaultPrefix,
-                             timeout: Duration = .seconds(20)) async throws -> NamespaceLAN {
+                             timeout: Duration = .seconds(60)) async throws -> NamespaceLAN {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
                 continuation.resume(with: Result { try NamespaceLAN(hosts: count, prefix: prefix, timeout: timeout) })
