@@ -20,6 +20,9 @@ enum CommandRunner {
     /// The environment every command gets: ours, with the sbin folders on the path.
     static var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment
+        // A host's programs use the host's own system bus under its private /run, whatever a
+        // test in this process pointed libdbus at.
+        env["DBUS_SYSTEM_BUS_ADDRESS"] = nil
         env["PATH"] = [env["PATH"], searchPath].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ":")
         return env
     }
