@@ -61,6 +61,23 @@ import UbiqWire
             try await send(.hello(hello))
         }
 
+        /// Reads until the agent closes the connection; fails after `timeout`.
+        func waitUntilClosed(_ what: String, timeout: Duration = .seconds(30)) async throws {
+            let frames = connection.frames
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    var iterator = frames.makeAsyncIterator()
+                    while (try? await iterator.next()) != nil {}
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw TimedOut(description: "timed out after \(timeout) waiting for \(what)")
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        }
+
         static func file(_ path: String, content: [UInt8], sequence: UInt64, device: DeviceID) -> Ubiq_Wire_FileInfo {
             var info = Ubiq_Wire_FileInfo()
             info.path = path
@@ -149,20 +166,7 @@ import UbiqWire
         let rogue = try await RoguePeer(joining: a, in: cluster.directory, maximumFrameLength: 64 << 20)
         try await rogue.hello(a.container, indexID: 9)
         try? await rogue.connection.send([UInt8](repeating: 0, count: 17 << 20))
-        let frames = rogue.connection.frames
-        // The connection must end (alpha closes it) well before the deadline.
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                var iterator = frames.makeAsyncIterator()
-                while (try? await iterator.next()) != nil {}
-            }
-            group.addTask {
-                try await Task.sleep(for: .seconds(30))
-                throw TimedOut(description: "alpha did not close a connection that sent an over-limit frame")
-            }
-            try await group.next()
-            group.cancelAll()
-        }
+        try await rogue.waitUntilClosed("alpha to close a connection that sent an over-limit frame")
         #expect(a.logText().contains("exceeds the limit of 16777216 bytes"))
         try b.write("Documents/after.txt", "the others keep syncing")
         try await waitForConvergence([a, b], "beta's file on alpha") { $0["Documents/after.txt"] != nil }
@@ -177,20 +181,8 @@ import UbiqWire
         try await cluster.start()
         let rogue = try await RoguePeer(joining: a, in: cluster.directory)
         try await rogue.hello(a.container, indexID: 11)
-        let frames = rogue.connection.frames
         let started = ContinuousClock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                var iterator = frames.makeAsyncIterator()
-                while (try? await iterator.next()) != nil {}
-            }
-            group.addTask {
-                try await Task.sleep(for: .seconds(30))
-                throw TimedOut(description: "alpha kept a silent peer connected")
-            }
-            try await group.next()
-            group.cancelAll()
-        }
+        try await rogue.waitUntilClosed("alpha to drop a silent peer")
         #expect(ContinuousClock.now - started >= .seconds(4))
         #expect(a.logText().contains("peer stopped answering"))
     }
