@@ -15,6 +15,11 @@ public struct SyncIndex: Sendable {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
+        // Owner-only, like all state; SQLite gives the -wal and -shm files the same mode.
+        if !FileManager.default.fileExists(atPath: path) {
+            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
+        try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try IndexMigrations.migrator.migrate(pool)

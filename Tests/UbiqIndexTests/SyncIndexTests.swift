@@ -110,3 +110,13 @@ extension SyncIndexTests {
         #expect(try index.needs(container).isEmpty)
     }
 }
+
+extension SyncIndexTests {
+    @Test func theIndexIsReadableByItsOwnerOnly() throws {
+        try index.commit(container, [ItemWrite(item: file("a", byte: 1, version: [me: 1]), stat: nil)])
+        for suffix in ["", "-wal", "-shm"] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: dir.appending("index.sqlite" + suffix))
+            #expect((attributes[.posixPermissions] as? Int) == 0o600, "index.sqlite\(suffix)")
+        }
+    }
+}
