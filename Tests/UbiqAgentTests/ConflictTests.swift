@@ -31,10 +31,14 @@ import UbiqTestSupport
         #expect(a.read(path) == "edited on beta, later")
         let status = try await a.status()
         #expect(status.conflicts == 1)
-        for agent in [a, b] {
-            let kept = try FileManager.default.contentsOfDirectory(atPath: agent.root + "/.ubiq/versions")
-            #expect(kept.count == 1)
-            #expect(kept.map { try? String(contentsOfFile: agent.root + "/.ubiq/versions/" + $0, encoding: .utf8) } == ["edited on alpha"])
+        // Each agent keeps the losing version's content (a device that won fetches it after
+        // recording the merge).
+        try await waitUntil("both agents to keep the losing version") {
+            try [a, b].allSatisfy { agent in
+                let kept = try FileManager.default.contentsOfDirectory(atPath: agent.root + "/.ubiq/versions")
+                return kept.map { try? String(contentsOfFile: agent.root + "/.ubiq/versions/" + $0, encoding: .utf8) }
+                    == ["edited on alpha"]
+            }
         }
         let listed = try AgentProcess.cli(["--socket", a.socket, "versions", "\(a.container)", path, "--json"])
         let conflictID = try await a.versions(path).conflicts[0].id
