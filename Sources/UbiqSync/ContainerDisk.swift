@@ -4,14 +4,12 @@ import UbiqModel
 /// The result of scanning a subtree: entries that need a look (new or changed on disk) and
 /// every path seen, so that the caller can tell what was deleted.
 public struct ScanOutcome: Sendable {
-    public var root: RelativePath?
     public var changed: [LocalEntry]
     public var seen: Set<RelativePath>
     /// Files whose content was read and hashed by this scan.
     public var filesHashed: Int
 
-    public init(root: RelativePath?, changed: [LocalEntry], seen: Set<RelativePath>, filesHashed: Int = 0) {
-        self.root = root
+    public init(changed: [LocalEntry], seen: Set<RelativePath>, filesHashed: Int = 0) {
         self.changed = changed
         self.seen = seen
         self.filesHashed = filesHashed

@@ -11,11 +11,7 @@ extension ContainerSync {
         guard let needs = try? index.needs(id), !needs.isEmpty else { return }
         for target in Self.applyOrder(needs) {
             if Task.isCancelled { return }
-            do {
-                try await apply(target)
-                failures[target.path] = nil
-            } catch {
-                failures[target.path] = "\(error)"
+            do { try await apply(target) } catch {
                 logger.warning("could not apply change; will retry", metadata: ["path": "\(target.path)", "error": "\(error)"])
             }
         }

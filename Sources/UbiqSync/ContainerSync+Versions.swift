@@ -8,12 +8,10 @@ extension ContainerSync {
         public var statistics: ContainerStatistics
         public var caseConflicts: [String]
         public var scanning: Bool
-        public var failures: [String: String]
     }
 
     public func status() throws -> Status {
-        Status(statistics: try index.statistics(id), caseConflicts: caseConflicts.sorted(), scanning: scanning,
-               failures: Dictionary(uniqueKeysWithValues: failures.map { ($0.key.rawValue, $0.value) }))
+        Status(statistics: try index.statistics(id), caseConflicts: caseConflicts.sorted(), scanning: scanning)
     }
 
     public nonisolated func children(of path: RelativePath?) throws -> [IndexedItem] {

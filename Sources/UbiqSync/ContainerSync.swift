@@ -20,7 +20,6 @@ public actor ContainerSync {
     private let pullTrigger: AsyncStream<Void>.Continuation
     private let pullRequests: AsyncStream<Void>
     var caseConflicts: Set<String> = []
-    var failures: [RelativePath: String] = [:]
     private(set) var scanning = false
 
     public init(id: ContainerID, disk: any ContainerDisk, index: SyncIndex, device: DeviceID, logger: Logger) {

@@ -21,7 +21,7 @@ import UbiqModel
     @Test func anMtimeOnlyChangeIsNoNewVersion() {
         let before = entry("a", hash: hashA, mtime: 1)
         let after = entry("a", hash: hashA, mtime: 2)
-        let plan = LocalChanges.plan(ScanOutcome(root: nil, changed: [after], seen: [after.path]),
+        let plan = LocalChanges.plan(ScanOutcome(changed: [after], seen: [after.path]),
                                      existing: [after.path: indexed(before, version: VersionVector([me: 3]))],
                                      needs: [:], device: me, now: 9)
         #expect(plan.writes.isEmpty)
@@ -31,7 +31,7 @@ import UbiqModel
     @Test func aContentChangeIncrementsOurCounterAndKeepsConflicts() {
         let before = entry("a", hash: hashA, mtime: 1)
         let after = entry("a", hash: hashB, mtime: 2)
-        let plan = LocalChanges.plan(ScanOutcome(root: nil, changed: [after], seen: [after.path]),
+        let plan = LocalChanges.plan(ScanOutcome(changed: [after], seen: [after.path]),
                                      existing: [after.path: indexed(before, version: VersionVector([DeviceID("PEER"): 4]))],
                                      needs: [:], device: me, now: 9)
         #expect(plan.writes.map(\.item.version) == [VersionVector([DeviceID("PEER"): 4, me: 1])])
@@ -39,7 +39,7 @@ import UbiqModel
 
     @Test func aPathGoneFromDiskBecomesATombstone() {
         let before = entry("gone", hash: hashA, mtime: 1)
-        let plan = LocalChanges.plan(ScanOutcome(root: nil, changed: [], seen: []),
+        let plan = LocalChanges.plan(ScanOutcome(changed: [], seen: []),
                                      existing: [before.path: indexed(before, version: VersionVector([me: 1]))],
                                      needs: [:], device: me, now: 9)
         #expect(plan.writes.count == 1)
@@ -53,7 +53,7 @@ import UbiqModel
         var need = LocalChanges.item(onDisk, previous: nil, device: DeviceID("PEER"))
         need.version = VersionVector([DeviceID("PEER"): 7])
         let before = entry("a", hash: hashA, mtime: 1)
-        let plan = LocalChanges.plan(ScanOutcome(root: nil, changed: [onDisk], seen: [onDisk.path]),
+        let plan = LocalChanges.plan(ScanOutcome(changed: [onDisk], seen: [onDisk.path]),
                                      existing: [onDisk.path: indexed(before, version: VersionVector([me: 1]))],
                                      needs: [onDisk.path: need], device: me, now: 9)
         #expect(plan.writes.map(\.item.version) == [need.version])
@@ -65,7 +65,7 @@ import UbiqModel
         link.kind = .symlink
         link.chunks = []
         link.symlinkTarget = "../../etc"
-        let plan = LocalChanges.plan(ScanOutcome(root: nil, changed: [link], seen: [link.path]), existing: [:], needs: [:],
+        let plan = LocalChanges.plan(ScanOutcome(changed: [link], seen: [link.path]), existing: [:], needs: [:],
                                      device: me, now: 9)
         #expect(plan.writes.isEmpty)
         #expect(plan.refused == [link.path])

@@ -32,7 +32,7 @@ struct FileSystemDisk: ContainerDisk {
         // Files that changed while hashed, or could not be read, are not deletions.
         seen.formUnion(result.unstable)
         seen.formUnion(result.failures.map(\.path))
-        return ScanOutcome(root: root, changed: result.changed, seen: seen, filesHashed: result.filesHashed)
+        return ScanOutcome(changed: result.changed, seen: seen, filesHashed: result.filesHashed)
     }
 
     func stat(_ path: RelativePath) -> FileStat? {
