@@ -38,8 +38,13 @@ public struct AgentRuntime: Sendable {
             let disk = FileSystemDisk(root: settings.path, logger: logger)
             containers.append(ContainerSync(id: settings.id, disk: disk, index: index, device: identity.deviceID, logger: logger))
         }
+        let clockOffset = TestHooks.clockOffsetMilliseconds
+        let stores = try config.kvstores.map { raw in
+            try KeyValueStore(id: try KeyValueStoreID(raw), index: index, device: identity.deviceID, limits: config.keyValueLimits,
+                              physicalTime: { Int64(Date().timeIntervalSince1970 * 1000) + clockOffset }, logger: logger)
+        }
         let engine = SyncEngine(device: identity.deviceID, deviceName: config.deviceName, agentVersion: Self.version,
-                                index: index, containers: containers,
+                                index: index, containers: containers, stores: stores,
                                 protocolVersions: TestHooks.protocolVersions ?? Handshake.supportedVersions, logger: logger)
         for container in containers {
             await container.setFetcher(EngineChunkFetcher(engine: engine))
@@ -76,7 +81,8 @@ public struct AgentRuntime: Sendable {
                                        roots: Dictionary(uniqueKeysWithValues: config.containers.map { ($0.id, $0.path) }),
                                        listening: listening, discovery: { [discovery] in await discovery?.state ?? "disabled" })
         let control = ControlServer(configuration: .init(socketPath: config.socketPath),
-                                    handler: AgentControlHandler(status: status), logger: logger)
+                                    handler: AgentControlHandler(status: status, keyValue: KeyValueMethods(stores: engine.stores)),
+                                    logger: logger)
         services.append(ControlService(server: control))
 
         printBanner(identity: identity, created: created, listening: listening)
@@ -96,6 +102,7 @@ public struct AgentRuntime: Sendable {
         for container in configuration.containers {
             lines.append("container \(container.id): \(container.path)")
         }
+        for store in configuration.kvstores { lines.append("key-value store \(store)") }
         lines.append("socket: \(configuration.socketPath)")
         for address in listening { lines.append("listening: \(address)") }
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))

@@ -65,6 +65,37 @@ enum IndexMigrations {
             }
             try db.execute(sql: "CREATE INDEX item_by_folded_path ON item(container, folded)")
         }
+        migrator.registerMigration("v3: key-value stores") { db in
+            try db.execute(sql: """
+                CREATE TABLE kvstore (
+                    id INTEGER PRIMARY KEY,
+                    identifier TEXT NOT NULL UNIQUE,
+                    indexID INTEGER NOT NULL,
+                    sequence INTEGER NOT NULL DEFAULT 0,
+                    clockWall INTEGER NOT NULL DEFAULT 0,
+                    clockLogical INTEGER NOT NULL DEFAULT 0
+                ) STRICT;
+                CREATE TABLE kventry (
+                    store INTEGER NOT NULL REFERENCES kvstore(id),
+                    key TEXT NOT NULL,
+                    value BLOB,
+                    version BLOB NOT NULL,
+                    hlcWall INTEGER NOT NULL,
+                    hlcLogical INTEGER NOT NULL,
+                    modifiedBy TEXT NOT NULL,
+                    sequence INTEGER NOT NULL,
+                    PRIMARY KEY (store, key)
+                ) STRICT;
+                CREATE INDEX kventry_by_sequence ON kventry(store, sequence);
+                CREATE TABLE kvpeer (
+                    device TEXT NOT NULL,
+                    store INTEGER NOT NULL,
+                    indexID INTEGER NOT NULL,
+                    maxSequence INTEGER NOT NULL,
+                    PRIMARY KEY (device, store)
+                ) STRICT;
+                """)
+        }
         return migrator
     }
 }

@@ -15,8 +15,7 @@ public actor ContainerSync {
     let logger: Logger
     var fetcher: (any ChunkFetcher)?
 
-    private var subscribers: [Int: AsyncStream<Void>.Continuation] = [:]
-    private var nextSubscriber = 0
+    private let sequenceMoved = Broadcaster<Void>(policy: .bufferingNewest(1))
     private let pullTrigger: AsyncStream<Void>.Continuation
     private let pullRequests: AsyncStream<Void>
     var caseConflicts: Set<String> = []
@@ -62,24 +61,13 @@ public actor ContainerSync {
 
     public nonisolated func requestPull() { pullTrigger.yield() }
 
-    /// A stream that yields whenever the container's sequence moves (new things to announce).
-    public func sequenceChanges() -> AsyncStream<Void> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let key = nextSubscriber
-        nextSubscriber += 1
-        subscribers[key] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribe(key) }
-        }
-        continuation.yield()
-        return stream
+    /// A stream that yields at once and whenever the container's sequence moves (new things
+    /// to announce).
+    public nonisolated func sequenceChanges() -> AsyncStream<Void> {
+        sequenceMoved.subscribe(initial: ())
     }
 
-    private func unsubscribe(_ key: Int) { subscribers[key] = nil }
-
-    func announce() {
-        for continuation in subscribers.values { continuation.yield() }
-    }
+    func announce() { sequenceMoved.yield(()) }
 
     // MARK: local changes
 

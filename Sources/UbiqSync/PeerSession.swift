@@ -10,6 +10,7 @@ import UbiqWire
 public actor PeerSession {
     public nonisolated let link: any PeerLink
     nonisolated let containers: [ContainerID: ContainerSync]
+    nonisolated let stores: [KeyValueStoreID: KeyValueStore]
     let hello: Ubiq_Wire_Hello
     let index: SyncIndex
     let logger: Logger
@@ -28,9 +29,10 @@ public actor PeerSession {
     private var lastHeard = ContinuousClock.now
     private var silent = false
 
-    init(link: any PeerLink, containers: [ContainerID: ContainerSync], hello: Ubiq_Wire_Hello, index: SyncIndex,
-         pingInterval: Duration, logger: Logger) {
+    init(link: any PeerLink, containers: [ContainerID: ContainerSync], stores: [KeyValueStoreID: KeyValueStore],
+         hello: Ubiq_Wire_Hello, index: SyncIndex, pingInterval: Duration, logger: Logger) {
         self.link = link
+        self.stores = stores
         self.pingInterval = pingInterval
         self.containers = containers
         self.hello = hello
@@ -68,14 +70,20 @@ public actor PeerSession {
             self.agreement = agreement
             remoteName = theirs.deviceName
             logger.info("peer connected", metadata: ["name": "\(theirs.deviceName)", "version": "\(agreement.version)",
-                                                     "containers": "\(agreement.containers.keys.sorted())"])
+                                                     "containers": "\(agreement.containers.keys.sorted())",
+                                                     "kvstores": "\(agreement.stores.keys.sorted())"])
             await onAgreed()
-            let containers = self.containers
+            await joinStores(agreement)
+            let containers = self.containers, stores = self.stores
             let senders = Task {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for (id, offer) in agreement.containers {
                         guard let container = containers[id] else { continue }
                         group.addTask { try await self.sendIndex(container, offer: offer) }
+                    }
+                    for (id, offer) in agreement.stores {
+                        guard let store = stores[id] else { continue }
+                        group.addTask { try await self.sendKeyValues(store, offer: offer) }
                     }
                     group.addTask { try await self.keepAlive() }
                     try await group.waitForAll()
@@ -120,6 +128,7 @@ public actor PeerSession {
     func end() async {
         guard !ended else { return }
         ended = true
+        await leaveStores()
         for continuation in pending.values { continuation.resume(throwing: FetchError("connection to \(link.remoteDevice) ended")) }
         pending.removeAll()
         await link.close()
@@ -145,7 +154,7 @@ public actor PeerSession {
     private func sendIndex(_ container: ContainerSync, offer: Ubiq_Wire_ContainerOffer) async throws {
         let state = try index.containerState(container.id)
         var sent: Int64 = offer.peerIndexID == state.indexID ? Int64(clamping: offer.peerMaxSequence) : 0
-        for await _ in await container.sequenceChanges() {
+        for await _ in container.sequenceChanges() {
             while true {
                 let batch = try index.items(container.id, after: sent, limit: 1000)
                 guard let last = batch.last else { break }
@@ -177,7 +186,11 @@ public actor PeerSession {
             return "peer closed: \(close.reason)"
         case .hello:
             throw WireError(.unexpectedMessage, "a second Hello")
-        case .ping, .have, .keyValueUpdate, nil:
+        case .keyValueUpdate(let update):
+            try await receiveKeyValues(update)
+        case .keyValueAck(let ack):
+            await receiveAcknowledgement(ack)
+        case .ping, .have, nil:
             break
         }
         return nil

@@ -26,6 +26,7 @@ public actor SyncEngine {
     let pingInterval: Duration
     public nonisolated let protocolVersions: [UInt32]
     public nonisolated let containers: [ContainerID: ContainerSync]
+    public nonisolated let stores: [KeyValueStoreID: KeyValueStore]
     let logger: Logger
     private var sessions: [DeviceID: PeerSession] = [:]
     private var records: [DeviceID: PeerRecord] = [:]
@@ -33,7 +34,7 @@ public actor SyncEngine {
     private var pastBytes: [DeviceID: (sent: UInt64, received: UInt64)] = [:]
 
     public init(device: DeviceID, deviceName: String, agentVersion: String, index: SyncIndex,
-                containers: [ContainerSync], pingInterval: Duration = .seconds(2),
+                containers: [ContainerSync], stores: [KeyValueStore] = [], pingInterval: Duration = .seconds(2),
                 protocolVersions: [UInt32] = Handshake.supportedVersions, logger: Logger) {
         self.device = device
         self.pingInterval = pingInterval
@@ -42,6 +43,7 @@ public actor SyncEngine {
         self.agentVersion = agentVersion
         self.index = index
         self.containers = Dictionary(uniqueKeysWithValues: containers.map { ($0.id, $0) })
+        self.stores = Dictionary(uniqueKeysWithValues: stores.map { ($0.id, $0) })
         self.logger = logger
     }
 
@@ -71,7 +73,7 @@ public actor SyncEngine {
             await link.close()
             return false
         }
-        let session = PeerSession(link: link, containers: containers, hello: hello, index: index,
+        let session = PeerSession(link: link, containers: containers, stores: stores, hello: hello, index: index,
                                   pingInterval: pingInterval, logger: logger)
         sessions[remote] = session
         records[remote] = PeerRecord(device: remote, name: records[remote]?.name ?? "", address: link.remoteAddress,
@@ -102,6 +104,16 @@ public actor SyncEngine {
             offer.containerID = id.rawValue
             offer.indexID = try index.containerState(id).indexID
             if let state = try index.peerState(remote, id) {
+                offer.peerIndexID = state.indexID
+                offer.peerMaxSequence = UInt64(max(0, state.maxSequence))
+            }
+            return offer
+        }
+        hello.keyValueStores = try stores.values.sorted { $0.id < $1.id }.map { store in
+            var offer = Ubiq_Wire_StoreOffer()
+            offer.storeID = store.id.rawValue
+            offer.indexID = store.indexID
+            if let state = try index.keyValuePeerState(remote, store.id) {
                 offer.peerIndexID = state.indexID
                 offer.peerMaxSequence = UInt64(max(0, state.maxSequence))
             }

@@ -9,6 +9,8 @@ public enum Handshake {
         public var version: UInt32
         /// Containers both sides share, with the peer's offer for each.
         public var containers: [ContainerID: Ubiq_Wire_ContainerOffer]
+        /// Key-value stores both sides take part in, with the peer's offer for each.
+        public var stores: [KeyValueStoreID: Ubiq_Wire_StoreOffer] = [:]
     }
 
     /// Checks the peer's hello against the device its certificate proved and our own offer.
@@ -28,6 +30,12 @@ public enum Handshake {
             guard let id = try? ContainerID(offer.containerID) else { continue }
             containers[id] = offer
         }
-        return Agreement(version: version, containers: containers)
+        let ourStores = Set(ours.keyValueStores.map(\.storeID))
+        var stores: [KeyValueStoreID: Ubiq_Wire_StoreOffer] = [:]
+        for offer in theirs.keyValueStores where ourStores.contains(offer.storeID) {
+            guard let id = try? KeyValueStoreID(offer.storeID) else { continue }
+            stores[id] = offer
+        }
+        return Agreement(version: version, containers: containers, stores: stores)
     }
 }

@@ -5,9 +5,10 @@ import UbiqIndex
 import UbiqModel
 import UbiqSync
 
-/// Answers the control socket's methods for this stage: status, peers, listing, versions.
+/// Answers the control socket's methods: status, peers, listing, versions, key-value stores.
 struct AgentControlHandler: ControlHandler {
     let status: AgentStatusSource
+    let keyValue: KeyValueMethods
 
     func handle(method: String, params: JSONValue?, connection: ControlConnection) async throws -> JSONValue {
         guard let known = ControlMethod(rawValue: method) else { throw RPCError.methodNotFound(method) }
@@ -57,6 +58,8 @@ struct AgentControlHandler: ControlHandler {
                 case .busy: throw RPCError(.unavailable, error.reason)
                 }
             }
+        case .kvGet, .kvSet, .kvRemove, .kvList, .kvSynchronize, .kvSubscribe:
+            return try await keyValue.handle(known, params: params, connection: connection)
         }
     }
 

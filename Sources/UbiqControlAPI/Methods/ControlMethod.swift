@@ -12,4 +12,23 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case versionsList = "versions.list"
     /// ``VersionsResolveParams`` → ``VersionsResolveResult``
     case versionsResolve = "versions.resolve"
+    /// ``KeyValueGetParams`` → ``KeyValueGetResult``
+    case kvGet = "kv.get"
+    /// ``KeyValueSetParams`` → ``KeyValueWriteResult``
+    case kvSet = "kv.set"
+    /// ``KeyValueRemoveParams`` → ``KeyValueWriteResult``
+    case kvRemove = "kv.remove"
+    /// ``KeyValueStoreParams`` → ``KeyValueListResult``
+    case kvList = "kv.list"
+    /// ``KeyValueStoreParams`` → ``KeyValueSynchronizeResult``
+    case kvSynchronize = "kv.synchronize"
+    /// ``KeyValueSubscribeParams`` → ``KeyValueSubscribeResult``, then
+    /// ``ControlNotification/kvDidChangeExternally`` notifications.
+    case kvSubscribe = "kv.subscribe"
+}
+
+/// The names of notifications the agent sends.
+public enum ControlNotification: String, Sendable, CaseIterable {
+    /// ``KeyValueChangeNotice``
+    case kvDidChangeExternally = "kv.didChangeExternally"
 }

@@ -42,6 +42,18 @@ public struct RPCError: Error, Hashable, Sendable, Codable, CustomStringConverti
         public static let conflictNotFound = Code(-32006)
         /// The agent cannot do this now (starting, signed out, subsystem down); retry later.
         public static let unavailable = Code(-32007)
+        /// No key-value store with that identifier on this device (add it with `--kvstore`).
+        public static let storeNotFound = Code(-32008)
+        /// A key-value key is empty.
+        public static let invalidKey = Code(-32009)
+        /// A key-value key has more UTF-8 bytes than the store allows.
+        public static let keyTooLong = Code(-32010)
+        /// A key-value value is larger than the store allows.
+        public static let valueTooLarge = Code(-32011)
+        /// The write would give the store more keys than it allows.
+        public static let tooManyKeys = Code(-32012)
+        /// The write would make the store's values larger than it allows.
+        public static let storeTooLarge = Code(-32013)
     }
 
     public var code: Code

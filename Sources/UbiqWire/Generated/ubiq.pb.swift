@@ -217,6 +217,14 @@ public nonisolated struct Ubiq_Wire_Envelope: Sendable {
     set {message = .close(newValue)}
   }
 
+  public var keyValueAck: Ubiq_Wire_KeyValueAck {
+    get {
+      if case .keyValueAck(let v)? = message {return v}
+      return Ubiq_Wire_KeyValueAck()
+    }
+    set {message = .keyValueAck(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Message: Equatable, Sendable {
@@ -228,6 +236,7 @@ public nonisolated struct Ubiq_Wire_Envelope: Sendable {
     case have(Ubiq_Wire_Have)
     case ping(Ubiq_Wire_Ping)
     case close(Ubiq_Wire_Close)
+    case keyValueAck(Ubiq_Wire_KeyValueAck)
 
   }
 
@@ -250,7 +259,7 @@ public nonisolated struct Ubiq_Wire_Hello: Sendable {
 
   public var containers: [Ubiq_Wire_ContainerOffer] = []
 
-  public var kvStores: [String] = []
+  public var keyValueStores: [Ubiq_Wire_StoreOffer] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -430,13 +439,85 @@ public nonisolated struct Ubiq_Wire_ChunkResponse: Sendable {
   public init() {}
 }
 
-/// Key-value entries (filled in by the key-value store).
+/// A key-value store the sender takes part in, with what it already holds of the
+/// receiver's copy (as ContainerOffer does for a container).
+public nonisolated struct Ubiq_Wire_StoreOffer: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var storeID: String = String()
+
+  public var indexID: UInt64 = 0
+
+  public var peerIndexID: UInt64 = 0
+
+  public var peerMaxSequence: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Entries of the sender's copy of a key-value store with sequence numbers up to
+/// last_sequence, like IndexUpdate.
 public nonisolated struct Ubiq_Wire_KeyValueUpdate: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   public var storeID: String = String()
+
+  public var indexID: UInt64 = 0
+
+  public var lastSequence: UInt64 = 0
+
+  public var entries: [Ubiq_Wire_KeyValueEntry] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Ubiq_Wire_KeyValueEntry: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var key: String = String()
+
+  /// Removed keys replicate as tombstones, with no value.
+  public var removed: Bool = false
+
+  /// The canonical property-list encoding (UbiqModel.PropertyListCoding).
+  public var value: Data = Data()
+
+  public var version: [Ubiq_Wire_Counter] = []
+
+  /// Hybrid-logical-clock timestamp: wall-clock milliseconds and the logical counter.
+  public var hlcWall: Int64 = 0
+
+  public var hlcLogical: UInt32 = 0
+
+  public var modifiedBy: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// The receiver of a KeyValueUpdate has stored everything of the sender's store up to
+/// sequence (kv.synchronize waits for these).
+public nonisolated struct Ubiq_Wire_KeyValueAck: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var storeID: String = String()
+
+  public var indexID: UInt64 = 0
+
+  public var sequence: UInt64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -514,7 +595,7 @@ nonisolated extension Ubiq_Wire_CloseCode: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{3}index_update\0\u{3}chunk_request\0\u{3}chunk_response\0\u{3}key_value_update\0\u{1}have\0\u{1}ping\0\u{1}close\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{3}index_update\0\u{3}chunk_request\0\u{3}chunk_response\0\u{3}key_value_update\0\u{1}have\0\u{1}ping\0\u{1}close\0\u{3}key_value_ack\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -626,6 +707,19 @@ nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
           self.message = .close(v)
         }
       }()
+      case 9: try {
+        var v: Ubiq_Wire_KeyValueAck?
+        var hadOneofValue = false
+        if let current = self.message {
+          hadOneofValue = true
+          if case .keyValueAck(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.message = .keyValueAck(v)
+        }
+      }()
       default: break
       }
     }
@@ -669,6 +763,10 @@ nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
       guard case .close(let v)? = self.message else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
     }()
+    case .keyValueAck?: try {
+      guard case .keyValueAck(let v)? = self.message else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 9)
+    }()
     case nil: break
     }
     try unknownFields.traverse(visitor: &visitor)
@@ -683,7 +781,7 @@ nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
 
 nonisolated extension Ubiq_Wire_Hello: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Hello"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_versions\0\u{3}device_id\0\u{3}device_name\0\u{3}agent_version\0\u{1}containers\0\u{3}kv_stores\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}protocol_versions\0\u{3}device_id\0\u{3}device_name\0\u{3}agent_version\0\u{1}containers\0\u{4}\u{2}key_value_stores\0\u{c}\u{6}\u{1}")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -696,7 +794,7 @@ nonisolated extension Ubiq_Wire_Hello: SwiftProtobuf.Message, SwiftProtobuf._Mes
       case 3: try { try decoder.decodeSingularStringField(value: &self.deviceName) }()
       case 4: try { try decoder.decodeSingularStringField(value: &self.agentVersion) }()
       case 5: try { try decoder.decodeRepeatedMessageField(value: &self.containers) }()
-      case 6: try { try decoder.decodeRepeatedStringField(value: &self.kvStores) }()
+      case 7: try { try decoder.decodeRepeatedMessageField(value: &self.keyValueStores) }()
       default: break
       }
     }
@@ -718,8 +816,8 @@ nonisolated extension Ubiq_Wire_Hello: SwiftProtobuf.Message, SwiftProtobuf._Mes
     if !self.containers.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.containers, fieldNumber: 5)
     }
-    if !self.kvStores.isEmpty {
-      try visitor.visitRepeatedStringField(value: self.kvStores, fieldNumber: 6)
+    if !self.keyValueStores.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.keyValueStores, fieldNumber: 7)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -730,7 +828,7 @@ nonisolated extension Ubiq_Wire_Hello: SwiftProtobuf.Message, SwiftProtobuf._Mes
     if lhs.deviceName != rhs.deviceName {return false}
     if lhs.agentVersion != rhs.agentVersion {return false}
     if lhs.containers != rhs.containers {return false}
-    if lhs.kvStores != rhs.kvStores {return false}
+    if lhs.keyValueStores != rhs.keyValueStores {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1151,9 +1249,9 @@ nonisolated extension Ubiq_Wire_ChunkResponse: SwiftProtobuf.Message, SwiftProto
   }
 }
 
-nonisolated extension Ubiq_Wire_KeyValueUpdate: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".KeyValueUpdate"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}store_id\0")
+nonisolated extension Ubiq_Wire_StoreOffer: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".StoreOffer"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}store_id\0\u{3}index_id\0\u{3}peer_index_id\0\u{3}peer_max_sequence\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1162,6 +1260,9 @@ nonisolated extension Ubiq_Wire_KeyValueUpdate: SwiftProtobuf.Message, SwiftProt
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularStringField(value: &self.storeID) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.indexID) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.peerIndexID) }()
+      case 4: try { try decoder.decodeSingularUInt64Field(value: &self.peerMaxSequence) }()
       default: break
       }
     }
@@ -1171,11 +1272,168 @@ nonisolated extension Ubiq_Wire_KeyValueUpdate: SwiftProtobuf.Message, SwiftProt
     if !self.storeID.isEmpty {
       try visitor.visitSingularStringField(value: self.storeID, fieldNumber: 1)
     }
+    if self.indexID != 0 {
+      try visitor.visitSingularUInt64Field(value: self.indexID, fieldNumber: 2)
+    }
+    if self.peerIndexID != 0 {
+      try visitor.visitSingularUInt64Field(value: self.peerIndexID, fieldNumber: 3)
+    }
+    if self.peerMaxSequence != 0 {
+      try visitor.visitSingularUInt64Field(value: self.peerMaxSequence, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_StoreOffer, rhs: Ubiq_Wire_StoreOffer) -> Bool {
+    if lhs.storeID != rhs.storeID {return false}
+    if lhs.indexID != rhs.indexID {return false}
+    if lhs.peerIndexID != rhs.peerIndexID {return false}
+    if lhs.peerMaxSequence != rhs.peerMaxSequence {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_KeyValueUpdate: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".KeyValueUpdate"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}store_id\0\u{3}index_id\0\u{3}last_sequence\0\u{1}entries\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.storeID) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.indexID) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.lastSequence) }()
+      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.entries) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.storeID.isEmpty {
+      try visitor.visitSingularStringField(value: self.storeID, fieldNumber: 1)
+    }
+    if self.indexID != 0 {
+      try visitor.visitSingularUInt64Field(value: self.indexID, fieldNumber: 2)
+    }
+    if self.lastSequence != 0 {
+      try visitor.visitSingularUInt64Field(value: self.lastSequence, fieldNumber: 3)
+    }
+    if !self.entries.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.entries, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Ubiq_Wire_KeyValueUpdate, rhs: Ubiq_Wire_KeyValueUpdate) -> Bool {
     if lhs.storeID != rhs.storeID {return false}
+    if lhs.indexID != rhs.indexID {return false}
+    if lhs.lastSequence != rhs.lastSequence {return false}
+    if lhs.entries != rhs.entries {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_KeyValueEntry: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".KeyValueEntry"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}key\0\u{1}removed\0\u{1}value\0\u{1}version\0\u{3}hlc_wall\0\u{3}hlc_logical\0\u{3}modified_by\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.key) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.removed) }()
+      case 3: try { try decoder.decodeSingularBytesField(value: &self.value) }()
+      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.version) }()
+      case 5: try { try decoder.decodeSingularInt64Field(value: &self.hlcWall) }()
+      case 6: try { try decoder.decodeSingularUInt32Field(value: &self.hlcLogical) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.modifiedBy) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.key.isEmpty {
+      try visitor.visitSingularStringField(value: self.key, fieldNumber: 1)
+    }
+    if self.removed != false {
+      try visitor.visitSingularBoolField(value: self.removed, fieldNumber: 2)
+    }
+    if !self.value.isEmpty {
+      try visitor.visitSingularBytesField(value: self.value, fieldNumber: 3)
+    }
+    if !self.version.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.version, fieldNumber: 4)
+    }
+    if self.hlcWall != 0 {
+      try visitor.visitSingularInt64Field(value: self.hlcWall, fieldNumber: 5)
+    }
+    if self.hlcLogical != 0 {
+      try visitor.visitSingularUInt32Field(value: self.hlcLogical, fieldNumber: 6)
+    }
+    if !self.modifiedBy.isEmpty {
+      try visitor.visitSingularStringField(value: self.modifiedBy, fieldNumber: 7)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_KeyValueEntry, rhs: Ubiq_Wire_KeyValueEntry) -> Bool {
+    if lhs.key != rhs.key {return false}
+    if lhs.removed != rhs.removed {return false}
+    if lhs.value != rhs.value {return false}
+    if lhs.version != rhs.version {return false}
+    if lhs.hlcWall != rhs.hlcWall {return false}
+    if lhs.hlcLogical != rhs.hlcLogical {return false}
+    if lhs.modifiedBy != rhs.modifiedBy {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_KeyValueAck: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".KeyValueAck"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}store_id\0\u{3}index_id\0\u{1}sequence\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.storeID) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.indexID) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.sequence) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.storeID.isEmpty {
+      try visitor.visitSingularStringField(value: self.storeID, fieldNumber: 1)
+    }
+    if self.indexID != 0 {
+      try visitor.visitSingularUInt64Field(value: self.indexID, fieldNumber: 2)
+    }
+    if self.sequence != 0 {
+      try visitor.visitSingularUInt64Field(value: self.sequence, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_KeyValueAck, rhs: Ubiq_Wire_KeyValueAck) -> Bool {
+    if lhs.storeID != rhs.storeID {return false}
+    if lhs.indexID != rhs.indexID {return false}
+    if lhs.sequence != rhs.sequence {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

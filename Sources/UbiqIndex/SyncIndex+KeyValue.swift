@@ -1,0 +1,144 @@
+import Foundation
+import GRDB
+import UbiqModel
+
+/// A key-value entry as this device holds it, with its local sequence number.
+public struct IndexedKeyValue: Sendable, Equatable {
+    public var entry: KeyValueEntry
+    public var sequence: Int64
+}
+
+/// This device's copy of one key-value store: its index ID and sequence (as for a
+/// container) and the last timestamp its clock gave or saw, so the clock never runs
+/// backwards across restarts.
+public struct KeyValueStoreState: Sendable, Equatable {
+    public var indexID: UInt64
+    public var sequence: Int64
+    public var clock: HybridTimestamp
+}
+
+/// Key-value stores in the index: entries keyed by (store, key), each change with the
+/// store's next sequence number, so peers are sent what they lack exactly as for items.
+extension SyncIndex {
+    public func keyValueState(_ store: KeyValueStoreID) throws -> KeyValueStoreState {
+        try pool.write { db in
+            let row = try kvStoreRow(db, store)
+            return KeyValueStoreState(indexID: UInt64(bitPattern: row.indexID), sequence: row.sequence, clock: row.clock)
+        }
+    }
+
+    public func keyValueEntry(_ store: KeyValueStoreID, _ key: String) throws -> IndexedKeyValue? {
+        try pool.read { db in
+            guard let id = try kvStoreID(db, store) else { return nil }
+            return try Row.fetchOne(db, sql: "SELECT * FROM kventry WHERE store = ? AND key = ?", arguments: [id, key])
+                .map(Self.decodeKeyValue)
+        }
+    }
+
+    /// Every entry of the store, tombstones included, by key.
+    public func keyValueEntries(_ store: KeyValueStoreID) throws -> [IndexedKeyValue] {
+        try pool.read { db in
+            guard let id = try kvStoreID(db, store) else { return [] }
+            return try Row.fetchAll(db, sql: "SELECT * FROM kventry WHERE store = ? ORDER BY key", arguments: [id])
+                .map(Self.decodeKeyValue)
+        }
+    }
+
+    /// Entries whose sequence is above `sequence`, in sequence order.
+    public func keyValueEntries(_ store: KeyValueStoreID, after sequence: Int64, limit: Int) throws -> [IndexedKeyValue] {
+        try pool.read { db in
+            guard let id = try kvStoreID(db, store) else { return [] }
+            return try Row.fetchAll(db, sql: "SELECT * FROM kventry WHERE store = ? AND sequence > ? ORDER BY sequence LIMIT ?",
+                                    arguments: [id, sequence, limit]).map(Self.decodeKeyValue)
+        }
+    }
+
+    /// Writes entries, each with the store's next sequence, the clock, and (for entries
+    /// learned from a peer) how far this device has read that peer's store, in one
+    /// transaction. Returns the store's new sequence.
+    @discardableResult
+    public func commitKeyValues(
+        _ store: KeyValueStoreID, _ entries: [KeyValueEntry], clock: HybridTimestamp, from peer: (DeviceID, PeerIndexState)? = nil
+    ) throws -> Int64 {
+        try pool.write { db in
+            var row = try kvStoreRow(db, store)
+            let insert = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO kventry (store, key, value, version, hlcWall, hlcLogical, modifiedBy, sequence)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for entry in entries {
+                row.sequence += 1
+                try insert.execute(arguments: [
+                    row.id, entry.key, entry.value.map { Data(PropertyListCoding.encode($0)) },
+                    IndexCoding.encode(json: entry.version), entry.timestamp.wall, Int64(entry.timestamp.logical),
+                    entry.modifiedBy.rawValue, row.sequence,
+                ])
+            }
+            let clock = max(clock, row.clock)
+            try db.execute(sql: "UPDATE kvstore SET sequence = ?, clockWall = ?, clockLogical = ? WHERE id = ?",
+                           arguments: [row.sequence, clock.wall, Int64(clock.logical), row.id])
+            if let (device, state) = peer {
+                try db.execute(sql: "INSERT OR REPLACE INTO kvpeer (device, store, indexID, maxSequence) VALUES (?, ?, ?, ?)",
+                               arguments: [device.rawValue, row.id, Int64(bitPattern: state.indexID), state.maxSequence])
+            }
+            return row.sequence
+        }
+    }
+
+    public func keyValuePeerState(_ peer: DeviceID, _ store: KeyValueStoreID) throws -> PeerIndexState? {
+        try pool.read { db in
+            guard let id = try kvStoreID(db, store) else { return nil }
+            return try Row.fetchOne(db, sql: "SELECT indexID, maxSequence FROM kvpeer WHERE device = ? AND store = ?",
+                                    arguments: [peer.rawValue, id]).map {
+                PeerIndexState(indexID: UInt64(bitPattern: $0[0] as Int64), maxSequence: $0[1])
+            }
+        }
+    }
+
+    /// Whether this device has ever taken in anything of the store from a peer (the first
+    /// time it does is the store's initial sync).
+    public func keyValueHasSynced(_ store: KeyValueStoreID) throws -> Bool {
+        try pool.read { db in
+            guard let id = try kvStoreID(db, store) else { return false }
+            return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM kvpeer WHERE store = ?)", arguments: [id]) ?? false
+        }
+    }
+
+    // MARK: rows
+
+    private struct KeyValueStoreRow {
+        var id: Int64
+        var indexID: Int64
+        var sequence: Int64
+        var clock: HybridTimestamp
+    }
+
+    private func kvStoreID(_ db: Database, _ store: KeyValueStoreID) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT id FROM kvstore WHERE identifier = ?", arguments: [store.rawValue])
+    }
+
+    private func kvStoreRow(_ db: Database, _ store: KeyValueStoreID) throws -> KeyValueStoreRow {
+        if let row = try Row.fetchOne(db, sql: "SELECT id, indexID, sequence, clockWall, clockLogical FROM kvstore WHERE identifier = ?",
+                                      arguments: [store.rawValue]) {
+            return KeyValueStoreRow(id: row[0], indexID: row[1], sequence: row[2],
+                                    clock: HybridTimestamp(wall: row[3], logical: UInt32(clamping: row[4] as Int64)))
+        }
+        let indexID = Int64.random(in: 1...Int64.max)
+        try db.execute(sql: "INSERT INTO kvstore (identifier, indexID, sequence) VALUES (?, ?, 0)", arguments: [store.rawValue, indexID])
+        return KeyValueStoreRow(id: db.lastInsertedRowID, indexID: indexID, sequence: 0, clock: .zero)
+    }
+
+    private static func decodeKeyValue(_ row: Row) throws -> IndexedKeyValue {
+        let value: Data? = row["value"]
+        let decoded: PropertyListValue?
+        do { decoded = try value.map { try PropertyListCoding.decode($0) } } catch {
+            throw IndexError(.corrupt, "key '\(row["key"] as String)': \(error)")
+        }
+        let entry = KeyValueEntry(
+            key: row["key"], value: decoded,
+            version: try IndexCoding.decode(json: row["version"], as: VersionVector.self),
+            timestamp: HybridTimestamp(wall: row["hlcWall"], logical: UInt32(clamping: row["hlcLogical"] as Int64)),
+            modifiedBy: DeviceID(row["modifiedBy"] as String))
+        return IndexedKeyValue(entry: entry, sequence: row["sequence"])
+    }
+}

@@ -1,0 +1,32 @@
+import Synchronization
+
+/// Fans values out to any number of `AsyncStream` subscribers; a subscriber is dropped when
+/// its stream ends. Each subscriber buffers per `policy`, so a slow one never blocks the
+/// sender.
+final class Broadcaster<Element: Sendable>: Sendable {
+    private let subscribers = Mutex<(next: Int, continuations: [Int: AsyncStream<Element>.Continuation])>((0, [:]))
+    private let policy: AsyncStream<Element>.Continuation.BufferingPolicy
+
+    init(policy: AsyncStream<Element>.Continuation.BufferingPolicy) {
+        self.policy = policy
+    }
+
+    /// A new subscription; `initial`, if given, is its first element.
+    func subscribe(initial: Element? = nil) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: policy)
+        let key = subscribers.withLock { state in
+            defer { state.next += 1 }
+            state.continuations[state.next] = continuation
+            return state.next
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.subscribers.withLock { $0.continuations.removeValue(forKey: key) }
+        }
+        if let initial { continuation.yield(initial) }
+        return stream
+    }
+
+    func yield(_ element: Element) {
+        for continuation in subscribers.withLock({ Array($0.continuations.values) }) { continuation.yield(element) }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import UbiqIndex
+import UbiqModel
+import UbiqWire
+
+/// The key-value half of a peer conversation: entries out by sequence, entries in merged
+/// and acknowledged, acknowledgements in for `kv.synchronize`.
+extension PeerSession {
+    func joinStores(_ agreement: Handshake.Agreement) async {
+        for (id, offer) in agreement.stores {
+            guard let store = stores[id] else { continue }
+            let acknowledged = offer.peerIndexID == store.indexID ? Int64(clamping: offer.peerMaxSequence) : 0
+            await store.peerJoined(link.remoteDevice, session: ObjectIdentifier(self), acknowledged: acknowledged)
+        }
+    }
+
+    func leaveStores() async {
+        for store in stores.values {
+            await store.peerLeft(link.remoteDevice, session: ObjectIdentifier(self))
+        }
+    }
+
+    func sendKeyValues(_ store: KeyValueStore, offer: Ubiq_Wire_StoreOffer) async throws {
+        var sent: Int64 = offer.peerIndexID == store.indexID ? Int64(clamping: offer.peerMaxSequence) : 0
+        for await _ in store.sequenceChanges() {
+            while true {
+                let batch = try store.entries(after: sent, limit: 256)
+                guard let last = batch.last else { break }
+                var update = Ubiq_Wire_KeyValueUpdate()
+                update.storeID = store.id.rawValue
+                update.indexID = store.indexID
+                update.lastSequence = UInt64(last.sequence)
+                update.entries = batch.map { KeyValueMapping.wireEntry($0.entry) }
+                try await link.send(Ubiq_Wire_Envelope(.keyValueUpdate(update)))
+                sent = last.sequence
+            }
+        }
+    }
+
+    func receiveKeyValues(_ update: Ubiq_Wire_KeyValueUpdate) async throws {
+        guard let id = try? KeyValueStoreID(update.storeID), let offer = agreement?.stores[id], let store = stores[id] else {
+            logger.warning("key-value update for a store not shared", metadata: ["kvstore": "\(update.storeID.prefix(100))"])
+            return
+        }
+        guard update.indexID == offer.indexID else {
+            throw WireError(.malformed, "key-value update with index ID \(update.indexID), the hello said \(offer.indexID)")
+        }
+        var entries: [KeyValueEntry] = []
+        entries.reserveCapacity(update.entries.count)
+        for wire in update.entries {
+            do { entries.append(try KeyValueMapping.entry(wire)) } catch {
+                logger.warning("refused key-value entry", metadata: ["kvstore": "\(id)", "code": "\(error.code)", "reason": "\(error.reason)"])
+            }
+        }
+        let sequence = Int64(clamping: update.lastSequence)
+        try await store.receive(entries, from: link.remoteDevice, state: PeerIndexState(indexID: update.indexID, maxSequence: sequence))
+        var ack = Ubiq_Wire_KeyValueAck()
+        ack.storeID = update.storeID
+        ack.indexID = update.indexID
+        ack.sequence = update.lastSequence
+        try await link.send(Ubiq_Wire_Envelope(.keyValueAck(ack)))
+    }
+
+    func receiveAcknowledgement(_ ack: Ubiq_Wire_KeyValueAck) async {
+        guard let id = try? KeyValueStoreID(ack.storeID), agreement?.stores[id] != nil, let store = stores[id] else { return }
+        await store.acknowledged(by: link.remoteDevice, session: ObjectIdentifier(self), indexID: ack.indexID,
+                                 sequence: Int64(clamping: ack.sequence))
+    }
+}
