@@ -96,13 +96,16 @@ extension ConfigLayer {
 
     private mutating func readLimits(_ limits: TOMLReader) throws(ConfigError) {
         try limits.rejectUnknownKeys(allowed: Keys.kvstoreLimits)
-        func limit(_ key: String) throws(ConfigError) -> Int? {
-            try limits.checked(key, try limits.int(key)) { value throws(ConfigError) in try ValueRules.limit(value, name: key) }
+        func limit(_ key: String, ceiling: Int) throws(ConfigError) -> Int? {
+            try limits.checked(key, try limits.int(key)) { value throws(ConfigError) in
+                try ValueRules.limit(value, name: key, ceiling: ceiling)
+            }
         }
-        maxStoreBytes = try limit("max_store_bytes")
-        maxKeys = try limit("max_keys")
-        maxKeyBytes = try limit("max_key_bytes")
-        maxValueBytes = try limit("max_value_bytes")
+        let ceiling = KeyValueLimits.ceiling
+        maxStoreBytes = try limit("max_store_bytes", ceiling: ceiling.maxStoreBytes)
+        maxKeys = try limit("max_keys", ceiling: ceiling.maxKeys)
+        maxKeyBytes = try limit("max_key_bytes", ceiling: ceiling.maxKeyBytes)
+        maxValueBytes = try limit("max_value_bytes", ceiling: ceiling.maxValueBytes)
     }
 
     private static func container(_ table: TOMLReader, paths: DefaultPaths) throws(ConfigError) -> Container {

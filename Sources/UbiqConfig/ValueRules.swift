@@ -50,8 +50,10 @@ enum ValueRules {
         return value
     }
 
-    static func limit(_ value: Int, name: String) throws(ConfigError) -> Int {
-        guard value > 0 else { throw ConfigError(.invalidValue, "\(name) is \(value); it must be at least 1") }
+    static func limit(_ value: Int, name: String, ceiling: Int) throws(ConfigError) -> Int {
+        guard value > 0, value <= ceiling else {
+            throw ConfigError(.invalidValue, "\(name) is \(value); it must be between 1 and \(ceiling)")
+        }
         return value
     }
 

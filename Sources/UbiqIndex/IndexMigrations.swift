@@ -80,6 +80,7 @@ enum IndexMigrations {
                     key TEXT NOT NULL,
                     value BLOB,
                     version BLOB NOT NULL,
+                    valueVersion BLOB,
                     hlcWall INTEGER NOT NULL,
                     hlcLogical INTEGER NOT NULL,
                     modifiedBy TEXT NOT NULL,

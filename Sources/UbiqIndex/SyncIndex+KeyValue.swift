@@ -63,14 +63,15 @@ extension SyncIndex {
         try pool.write { db in
             var row = try kvStoreRow(db, store)
             let insert = try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO kventry (store, key, value, version, hlcWall, hlcLogical, modifiedBy, sequence)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO kventry (store, key, value, version, valueVersion, hlcWall, hlcLogical, modifiedBy, sequence)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             for entry in entries {
                 row.sequence += 1
                 try insert.execute(arguments: [
                     row.id, entry.key, entry.value.map { Data(PropertyListCoding.encode($0)) },
-                    IndexCoding.encode(json: entry.version), entry.timestamp.wall, Int64(entry.timestamp.logical),
+                    IndexCoding.encode(json: entry.version),
+                    entry.valueVersion == entry.version ? nil : IndexCoding.encode(json: entry.valueVersion), entry.timestamp.wall, Int64(entry.timestamp.logical),
                     entry.modifiedBy.rawValue, row.sequence,
                 ])
             }
@@ -130,6 +131,7 @@ extension SyncIndex {
 
     private static func decodeKeyValue(_ row: Row) throws -> IndexedKeyValue {
         let value: Data? = row["value"]
+        let valueVersion: Data? = row["valueVersion"]
         let decoded: PropertyListValue?
         do { decoded = try value.map { try PropertyListCoding.decode($0) } } catch {
             throw IndexError(.corrupt, "key '\(row["key"] as String)': \(error)")
@@ -137,6 +139,7 @@ extension SyncIndex {
         let entry = KeyValueEntry(
             key: row["key"], value: decoded,
             version: try IndexCoding.decode(json: row["version"], as: VersionVector.self),
+            valueVersion: try valueVersion.map { try IndexCoding.decode(json: $0, as: VersionVector.self) },
             timestamp: HybridTimestamp(wall: row["hlcWall"], logical: UInt32(clamping: row["hlcLogical"] as Int64)),
             modifiedBy: DeviceID(row["modifiedBy"] as String))
         return IndexedKeyValue(entry: entry, sequence: row["sequence"])

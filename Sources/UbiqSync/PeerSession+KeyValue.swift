@@ -6,6 +6,9 @@ import UbiqWire
 /// The key-value half of a peer conversation: entries out by sequence, entries in merged
 /// and acknowledged, acknowledgements in for `kv.synchronize`.
 extension PeerSession {
+    /// The value bytes one `KeyValueUpdate` carries at most (one larger value goes alone).
+    static let keyValueBatchBytes = 4 << 20
+
     func joinStores(_ agreement: Handshake.Agreement) async {
         for (id, offer) in agreement.stores {
             guard let store = stores[id] else { continue }
@@ -24,15 +27,21 @@ extension PeerSession {
         var sent: Int64 = offer.peerIndexID == store.indexID ? Int64(clamping: offer.peerMaxSequence) : 0
         for await _ in store.sequenceChanges() {
             while true {
-                let batch = try store.entries(after: sent, limit: 256)
-                guard let last = batch.last else { break }
                 var update = Ubiq_Wire_KeyValueUpdate()
+                var bytes = 0
+                for indexed in try store.entries(after: sent, limit: 256) {
+                    let entry = KeyValueMapping.wireEntry(indexed.entry)
+                    // Well under the 16 MiB frame limit, whatever the values' sizes.
+                    if !update.entries.isEmpty && bytes + entry.value.count > Self.keyValueBatchBytes { break }
+                    bytes += entry.value.count + entry.key.utf8.count
+                    update.entries.append(entry)
+                    update.lastSequence = UInt64(indexed.sequence)
+                }
+                guard !update.entries.isEmpty else { break }
                 update.storeID = store.id.rawValue
                 update.indexID = store.indexID
-                update.lastSequence = UInt64(last.sequence)
-                update.entries = batch.map { KeyValueMapping.wireEntry($0.entry) }
                 try await link.send(Ubiq_Wire_Envelope(.keyValueUpdate(update)))
-                sent = last.sequence
+                sent = Int64(update.lastSequence)
             }
         }
     }

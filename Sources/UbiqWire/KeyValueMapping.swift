@@ -10,7 +10,7 @@ import UbiqModel
 /// its quota after a merge says so to its subscribers instead.
 public enum KeyValueMapping {
     /// No key on the wire may be longer, whatever a store's limits.
-    public static let maxKeyBytes = 4096
+    public static let maxKeyBytes = KeyValueLimits.ceiling.maxKeyBytes
 
     public static func wireEntry(_ entry: KeyValueEntry) -> Ubiq_Wire_KeyValueEntry {
         var wire = Ubiq_Wire_KeyValueEntry()
@@ -21,6 +21,7 @@ public enum KeyValueMapping {
             wire.removed = true
         }
         wire.version = ItemMapping.counters(entry.version)
+        if entry.valueVersion != entry.version { wire.valueVersion = ItemMapping.counters(entry.valueVersion) }
         wire.hlcWall = entry.timestamp.wall
         wire.hlcLogical = entry.timestamp.logical
         wire.modifiedBy = entry.modifiedBy.rawValue
@@ -39,7 +40,12 @@ public enum KeyValueMapping {
                 throw WireError(.malformed, "key '\(wire.key.prefix(80))': \(error)")
             }
         }
-        return KeyValueEntry(key: wire.key, value: value, version: try ItemMapping.version(wire.version),
+        let version = try ItemMapping.version(wire.version)
+        let valueVersion = wire.valueVersion.isEmpty ? version : try ItemMapping.version(wire.valueVersion)
+        guard version.compare(to: valueVersion) != .dominated && version.compare(to: valueVersion) != .concurrent else {
+            throw WireError(.invalidVersion, "key '\(wire.key.prefix(80))': the value's version is newer than the entry's")
+        }
+        return KeyValueEntry(key: wire.key, value: value, version: version, valueVersion: valueVersion,
                              timestamp: HybridTimestamp(wall: wire.hlcWall, logical: wire.hlcLogical),
                              modifiedBy: try ItemMapping.device(wire.modifiedBy))
     }

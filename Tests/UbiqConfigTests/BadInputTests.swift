@@ -118,6 +118,7 @@ struct BadInputTests {
         #expect(try home.error(file: "[sync]\nclose_delay_ms = -1\n")?.code == .invalidValue)
         #expect(try home.error(file: "[sync]\npackage_extensions = [\"a/b\"]\n")?.code == .invalidValue)
         #expect(try home.error(file: "[kvstore_limits]\nmax_keys = 0\n")?.code == .invalidValue)
+        #expect(try home.error(file: "[kvstore_limits]\nmax_value_bytes = 4194305\n")?.code == .invalidValue)
         #expect(try home.error(file: "[[container]]\nid = \"a.b\"\ndownload = \"some\"\n")?.code == .invalidValue)
         let delays = try #require(try home.error(file: "[sync]\nmodify_delay_ms = 100\nmax_delay_ms = 50\n"))
         #expect(delays.code == .invalidValue)

@@ -4,13 +4,19 @@ public struct KeyValueEntry: Hashable, Sendable {
     public var key: String
     public var value: PropertyListValue?
     public var version: VersionVector
+    /// The version at which `value` was written. It trails `version` after a merge (the
+    /// merged vector has seen the losing write too), and tells a device that receives a
+    /// merged entry whether its own value was overwritten knowingly or lost a conflict.
+    public var valueVersion: VersionVector
     public var timestamp: HybridTimestamp
     public var modifiedBy: DeviceID
 
-    public init(key: String, value: PropertyListValue?, version: VersionVector, timestamp: HybridTimestamp, modifiedBy: DeviceID) {
+    public init(key: String, value: PropertyListValue?, version: VersionVector, valueVersion: VersionVector? = nil,
+                timestamp: HybridTimestamp, modifiedBy: DeviceID) {
         self.key = key
         self.value = value
         self.version = version
+        self.valueVersion = valueVersion ?? version
         self.timestamp = timestamp
         self.modifiedBy = modifiedBy
     }
@@ -33,6 +39,8 @@ public enum KeyValueReconciliation: Sendable, Equatable {
     case applyRemote(KeyValueEntry)
     /// Concurrent writes. `merged` (the winner's value under both vectors' maximum, with no
     /// new increment) is what every device stores; `loser` is reported to the application.
+    /// Also the answer when a peer's entry is a merge that already settled a conflict
+    /// against the local value: then `merged` is the peer's entry.
     case conflict(merged: KeyValueEntry, winner: KeyValueEntry, loser: KeyValueEntry)
 
     public static func reconcile(local: KeyValueEntry?, remote: KeyValueEntry) -> KeyValueReconciliation {
@@ -41,6 +49,9 @@ public enum KeyValueReconciliation: Sendable, Equatable {
         case .dominates:
             return .keepLocal
         case .dominated:
+            if remote.valueVersion.compare(to: local.valueVersion) == .concurrent {
+                return .conflict(merged: remote, winner: remote, loser: local)
+            }
             return .applyRemote(remote)
         case .equal:
             // The same write seen twice; a different payload under the same vector can only

@@ -18,6 +18,11 @@ public struct KeyValueLimits: Hashable, Sendable {
     /// 1 MB per store, 1024 keys, 64-byte keys, 1 MB values.
     public static let iCloud = KeyValueLimits(maxStoreBytes: 1_000_000, maxKeys: 1024, maxKeyBytes: 64, maxValueBytes: 1_000_000)
 
+    /// The highest limits a configuration may set: a value must fit in one peer message and
+    /// one control-socket line (base64 makes data a third larger), and `kv.list` answers
+    /// with the whole store on one line.
+    public static let ceiling = KeyValueLimits(maxStoreBytes: 4 << 20, maxKeys: 100_000, maxKeyBytes: 4096, maxValueBytes: 4 << 20)
+
     /// How much of the limits a store's live values use.
     public struct Usage: Hashable, Sendable {
         public var keys: Int

@@ -26,6 +26,14 @@ public struct KeyValueChange: Sendable, Equatable {
         public var winnerDevice: DeviceID
         public var loser: PropertyListValue?
         public var loserDevice: DeviceID
+
+        public init(key: String, winner: PropertyListValue?, winnerDevice: DeviceID, loser: PropertyListValue?, loserDevice: DeviceID) {
+            self.key = key
+            self.winner = winner
+            self.winnerDevice = winnerDevice
+            self.loser = loser
+            self.loserDevice = loserDevice
+        }
     }
 
     public var store: KeyValueStoreID
@@ -34,6 +42,13 @@ public struct KeyValueChange: Sendable, Equatable {
     public var keys: [String]
     /// Only for `conflict`, one per key.
     public var conflicts: [Conflict] = []
+
+    public init(store: KeyValueStoreID, reason: Reason, keys: [String], conflicts: [Conflict] = []) {
+        self.store = store
+        self.reason = reason
+        self.keys = keys
+        self.conflicts = conflicts
+    }
 }
 
 /// The answer to `kv.synchronize`: which connected peers have stored everything this device
@@ -41,5 +56,11 @@ public struct KeyValueChange: Sendable, Equatable {
 public struct KeyValueSyncOutcome: Sendable, Equatable {
     public var acknowledged: [DeviceID]
     public var pending: [DeviceID]
+
+    public init(acknowledged: [DeviceID], pending: [DeviceID]) {
+        self.acknowledged = acknowledged
+        self.pending = pending
+    }
+
     public var complete: Bool { pending.isEmpty }
 }

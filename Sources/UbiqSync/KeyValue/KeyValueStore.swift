@@ -10,7 +10,7 @@ import UbiqModel
 public actor KeyValueStore {
     public nonisolated let id: KeyValueStoreID
     nonisolated let index: SyncIndex
-    nonisolated let device: DeviceID
+    public nonisolated let device: DeviceID
     public nonisolated let limits: KeyValueLimits
     /// This device's index ID for the store (peers resume from it, as for containers).
     public nonisolated let indexID: UInt64

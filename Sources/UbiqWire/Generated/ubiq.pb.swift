@@ -501,6 +501,10 @@ public nonisolated struct Ubiq_Wire_KeyValueEntry: Sendable {
 
   public var modifiedBy: String = String()
 
+  /// The version at which the value was written, when it differs from version (after a
+  /// merge); empty otherwise.
+  public var valueVersion: [Ubiq_Wire_Counter] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1341,7 +1345,7 @@ nonisolated extension Ubiq_Wire_KeyValueUpdate: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Ubiq_Wire_KeyValueEntry: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".KeyValueEntry"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}key\0\u{1}removed\0\u{1}value\0\u{1}version\0\u{3}hlc_wall\0\u{3}hlc_logical\0\u{3}modified_by\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}key\0\u{1}removed\0\u{1}value\0\u{1}version\0\u{3}hlc_wall\0\u{3}hlc_logical\0\u{3}modified_by\0\u{3}value_version\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1356,6 +1360,7 @@ nonisolated extension Ubiq_Wire_KeyValueEntry: SwiftProtobuf.Message, SwiftProto
       case 5: try { try decoder.decodeSingularInt64Field(value: &self.hlcWall) }()
       case 6: try { try decoder.decodeSingularUInt32Field(value: &self.hlcLogical) }()
       case 7: try { try decoder.decodeSingularStringField(value: &self.modifiedBy) }()
+      case 8: try { try decoder.decodeRepeatedMessageField(value: &self.valueVersion) }()
       default: break
       }
     }
@@ -1383,6 +1388,9 @@ nonisolated extension Ubiq_Wire_KeyValueEntry: SwiftProtobuf.Message, SwiftProto
     if !self.modifiedBy.isEmpty {
       try visitor.visitSingularStringField(value: self.modifiedBy, fieldNumber: 7)
     }
+    if !self.valueVersion.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.valueVersion, fieldNumber: 8)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1394,6 +1402,7 @@ nonisolated extension Ubiq_Wire_KeyValueEntry: SwiftProtobuf.Message, SwiftProto
     if lhs.hlcWall != rhs.hlcWall {return false}
     if lhs.hlcLogical != rhs.hlcLogical {return false}
     if lhs.modifiedBy != rhs.modifiedBy {return false}
+    if lhs.valueVersion != rhs.valueVersion {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
