@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures ubiq between two agents on loopback and prints a Markdown table.
 
-Usage: bench/run.py [--bin DIR] [--quick] [--runs N]
+Usage: bench/run.py [--bin DIR] [--quick] [--runs N] [--only kv]
 
 Each figure is timed from the moment the writer closes its file to the moment the other
 agent's copy is complete (checked by size and content hash afterwards), and reports the
@@ -12,6 +12,7 @@ import argparse, hashlib, json, os, platform, random, shutil, socket, statistics
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONTAINER = "TEAMID.com.example.bench"
+KVSTORE = "TEAMID.com.example.bench.settings"
 
 
 def free_port():
@@ -33,7 +34,7 @@ class Agent:
     def start(self):
         args = [os.path.join(self.bindir, "ubiqd"), "--state", self.state, "--listen", f"127.0.0.1:{self.port}",
                 "--no-discovery", "--container", f"{CONTAINER}={self.root}", "--socket", self.sock,
-                "--device-name", self.name, "--log-level", os.environ.get("UBIQ_BENCH_LOG", "warning")]
+                "--device-name", self.name, "--log-level", os.environ.get("UBIQ_BENCH_LOG", "warning"), "--kvstore", KVSTORE]
         for p in self.peers:
             args += ["--peer", f"127.0.0.1:{p}"]
         self.log = open(os.path.join(self.home, "ubiqd.log"), "ab")
@@ -80,6 +81,59 @@ class Agent:
 
     def path(self, rel):
         return os.path.join(self.root, rel)
+
+
+class Session:
+    """One control connection kept open: requests and the notifications pushed on it."""
+
+    def __init__(self, sock):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(sock)
+        self.buffer = b""
+        self.next_id = 0
+
+    def line(self, timeout=30):
+        self.sock.settimeout(timeout)
+        while b"\n" not in self.buffer:
+            chunk = self.sock.recv(1 << 16)
+            if not chunk:
+                raise RuntimeError("the agent closed the control connection")
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def call(self, method, params):
+        self.next_id += 1
+        self.sock.sendall((json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}) + "\n").encode())
+        while True:
+            message = self.line()
+            if message.get("id") == self.next_id:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message["result"]
+
+    def close(self):
+        self.sock.close()
+
+
+def kv_latencies(a, b, samples):
+    """Seconds from sending kv.set to alpha until beta's subscriber reads the notice."""
+    watcher, writer = Session(b.sock), Session(a.sock)
+    watcher.call("kv.subscribe", {"store": KVSTORE})
+    result = []
+    try:
+        for i in range(samples):
+            t0 = time.monotonic()
+            writer.call("kv.set", {"store": KVSTORE, "key": "sample", "value": i})
+            while True:
+                notice = watcher.line()
+                if notice.get("method") == "kv.didChangeExternally" and "sample" in notice["params"]["keys"]:
+                    break
+            result.append(time.monotonic() - t0)
+    finally:
+        watcher.close()
+        writer.close()
+    return result
 
 
 def wait(condition, timeout, what, interval=0.001):
@@ -144,6 +198,7 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep", action="store_true", help="keep the agents' folders and logs")
+    parser.add_argument("--only", choices=["kv"], help="measure only this figure")
     args = parser.parse_args()
     big = (8 if args.quick else 512) << 20
     small_count = 200 if args.quick else 5000
@@ -165,7 +220,12 @@ def main():
             b = Agent(args.bin, os.path.join(work, "b"), "beta", peers=[a.port])
             b.start()
             wait(lambda: any(p["connected"] for p in b.status()["peers"]), 60, "the agents to connect")
-            result = {}
+            result = {"kv": kv_latencies(a, b, latency_samples)}
+            if args.only == "kv":
+                a.stop()
+                b.stop()
+                rows.append(result)
+                continue
 
             rel = "Documents/big.bin"
             result["initial"] = timed_transfer(a, b, rel, lambda: random_file(a.path(rel), big, run), big)
@@ -245,10 +305,18 @@ def main():
                 cpu = line.split(":", 1)[1].strip()
                 break
     mib = big >> 20
+    kv_med = [statistics.median(r["kv"]) for r in rows]
+    kv_p95 = [sorted(r["kv"])[int(len(r["kv"]) * 0.95) - 1] for r in rows]
+    kv_rows = [f"| a key-value change seen by a subscriber on the other agent, median of {latency_samples} | "
+               f"{summary(kv_med, 'ms', 1000, 2)} | |",
+               f"| the same, 95th percentile | {summary(kv_p95, 'ms', 1000, 2)} | |"]
     print(f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {cpu}, {os.cpu_count()} cores, "
           f"Linux {platform.release()}; {args.runs} runs, min / median / max.\n")
     print("| figure | time | on the wire (received) |")
     print("| --- | --- | --- |")
+    if args.only == "kv":
+        print("\n".join(kv_rows))
+        return
     print(f"| initial sync of one {mib} MiB file | {summary([r['initial'][0] for r in rows])} | "
           f"{summary([r['initial'][1] for r in rows], 'MiB', 1 / 2**20, 1)} |")
     print(f"| 1 MiB overwritten in the middle of {mib} MiB | {summary([r['overwrite'][0] for r in rows])} | "
@@ -259,6 +327,7 @@ def main():
     p95 = [sorted(r["latency"])[int(len(r["latency"]) * 0.95) - 1] for r in rows]
     print(f"| a new 1 KiB document readable on the other side, median of {latency_samples} | {summary(med, 'ms', 1000, 1)} | |")
     print(f"| the same, 95th percentile | {summary(p95, 'ms', 1000, 1)} | |")
+    print("\n".join(kv_rows))
     print(f"| {small_count} small files (1–16 KiB, {rows[0]['small'][2] / 2**20:.0f} MiB) | {summary([r['small'][0] for r in rows])} | "
           f"{summary([r['small'][1] for r in rows], 'MiB', 1 / 2**20, 1)} |")
     print(f"| CPU seconds, sender / receiver, whole run | {summary([r['cpu'][0] for r in rows], 's', 1, 1)} / "
