@@ -40,7 +40,8 @@ public struct AgentRuntime: Sendable {
         }
         let clockOffset = TestHooks.clockOffsetMilliseconds
         let stores = try config.kvstores.map { raw in
-            try KeyValueStore(id: try KeyValueStoreID(raw), index: index, device: identity.deviceID, limits: config.keyValueLimits,
+            try KeyValueStore(id: try KeyValueStoreID(raw), index: index, device: identity.deviceID,
+                              account: identity.identityToken, limits: config.keyValueLimits,
                               physicalTime: { Int64(Date().timeIntervalSince1970 * 1000) + clockOffset }, logger: logger)
         }
         let engine = SyncEngine(device: identity.deviceID, deviceName: config.deviceName, agentVersion: Self.version,

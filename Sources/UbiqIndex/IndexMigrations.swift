@@ -73,7 +73,8 @@ enum IndexMigrations {
                     indexID INTEGER NOT NULL,
                     sequence INTEGER NOT NULL DEFAULT 0,
                     clockWall INTEGER NOT NULL DEFAULT 0,
-                    clockLogical INTEGER NOT NULL DEFAULT 0
+                    clockLogical INTEGER NOT NULL DEFAULT 0,
+                    account TEXT
                 ) STRICT;
                 CREATE TABLE kventry (
                     store INTEGER NOT NULL REFERENCES kvstore(id),

@@ -105,6 +105,26 @@ extension SyncIndex {
         }
     }
 
+    /// Binds the store to the account `token`. If it held another account's entries (the
+    /// device left one account and joined another), they are dropped with the peers' state
+    /// and the store gets a new index ID; returns the keys that were dropped.
+    public func bindKeyValueStore(_ store: KeyValueStoreID, toAccount token: String) throws -> [String]? {
+        try pool.write { db in
+            let row = try kvStoreRow(db, store)
+            let bound = try String.fetchOne(db, sql: "SELECT account FROM kvstore WHERE id = ?", arguments: [row.id])
+            if bound == token { return nil }
+            try db.execute(sql: "UPDATE kvstore SET account = ? WHERE id = ?", arguments: [token, row.id])
+            guard bound != nil else { return nil }
+            let keys = try String.fetchAll(db, sql: "SELECT key FROM kventry WHERE store = ? AND value IS NOT NULL ORDER BY key",
+                                           arguments: [row.id])
+            try db.execute(sql: "DELETE FROM kventry WHERE store = ?", arguments: [row.id])
+            try db.execute(sql: "DELETE FROM kvpeer WHERE store = ?", arguments: [row.id])
+            try db.execute(sql: "UPDATE kvstore SET indexID = ?, sequence = 0 WHERE id = ?",
+                           arguments: [Int64.random(in: 1...Int64.max), row.id])
+            return keys
+        }
+    }
+
     // MARK: rows
 
     private struct KeyValueStoreRow {

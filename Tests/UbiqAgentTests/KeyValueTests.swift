@@ -175,4 +175,22 @@ import UbiqTestSupport
         }
         for watcher in watchers { await watcher.close() }
     }
+
+    /// The device leaves its account and joins another: the old account's values go, and a
+    /// subscriber is told with `accountChange`.
+    @Test func anAccountChangeEmptiesTheStoreAndSaysSo() async throws {
+        let pair = try KeyValuePair()
+        defer { pair.stop() }
+        try await pair.alpha.startAndWait()
+        try await pair.alpha.set(["level": .integer(13), "name": .string("Ada")])
+        pair.alpha.stop()
+        try AgentProcess.cli(["account", "leave", "--state", pair.alpha.state])
+        try pair.alpha.createAccount()
+        try await pair.alpha.startAndWait()
+        let watcher = try await KeyValueWatcher(pair.alpha)
+        let notice = try await watcher.waitFor("the account change notice") { $0.reason == "accountChange" }
+        #expect(notice.keys == ["level", "name"])
+        #expect(try await pair.alpha.values().isEmpty)
+        await watcher.close()
+    }
 }

@@ -21,8 +21,10 @@ import UbiqTestSupport
         var read: @Sendable () -> Int64 { { [self] in now.withLock { $0 } } }
     }
 
-    func open(_ name: String, device: DeviceID, clock: TestClock = TestClock(), limits: KeyValueLimits = .iCloud) throws -> KeyValueStore {
-        try KeyValueStore(id: store, index: try SyncIndex(path: dir.appending("\(name).sqlite")), device: device, limits: limits,
+    func open(_ name: String, device: DeviceID, clock: TestClock = TestClock(), limits: KeyValueLimits = .iCloud,
+              account: String = "account-1") throws -> KeyValueStore {
+        try KeyValueStore(id: store, index: try SyncIndex(path: dir.appending("\(name).sqlite")), device: device,
+                          account: account, limits: limits,
                           physicalTime: clock.read, logger: Logger(label: "test"))
     }
 
@@ -51,6 +53,19 @@ import UbiqTestSupport
         let again = try open("a", device: a)
         #expect(await again.values() == ["level": .integer(13), "name": .string("Ada")])
         #expect(again.indexID == first.indexID)
+    }
+
+    @Test func anotherAccountsEntriesAreDroppedAndSubscribersAreTold() async throws {
+        let first = try open("a", device: a)
+        try await first.set(["level": .integer(13), "name": .string("Ada")])
+        #expect(try await open("a", device: a).values().count == 2)
+        let other = try open("a", device: a, account: "account-2")
+        #expect(await other.values().isEmpty)
+        #expect(other.indexID != first.indexID)
+        for _ in 0..<2 {
+            let notice = await collect(other.changes(), count: 1)
+            #expect(notice == [KeyValueChange(store: store, reason: .accountChange, keys: ["level", "name"])])
+        }
     }
 
     @Test func aRefusedWriteLeavesTheStoreExactlyAsBefore() async throws {

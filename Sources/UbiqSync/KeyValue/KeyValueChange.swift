@@ -12,7 +12,9 @@ public struct KeyValueChange: Sendable, Equatable {
         /// After merging peers' writes the store is over a limit; every device holds the same
         /// state, and writes that would make it larger are refused until it shrinks.
         case quotaViolationChange
-        /// The device's account changed and the store was emptied.
+        /// The device left one account and joined another since the store was last used:
+        /// the old account's entries were dropped (`keys` lists them). Sent first to every
+        /// subscription of the agent run that found the change.
         case accountChange
         /// Concurrent writes to a key: the winner is now the value on every device, the loser
         /// is reported so the application can re-assert it.

@@ -29,7 +29,13 @@ public actor KeyValueStore {
     /// Notices a subscriber may fall behind by before later ones are dropped for it.
     public static let subscriberBuffer = 4096
 
-    public init(id: KeyValueStoreID, index: SyncIndex, device: DeviceID, limits: KeyValueLimits,
+    /// Set when this start found the store holding another account's entries and dropped
+    /// them: every subscription of this run is told first, with the keys that went.
+    private let accountChange: KeyValueChange?
+
+    /// `account` is the identity token the store belongs to (entries of another account are
+    /// dropped at start).
+    public init(id: KeyValueStoreID, index: SyncIndex, device: DeviceID, account: String, limits: KeyValueLimits,
                 physicalTime: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }, logger: Logger) throws {
         self.id = id
         self.index = index
@@ -39,6 +45,11 @@ public actor KeyValueStore {
         var logger = logger
         logger[metadataKey: "kvstore"] = "\(id)"
         self.logger = logger
+        let dropped = try index.bindKeyValueStore(id, toAccount: account)
+        accountChange = dropped.map { KeyValueChange(store: id, reason: .accountChange, keys: $0) }
+        if let dropped {
+            logger.notice("the key-value store held another account's entries; dropped them", metadata: ["keys": "\(dropped.count)"])
+        }
         let state = try index.keyValueState(id)
         sequence = state.sequence
         indexID = state.indexID
@@ -141,7 +152,7 @@ public actor KeyValueStore {
     // MARK: change notices
 
     /// Notices of external changes, from now on, until the stream is dropped.
-    public nonisolated func changes() -> AsyncStream<KeyValueChange> { changeFeed.subscribe() }
+    public nonisolated func changes() -> AsyncStream<KeyValueChange> { changeFeed.subscribe(initial: accountChange) }
 
     // MARK: acknowledgements
 
