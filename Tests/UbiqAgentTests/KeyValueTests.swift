@@ -193,4 +193,22 @@ import UbiqTestSupport
         #expect(try await pair.alpha.values().isEmpty)
         await watcher.close()
     }
+
+    /// A–B–C in a line: entries are relayed like index items, so C gets A's write and A gets
+    /// C's, though they never meet.
+    @Test func entriesAreRelayedAlongALine() async throws {
+        let cluster = try LiveCluster(["alpha", "beta", "gamma"], links: [[], [0], [1]])
+        defer { cluster.stopAll() }
+        for agent in cluster.agents { agent.extraArguments = ["--kvstore", KeyValuePair.store.rawValue] }
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let (a, c) = (cluster.agents[0], cluster.agents[2])
+        try await a.set(["from alpha": .integer(1)])
+        try await c.set(["from gamma": .integer(3)])
+        let expected: [String: PropertyListValue] = ["from alpha": .integer(1), "from gamma": .integer(3)]
+        try await waitUntil("all three to hold both writes") {
+            for agent in cluster.agents where try await agent.values() != expected { return false }
+            return true
+        }
+    }
 }
