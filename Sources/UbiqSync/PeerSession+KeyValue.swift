@@ -23,27 +23,56 @@ extension PeerSession {
         }
     }
 
-    func sendKeyValues(_ store: KeyValueStore, offer: Ubiq_Wire_StoreOffer) async throws {
-        var sent: Int64 = offer.peerIndexID == store.indexID ? Int64(clamping: offer.peerMaxSequence) : 0
+    /// What this device holds of each shared store that the peer lacks, read before any of
+    /// the peer's entries are merged. Sending these originals first means both sides see
+    /// each other's concurrent writes as they were, so both post the `conflict` notice,
+    /// rather than one side getting only the other's merge.
+    func keyValueSnapshots(_ agreement: Handshake.Agreement) throws -> [KeyValueStoreID: (offer: Ubiq_Wire_StoreOffer, entries: [IndexedKeyValue])] {
+        var result: [KeyValueStoreID: (Ubiq_Wire_StoreOffer, [IndexedKeyValue])] = [:]
+        for (id, offer) in agreement.stores {
+            guard let store = stores[id] else { continue }
+            result[id] = (offer, try store.entries(after: acknowledgedSequence(store, offer), limit: .max))
+        }
+        return result
+    }
+
+    private func acknowledgedSequence(_ store: KeyValueStore, _ offer: Ubiq_Wire_StoreOffer) -> Int64 {
+        offer.peerIndexID == store.indexID ? Int64(clamping: offer.peerMaxSequence) : 0
+    }
+
+    func sendKeyValues(_ store: KeyValueStore, offer: Ubiq_Wire_StoreOffer, snapshot: [IndexedKeyValue]) async throws {
+        var sent = try await sendKeyValueBatches(store, snapshot, after: acknowledgedSequence(store, offer))
         for await _ in store.sequenceChanges() {
             while true {
-                var update = Ubiq_Wire_KeyValueUpdate()
-                var bytes = 0
-                for indexed in try store.entries(after: sent, limit: 256) {
-                    let entry = KeyValueMapping.wireEntry(indexed.entry)
-                    // Well under the 16 MiB frame limit, whatever the values' sizes.
-                    if !update.entries.isEmpty && bytes + entry.value.count > Self.keyValueBatchBytes { break }
-                    bytes += entry.value.count + entry.key.utf8.count
-                    update.entries.append(entry)
-                    update.lastSequence = UInt64(indexed.sequence)
-                }
-                guard !update.entries.isEmpty else { break }
-                update.storeID = store.id.rawValue
-                update.indexID = store.indexID
-                try await link.send(Ubiq_Wire_Envelope(.keyValueUpdate(update)))
-                sent = Int64(update.lastSequence)
+                let next = try await sendKeyValueBatches(store, try store.entries(after: sent, limit: 256), after: sent)
+                if next == sent { break }
+                sent = next
             }
         }
+    }
+
+    /// Sends `entries` in updates of at most ``keyValueBatchBytes`` of values (a larger value
+    /// goes alone); returns the last sequence sent.
+    private func sendKeyValueBatches(_ store: KeyValueStore, _ entries: [IndexedKeyValue], after: Int64) async throws -> Int64 {
+        var sent = after
+        var rest = entries[...]
+        while !rest.isEmpty {
+            var update = Ubiq_Wire_KeyValueUpdate()
+            update.storeID = store.id.rawValue
+            update.indexID = store.indexID
+            var bytes = 0
+            while let indexed = rest.first {
+                let entry = KeyValueMapping.wireEntry(indexed.entry)
+                if !update.entries.isEmpty && bytes + entry.value.count > Self.keyValueBatchBytes { break }
+                bytes += entry.value.count + entry.key.utf8.count
+                update.entries.append(entry)
+                update.lastSequence = UInt64(indexed.sequence)
+                rest = rest.dropFirst()
+            }
+            try await link.send(Ubiq_Wire_Envelope(.keyValueUpdate(update)))
+            sent = Int64(update.lastSequence)
+        }
+        return sent
     }
 
     func receiveKeyValues(_ update: Ubiq_Wire_KeyValueUpdate) async throws {

@@ -74,6 +74,7 @@ public actor PeerSession {
                                                      "kvstores": "\(agreement.stores.keys.sorted())"])
             await onAgreed()
             await joinStores(agreement)
+            let snapshots = try keyValueSnapshots(agreement)
             let containers = self.containers, stores = self.stores
             let senders = Task {
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -81,9 +82,9 @@ public actor PeerSession {
                         guard let container = containers[id] else { continue }
                         group.addTask { try await self.sendIndex(container, offer: offer) }
                     }
-                    for (id, offer) in agreement.stores {
+                    for (id, snapshot) in snapshots {
                         guard let store = stores[id] else { continue }
-                        group.addTask { try await self.sendKeyValues(store, offer: offer) }
+                        group.addTask { try await self.sendKeyValues(store, offer: snapshot.offer, snapshot: snapshot.entries) }
                     }
                     group.addTask { try await self.keepAlive() }
                     try await group.waitForAll()
