@@ -26,6 +26,8 @@ final class Broadcaster<Element: Sendable>: Sendable {
         return stream
     }
 
+    var hasSubscribers: Bool { subscribers.withLock { !$0.continuations.isEmpty } }
+
     func yield(_ element: Element) {
         for continuation in subscribers.withLock({ Array($0.continuations.values) }) { continuation.yield(element) }
     }

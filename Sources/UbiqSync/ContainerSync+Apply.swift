@@ -9,6 +9,8 @@ import UbiqModel
 extension ContainerSync {
     func pullNeeds() async {
         guard let needs = try? index.needs(id), !needs.isEmpty else { return }
+        pendingMoves = (try? renames(in: needs)) ?? [:]
+        defer { pendingMoves = [:] }
         for target in Self.applyOrder(needs) {
             if Task.isCancelled { return }
             do { try await apply(target) } catch {
@@ -25,6 +27,24 @@ extension ContainerSync {
         }
         let deleted = needs.filter(\.deleted).sorted { ($0.path.components.count, $0.path) > ($1.path.components.count, $1.path) }
         return present + deleted
+    }
+
+    /// Needs that together rename a file: the removal of a path whose content is exactly what
+    /// a new path is to hold.
+    private func renames(in needs: [Item]) throws -> [RelativePath: RelativePath] {
+        var created: [[ChunkRef]: [RelativePath]] = [:]
+        for need in needs where !need.deleted && need.kind == .file && !need.chunks.isEmpty {
+            if let local = try index.item(id, need.path)?.item, !local.deleted { continue }
+            created[need.chunks, default: []].append(need.path)
+        }
+        var moves: [RelativePath: RelativePath] = [:]
+        for need in needs where need.deleted {
+            guard let local = try index.item(id, need.path)?.item, !local.deleted, local.kind == .file,
+                  var targets = created[local.chunks], !targets.isEmpty else { continue }
+            moves[need.path] = targets.removeFirst()
+            created[local.chunks] = targets
+        }
+        return moves
     }
 
     func apply(_ target: Item) async throws {
@@ -45,7 +65,7 @@ extension ContainerSync {
             goal = merged
             if !contentFromRemote {
                 try await ensureVersions(of: merged, current: local)
-                try index.commit(id, [ItemWrite(item: merged, stat: local?.stat, settlesNeed: true)])
+                try record([ItemWrite(item: merged, stat: local?.stat, settlesNeed: true)], origin: .remote)
                 try pruneVersions(of: merged)
                 announce()
                 return
@@ -81,7 +101,7 @@ extension ContainerSync {
                     return
                 } catch let error as DiskError where error.code == .notFound {}
             }
-            try index.commit(id, [ItemWrite(item: goal, stat: nil, settlesNeed: true)])
+            try record([ItemWrite(item: goal, stat: nil, settlesNeed: true)], origin: .remote)
             return
         }
         let stat: FileStat
@@ -102,7 +122,7 @@ extension ContainerSync {
                 throw error
             }
         }
-        try index.commit(id, [ItemWrite(item: goal, stat: stat, settlesNeed: true)])
+        try record([ItemWrite(item: goal, stat: stat, settlesNeed: true)], origin: .remote)
         logger.debug("applied", metadata: ["path": "\(path)", "version": "\(goal.version)"])
     }
 
@@ -111,7 +131,7 @@ extension ContainerSync {
         var kept = local.item
         kept.version = goal.version.merged(with: local.item.version).incremented(by: device)
         kept.modifiedBy = device
-        try index.commit(id, [ItemWrite(item: kept, stat: local.stat, settlesNeed: true)])
+        try record([ItemWrite(item: kept, stat: local.stat, settlesNeed: true)], origin: .local)
         logger.info("kept folder deleted on a peer: it still has content here", metadata: ["path": "\(goal.path)"])
     }
 

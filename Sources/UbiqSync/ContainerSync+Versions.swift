@@ -61,7 +61,7 @@ extension ContainerSync {
         resolved.conflicts = []
         resolved.version = current.item.version.incremented(by: device)
         resolved.modifiedBy = device
-        try index.commit(id, [ItemWrite(item: resolved, stat: stat)])
+        try record([ItemWrite(item: resolved, stat: stat)], origin: .local)
         try pruneVersions(of: resolved)
         announce()
         logger.info("conflict resolved", metadata: ["path": "\(path)", "kept": "\(versionID ?? "current")"])

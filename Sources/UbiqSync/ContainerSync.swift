@@ -16,6 +16,13 @@ public actor ContainerSync {
     var fetcher: (any ChunkFetcher)?
 
     private let sequenceMoved = Broadcaster<Void>(policy: .bufferingNewest(1))
+    private let itemFeed = Broadcaster<ItemChange>(policy: .bufferingOldest(ContainerSync.itemChangeBuffer))
+    /// Renames the puller is carrying out, old path → new path, so the removal of the old
+    /// path can be reported as a move.
+    var pendingMoves: [RelativePath: RelativePath] = [:]
+
+    /// Item changes a subscriber may fall behind by before later ones are dropped for it.
+    public static let itemChangeBuffer = 8192
     private let pullTrigger: AsyncStream<Void>.Continuation
     private let pullRequests: AsyncStream<Void>
     var caseConflicts: Set<String> = []
@@ -69,6 +76,31 @@ public actor ContainerSync {
 
     func announce() { sequenceMoved.yield(()) }
 
+    /// Every change the index records for this container from now on, local and remote.
+    public nonisolated func itemChanges() -> AsyncStream<ItemChange> { itemFeed.subscribe() }
+
+    /// Commits `writes` to the index and tells item-change subscribers.
+    func record(_ writes: [ItemWrite], origin: ItemChange.Origin, previous known: [RelativePath: Item]? = nil) throws {
+        guard itemFeed.hasSubscribers else {
+            try index.commit(id, writes)
+            return
+        }
+        var previous: [RelativePath: Item] = [:]
+        for write in writes {
+            previous[write.item.path] = try known.map { $0[write.item.path] } ?? index.item(id, write.item.path)?.item
+        }
+        try index.commit(id, writes)
+        publish(writes.map(\.item), previous: previous, origin: origin)
+    }
+
+    func publish(_ items: [Item], previous: [RelativePath: Item], origin: ItemChange.Origin) {
+        let changes = items.map { item in
+            ItemChange(container: id, item: item, previous: previous[item.path], origin: origin,
+                       movedTo: item.deleted ? pendingMoves[item.path] : nil)
+        }
+        for change in ItemChange.pairMoves(changes) { itemFeed.yield(change) }
+    }
+
     // MARK: local changes
 
     /// Rescans the given paths (a `nil` entry means the whole container) and records what
@@ -89,8 +121,10 @@ public actor ContainerSync {
         scanning = true
         defer { scanning = false }
         var writes: [ItemWrite] = []
+        var previousItems: [RelativePath: Item] = [:]
         for root in roots {
             let existing = Dictionary(try index.items(id, under: root).map { ($0.item.path, $0) }, uniquingKeysWith: { a, _ in a })
+            for (path, indexed) in existing { previousItems[path] = indexed.item }
             let stats = existing.compactMapValues(\.stat)
             let outcome = try disk.scan(under: root) { stats[$0] }
             if root == nil {
@@ -109,7 +143,7 @@ public actor ContainerSync {
             writes += plan.writes
         }
         guard !writes.isEmpty else { return }
-        try index.commit(id, writes)
+        try record(writes, origin: .local, previous: previousItems)
         for write in writes {
             logger.debug("local change", metadata: ["path": "\(write.item.path)", "version": "\(write.item.version)",
                                                     "deleted": "\(write.item.deleted)"])
@@ -152,8 +186,15 @@ public actor ContainerSync {
                                                             "version": "\(merged.version)"])
             }
         }
+        var previous: [RelativePath: Item] = [:]
+        if itemFeed.hasSubscribers {
+            for merge in merges { previous[merge.item.path] = try index.item(id, merge.item.path)?.item }
+        }
         try index.recordRemoteUpdate(id, peer: peer, state: state, needs: needs, merges: merges)
-        if !merges.isEmpty { announce() }
+        if !merges.isEmpty {
+            publish(merges.map(\.item), previous: previous, origin: .remote)
+            announce()
+        }
         if !needs.isEmpty { requestPull() }
     }
 
