@@ -86,7 +86,7 @@ let package = Package(
         // mDNS through avahi's dns_sd compatibility library.
         .systemLibrary(name: "CDNSSD", providers: [.apt(["libavahi-compat-libdnssd-dev"])]),
         .target(name: "UbiqDiscovery", dependencies: ["CDNSSD", "UbiqModel", log], swiftSettings: swiftSettings),
-        .target(name: "UbiqTestSupport", dependencies: ["UbiqModel", "UbiqClient", "UbiqControlAPI", "UbiqChunking"], swiftSettings: swiftSettings),
+        .target(name: "UbiqTestSupport", dependencies: ["UbiqModel", "UbiqClient", "UbiqControlAPI", "UbiqChunking"] + nio, swiftSettings: swiftSettings),
 
         .testTarget(name: "UbiqModelTests", dependencies: ["UbiqModel"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqConfigTests", dependencies: ["UbiqConfig"], swiftSettings: swiftSettings),

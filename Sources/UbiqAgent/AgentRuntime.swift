@@ -47,8 +47,10 @@ public struct AgentRuntime: Sendable {
         let engine = SyncEngine(device: identity.deviceID, deviceName: config.deviceName, agentVersion: Self.version,
                                 index: index, containers: containers, stores: stores,
                                 protocolVersions: TestHooks.protocolVersions ?? Handshake.supportedVersions, logger: logger)
+        let leases = FileLeases()
         for container in containers {
             await container.setFetcher(EngineChunkFetcher(engine: engine))
+            await container.setLeases(leases)
             try await container.start()
         }
 
@@ -82,7 +84,9 @@ public struct AgentRuntime: Sendable {
                                        roots: Dictionary(uniqueKeysWithValues: config.containers.map { ($0.id, $0.path) }),
                                        listening: listening, discovery: { [discovery] in await discovery?.state ?? "disabled" })
         let control = ControlServer(configuration: .init(socketPath: config.socketPath),
-                                    handler: AgentControlHandler(status: status, keyValue: KeyValueMethods(stores: engine.stores)),
+                                    handler: AgentControlHandler(status: status, keyValue: KeyValueMethods(stores: engine.stores),
+                                                                coordination: CoordinationMethods(status: status, leases: leases),
+                                                                events: EventMethods(status: status)),
                                     logger: logger)
         services.append(ControlService(server: control))
 

@@ -15,6 +15,7 @@ public final class ControlConnection: Sendable {
     private let channel: any Channel
     /// Nil once the connection has ended and its cleanups ran.
     private let cleanups = Mutex<[@Sendable () async -> Void]?>([])
+    private let attachments = Mutex<[ObjectIdentifier: any Sendable]>([:])
 
     init(id: UInt64, peer: PeerCredentials, channel: any Channel, logger: Logger) {
         self.id = id
@@ -37,6 +38,17 @@ public final class ControlConnection: Sendable {
             return true
         }
         if !registered { await cleanup() }
+    }
+
+    /// The connection's one object of type `T` (what a handler keeps per client, such as
+    /// its presenters), made by `create` on first use; `created` says whether this call made it.
+    public func attachment<T: AnyObject & Sendable>(_ type: T.Type, create: () -> T) -> (value: T, created: Bool) {
+        attachments.withLock { table in
+            if let existing = table[ObjectIdentifier(type)] as? T { return (existing, false) }
+            let made = create()
+            table[ObjectIdentifier(type)] = made
+            return (made, true)
+        }
     }
 
     /// Whether the connection has ended.

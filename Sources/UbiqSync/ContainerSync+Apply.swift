@@ -47,7 +47,30 @@ extension ContainerSync {
         return moves
     }
 
+    /// How long the agent queues for a lease before it leaves the item for later. Queueing
+    /// (rather than only trying) keeps a stream of readers from starving its writes.
+    static let leaseWait = Duration.seconds(1)
+
+    /// Applies one need under a write lease on its path, so no coordinated reader sees the
+    /// file change under it. While a client holds a lease there the need waits; it is
+    /// retried when a lease is released.
     func apply(_ target: Item) async throws {
+        guard let leases else { return try await applyLeased(target) }
+        let claim = FileLeases.Claim(container: id, path: target.path, access: .write)
+        guard let lease = await leases.acquire([claim], for: .agent("apply"), timeout: Self.leaseWait) else {
+            logger.debug("change waits for a client's lease", metadata: ["path": "\(target.path)"])
+            return
+        }
+        do {
+            try await applyLeased(target)
+        } catch {
+            await leases.release(lease.id)
+            throw error
+        }
+        await leases.release(lease.id)
+    }
+
+    private func applyLeased(_ target: Item) async throws {
         try scan(under: target.path)
         let local = try index.item(id, target.path)
         let goal: Item

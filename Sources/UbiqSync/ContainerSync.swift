@@ -14,6 +14,10 @@ public actor ContainerSync {
     nonisolated let device: DeviceID
     let logger: Logger
     var fetcher: (any ChunkFetcher)?
+    var leases: FileLeases?
+    /// Subtrees not rescanned because a client held a write lease in them; rescanned when a
+    /// lease is released.
+    var deferredScans: Set<RelativePath?> = []
 
     private let sequenceMoved = Broadcaster<Void>(policy: .bufferingNewest(1))
     private let itemFeed = Broadcaster<ItemChange>(policy: .bufferingOldest(ContainerSync.itemChangeBuffer))
@@ -41,6 +45,10 @@ public actor ContainerSync {
 
     public func setFetcher(_ fetcher: any ChunkFetcher) { self.fetcher = fetcher }
 
+    /// Makes the container respect file coordination: it takes a write lease before it
+    /// replaces a file and a read lease while it hashes or serves one.
+    public func setLeases(_ leases: FileLeases) { self.leases = leases }
+
     /// Prepares the folder and records what changed on disk since the last run.
     public func start() throws {
         try disk.prepare()
@@ -56,6 +64,11 @@ public actor ContainerSync {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: retryInterval)
                     pullTrigger.yield()
+                }
+            }
+            if let leases {
+                group.addTask { [weak self] in
+                    for await _ in leases.releases() { await self?.leaseReleased() }
                 }
             }
             for await _ in pullRequests {
@@ -105,12 +118,38 @@ public actor ContainerSync {
 
     /// Rescans the given paths (a `nil` entry means the whole container) and records what
     /// changed in one transaction, so a rename's deletion and creation reach peers together.
-    public func localChanges(_ paths: Set<RelativePath?>) {
+    /// A subtree where a client holds a write lease is left until the lease ends: its files
+    /// may be half written.
+    public func localChanges(_ paths: Set<RelativePath?>) async {
         let roots: [RelativePath?] = paths.contains(nil) ? [nil] : Self.outermost(paths.compactMap { $0 })
+        var lease: FileLeases.Lease?
+        if let leases {
+            lease = await leases.acquire(roots.map { readClaim($0) }, for: .agent("scan"), timeout: Self.leaseWait)
+            guard lease != nil else {
+                deferredScans.formUnion(roots)
+                logger.debug("scan waits for a client's write lease", metadata: ["paths": "\(roots.map { $0?.rawValue ?? "/" })"])
+                return
+            }
+        }
         do { try scan(roots) } catch {
             logger.warning("scan failed", metadata: ["paths": "\(roots.map { $0?.rawValue ?? "/" })", "error": "\(error)"])
         }
+        if let lease { await leases?.release(lease.id) }
         requestPull()
+    }
+
+    private func leaseReleased() async {
+        if !deferredScans.isEmpty {
+            let paths = deferredScans
+            deferredScans = []
+            await localChanges(paths)
+        }
+        requestPull()
+    }
+
+    /// A read claim on a subtree (nil: the whole container).
+    nonisolated func readClaim(_ root: RelativePath?) -> FileLeases.Claim {
+        FileLeases.Claim(container: id, path: root, access: .read)
     }
 
     func scan(under root: RelativePath?) throws {
@@ -199,6 +238,19 @@ public actor ContainerSync {
     }
 
     // MARK: serving
+
+    /// Reads a chunk for a peer under a read lease on the file, so a client's write in
+    /// progress is never served; nil while a client holds a write lease there (the peer
+    /// asks elsewhere or again later).
+    public nonisolated func serveChunk(path: String, offset: UInt64, size: UInt32, hash: ChunkHash) async -> [UInt8]? {
+        guard let leases = await leases else { return readChunk(path: path, offset: offset, size: size, hash: hash) }
+        guard let relative = try? RelativePath(path),
+              let lease = await leases.tryAcquire([readClaim(relative)], for: .agent("serve"))
+        else { return nil }
+        let bytes = readChunk(path: path, offset: offset, size: size, hash: hash)
+        await leases.release(lease.id)
+        return bytes
+    }
 
     /// Reads a chunk for a peer: from where it says, else from anywhere this device holds it.
     /// Every read is checked against the hash.

@@ -223,7 +223,7 @@ public actor PeerSession {
             var response = Ubiq_Wire_ChunkResponse()
             response.id = request.id
             if let hash = ChunkHash(bytes: Array(request.hash)), request.size <= ItemMapping.maxChunkSize,
-               let container, let bytes = container.readChunk(path: request.path, offset: request.offset, size: request.size, hash: hash) {
+               let container, let bytes = await container.serveChunk(path: request.path, offset: request.offset, size: request.size, hash: hash) {
                 response.data = Data(bytes)
             } else {
                 response.error = .notFound

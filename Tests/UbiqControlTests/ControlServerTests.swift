@@ -1,3 +1,4 @@
+import UbiqTestSupport
 import Foundation
 import Testing
 import UbiqClient

@@ -1,3 +1,4 @@
+import UbiqTestSupport
 import Testing
 import UbiqClient
 import UbiqControlAPI

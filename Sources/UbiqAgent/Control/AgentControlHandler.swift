@@ -5,10 +5,13 @@ import UbiqIndex
 import UbiqModel
 import UbiqSync
 
-/// Answers the control socket's methods: status, peers, listing, versions, key-value stores.
+/// Answers the control socket's methods: status, peers, listing, versions, key-value stores,
+/// coordination, presenters and events.
 struct AgentControlHandler: ControlHandler {
     let status: AgentStatusSource
     let keyValue: KeyValueMethods
+    let coordination: CoordinationMethods
+    let events: EventMethods
 
     func handle(method: String, params: JSONValue?, connection: ControlConnection) async throws -> JSONValue {
         guard let known = ControlMethod(rawValue: method) else { throw RPCError.methodNotFound(method) }
@@ -60,6 +63,10 @@ struct AgentControlHandler: ControlHandler {
             }
         case .kvGet, .kvSet, .kvRemove, .kvList, .kvSynchronize, .kvSubscribe:
             return try await keyValue.handle(known, params: params, connection: connection)
+        case .coordinateAcquire, .coordinateRelease, .presenterRegister, .presenterUnregister:
+            return try await coordination.handle(known, params: params, connection: connection)
+        case .eventsSubscribe:
+            return try await events.subscribe(params: params, connection: connection)
         }
     }
 

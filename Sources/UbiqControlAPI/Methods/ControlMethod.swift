@@ -25,10 +25,30 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     /// ``KeyValueSubscribeParams`` → ``KeyValueSubscribeResult``, then
     /// ``ControlNotification/kvDidChangeExternally`` notifications.
     case kvSubscribe = "kv.subscribe"
+    /// ``CoordinateAcquireParams`` → ``CoordinateAcquireResult``, when granted
+    case coordinateAcquire = "coordinate.acquire"
+    /// ``CoordinateReleaseParams`` → `{}`
+    case coordinateRelease = "coordinate.release"
+    /// ``PresenterRegisterParams`` → ``PresenterID``, then `presenter.*` notifications
+    case presenterRegister = "presenter.register"
+    /// ``PresenterID`` → `{}`
+    case presenterUnregister = "presenter.unregister"
+    /// ``EventsSubscribeParams`` → ``EventsSubscribeResult``, then `events.item` notifications
+    case eventsSubscribe = "events.subscribe"
 }
 
 /// The names of notifications the agent sends.
 public enum ControlNotification: String, Sendable, CaseIterable {
     /// ``KeyValueChangeNotice``
     case kvDidChangeExternally = "kv.didChangeExternally"
+    /// ``PresenterEvent``: the presented item (or something in the presented folder) changed.
+    case presenterDidChange = "presenter.didChange"
+    /// ``PresenterEvent`` with `to`: it moved or was renamed.
+    case presenterDidMove = "presenter.didMove"
+    /// ``PresenterEvent``: it was deleted.
+    case presenterDidDelete = "presenter.didDelete"
+    /// ``PresenterEvent`` with `conflicts`: it has new unresolved conflict versions.
+    case presenterConflict = "presenter.conflict"
+    /// ``ItemEvent``
+    case eventsItem = "events.item"
 }

@@ -3,7 +3,7 @@ import NIOPosix
 import UbiqControlAPI
 
 /// A bare line-oriented socket client, for sending what no well-behaved client would.
-final class RawLineClient: Sendable {
+public final class RawLineClient: Sendable {
     private let channel: any Channel
     private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     private let lines: AsyncStream<[UInt8]>
@@ -22,7 +22,7 @@ final class RawLineClient: Sendable {
         }
     }
 
-    init(socketPath: String) async throws {
+    public init(socketPath: String) async throws {
         let asyncChannel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(unixDomainSocketPath: socketPath) { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -48,28 +48,28 @@ final class RawLineClient: Sendable {
         self.outbound = outbound
     }
 
-    func send(_ bytes: [UInt8]) async throws {
+    public func send(_ bytes: [UInt8]) async throws {
         try await outbound.write(ByteBuffer(bytes: bytes))
     }
 
-    func send(line: String) async throws { try await send(Array((line + "\n").utf8)) }
+    public func send(line: String) async throws { try await send(Array((line + "\n").utf8)) }
 
     /// Half-closes: the server sees end of input but may still answer.
-    func finishSending() async throws { try await channel.close(mode: .output) }
+    public func finishSending() async throws { try await channel.close(mode: .output) }
 
     /// The next line, or nil once the server has closed the connection.
-    func readLine() async -> [UInt8]? {
+    public func readLine() async -> [UInt8]? {
         var iterator = lines.makeAsyncIterator()
         return await iterator.next()
     }
 
     /// The next line parsed as JSON, or nil at end of stream.
-    func readJSON() async throws -> JSONValue? {
+    public func readJSON() async throws -> JSONValue? {
         guard let line = await readLine() else { return nil }
         return try JSONValue(parsing: line)
     }
 
-    func close() async {
+    public func close() async {
         try? await channel.close()
         await reader.value
     }

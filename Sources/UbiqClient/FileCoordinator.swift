@@ -1,0 +1,92 @@
+import UbiqControlAPI
+import UbiqModel
+
+/// NSFileCoordinator for ubiq containers: runs a closure while the agent holds a read or
+/// write lease on the items. Readers share; a writer excludes everyone, the agent included,
+/// so a coordinated read never sees a file the agent is replacing, and changes arriving
+/// from peers wait until a coordinated write ends.
+public struct FileCoordinator: Sendable {
+    public let client: UbiqAgentClient
+    public let container: ContainerID
+
+    public init(client: UbiqAgentClient, container: ContainerID) {
+        self.client = client
+        self.container = container
+    }
+
+    public func coordinate<T: Sendable>(readingItemAt path: String, timeout: Duration = .seconds(30),
+                                        _ body: () async throws -> T) async throws -> T {
+        try await coordinate([CoordinationItem(path: path, access: "read")], timeout: timeout, body)
+    }
+
+    public func coordinate<T: Sendable>(writingItemAt path: String, timeout: Duration = .seconds(30),
+                                        _ body: () async throws -> T) async throws -> T {
+        try await coordinate([CoordinationItem(path: path, access: "write")], timeout: timeout, body)
+    }
+
+    /// Reads one item while writing another (a copy or an export), both held together.
+    public func coordinate<T: Sendable>(readingItemAt source: String, writingItemAt destination: String,
+                                        timeout: Duration = .seconds(30), _ body: () async throws -> T) async throws -> T {
+        try await coordinate([CoordinationItem(path: source, access: "read"), CoordinationItem(path: destination, access: "write")],
+                             timeout: timeout, body)
+    }
+
+    /// Holds leases on all `items` while `body` runs; throws `RPCError` `.leaseTimeout` when
+    /// they are not granted within `timeout`.
+    public func coordinate<T: Sendable>(_ items: [CoordinationItem], timeout: Duration, _ body: () async throws -> T) async throws -> T {
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let lease: CoordinateAcquireResult = try await client.connection.call(
+            ControlMethod.coordinateAcquire.rawValue, params: CoordinateAcquireParams(container: container, items: items, timeout: seconds))
+        let result: T
+        do {
+            result = try await body()
+        } catch {
+            try? await release(lease.lease)
+            throw error
+        }
+        try await release(lease.lease)
+        return result
+    }
+
+    private func release(_ lease: UInt64) async throws {
+        _ = try await client.connection.call(ControlMethod.coordinateRelease.rawValue, params: try JSONValue(encoding: CoordinateReleaseParams(lease: lease)))
+    }
+}
+
+/// What a presenter hears of its item (NSFilePresenter's callbacks).
+public enum PresenterNotice: Sendable, Equatable {
+    /// The item, or something in the presented folder at `path`, changed.
+    case didChange(path: String, origin: String)
+    /// It moved; the presenter now follows it at `to`.
+    case didMove(from: String, to: String)
+    case didDelete(path: String)
+    /// New unresolved conflict versions, by id.
+    case conflict(path: String, versions: [String])
+}
+
+extension UbiqAgentClient {
+    /// Registers a presenter for `path` and returns what it hears until the stream is
+    /// dropped. It reads this connection's notifications: use one connection per presenter.
+    public func presentedItemEvents(container: ContainerID, path: String) async throws -> AsyncStream<PresenterNotice> {
+        let _: PresenterID = try await connection.call(
+            ControlMethod.presenterRegister.rawValue, params: PresenterRegisterParams(container: container, path: path))
+        let notifications = connection.notifications
+        return AsyncStream { continuation in
+            let task = Task {
+                for await notification in notifications {
+                    guard let kind = ControlNotification(rawValue: notification.method),
+                          let event = try? notification.params?.decode(PresenterEvent.self) else { continue }
+                    switch kind {
+                    case .presenterDidChange: continuation.yield(.didChange(path: event.path, origin: event.origin))
+                    case .presenterDidMove: continuation.yield(.didMove(from: event.path, to: event.to ?? event.path))
+                    case .presenterDidDelete: continuation.yield(.didDelete(path: event.path))
+                    case .presenterConflict: continuation.yield(.conflict(path: event.path, versions: event.conflicts ?? []))
+                    default: continue
+                    }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
