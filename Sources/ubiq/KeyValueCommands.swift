@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import UbiqClient
 import UbiqControlAPI
 import UbiqModel
@@ -106,6 +107,7 @@ struct KeyValueCommand: AsyncParsableCommand {
                 } else {
                     print(KeyValueCommand.describe(notice))
                 }
+                fflush(nil)
             }
         }
     }

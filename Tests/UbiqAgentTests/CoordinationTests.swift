@@ -88,6 +88,36 @@ import UbiqTestSupport
         await client.close()
     }
 
+    @Test func theWatchCommandPrintsChangesAsTheyHappen() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let watch = Process()
+        watch.executableURL = URL(fileURLWithPath: AgentProcess.binDirectory + "/ubiq")
+        watch.arguments = ["watch", "--socket", b.socket, "--json"]
+        let output = Pipe()
+        watch.standardOutput = output
+        let printed = Mutex("")
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            printed.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        try watch.run()
+        defer { watch.terminate(); watch.waitUntilExit() }
+        // Subscribed once an event for a file written after start shows; keep writing until then.
+        var round = 0
+        try await waitUntil("ubiq watch on beta to print alpha's new document") {
+            round += 1
+            try a.write("Documents/watched-\(round).txt", "hello")
+            return printed.withLock { $0.contains(#""path":"Documents/watched-"#) }
+        }
+        let line = try #require(printed.withLock { $0 }.split(separator: "\n").first { $0.contains("watched-") })
+        let event = try JSONValue(parsing: String(line)).decode(ItemEvent.self)
+        #expect(event.origin == "remote" && event.change == "changed" && event.kind == .file)
+    }
+
     @Test func aKilledClientsLeaseIsFreed() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/socat") else {
             print("skipped: socat is not installed")
