@@ -36,7 +36,8 @@ public struct AgentRuntime: Sendable {
         var containers: [ContainerSync] = []
         for settings in config.containers {
             let disk = FileSystemDisk(root: settings.path, logger: logger)
-            containers.append(ContainerSync(id: settings.id, disk: disk, index: index, device: identity.deviceID, logger: logger))
+            containers.append(ContainerSync(id: settings.id, disk: disk, index: index, device: identity.deviceID,
+                                            onDemand: settings.download == .onDemand, logger: logger))
         }
         let clockOffset = TestHooks.clockOffsetMilliseconds
         let stores = try config.kvstores.map { raw in
@@ -85,8 +86,10 @@ public struct AgentRuntime: Sendable {
                                        listening: listening, discovery: { [discovery] in await discovery?.state ?? "disabled" })
         let control = ControlServer(configuration: .init(socketPath: config.socketPath),
                                     handler: AgentControlHandler(status: status, keyValue: KeyValueMethods(stores: engine.stores),
-                                                                coordination: CoordinationMethods(status: status, leases: leases),
-                                                                events: EventMethods(status: status)),
+                                                                coordination: CoordinationMethods(status: status, leases: leases,
+                                                                                                  onDemand: OnDemandMethods(status: status)),
+                                                                events: EventMethods(status: status),
+                                                                onDemand: OnDemandMethods(status: status)),
                                     logger: logger)
         services.append(ControlService(server: control))
 

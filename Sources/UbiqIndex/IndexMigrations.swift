@@ -98,6 +98,19 @@ enum IndexMigrations {
                 ) STRICT;
                 """)
         }
+        migrator.registerMigration("v4: content on demand, what peers hold") { db in
+            try db.execute(sql: """
+                ALTER TABLE item ADD COLUMN absent INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE need ADD COLUMN fetch INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE held (
+                    container INTEGER NOT NULL,
+                    path TEXT NOT NULL,
+                    device TEXT NOT NULL,
+                    version BLOB NOT NULL,
+                    PRIMARY KEY (container, path, device)
+                ) STRICT;
+                """)
+        }
         return migrator
     }
 }

@@ -6,8 +6,12 @@ public struct IndexedItem: Sendable, Equatable {
     public var sequence: Int64
     /// Nil where the item has no file on disk (deleted, or not yet stat'ed).
     public var stat: FileStat?
+    /// False for a file of an on-demand container whose content this device has not
+    /// fetched (or has evicted): the metadata is here, the file is not.
+    public var downloaded: Bool
 
-    public init(item: Item, sequence: Int64, stat: FileStat?) {
+    public init(item: Item, sequence: Int64, stat: FileStat?, downloaded: Bool = true) {
+        self.downloaded = downloaded
         self.item = item
         self.sequence = sequence
         self.stat = stat
@@ -37,6 +41,8 @@ public struct ContainerStatistics: Sendable, Equatable {
     public var conflicts = 0
     public var needItems = 0
     public var needBytes: UInt64 = 0
+    /// Files whose content is not on this device (on-demand containers).
+    public var notDownloaded = 0
 
     public var items: Int { files + directories + symlinks }
 }

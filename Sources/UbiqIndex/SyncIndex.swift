@@ -105,7 +105,7 @@ public struct SyncIndex: Sendable {
             var row = try containerRow(db, container)
             for write in writes {
                 row.sequence += 1
-                try Self.upsert(db, container: row.id, write.item, sequence: row.sequence, stat: write.stat)
+                try Self.upsert(db, container: row.id, write.item, sequence: row.sequence, stat: write.stat, downloaded: write.downloaded)
                 if write.settlesNeed {
                     try Self.settleNeed(db, container: row.id, path: write.item.path, upTo: write.item.version)
                 }
@@ -192,24 +192,71 @@ public struct SyncIndex: Sendable {
 
     /// Stores needs and local merges learned from one index update of a peer together with the
     /// sequence reached, so a restart resumes exactly there.
+    /// `held` says, per path in the update, which version the peer holds the content of
+    /// (nil: none), for `isUploaded`.
     @discardableResult
     public func recordRemoteUpdate(
-        _ container: ContainerID, peer: DeviceID, state: PeerIndexState, needs: [Item], merges: [ItemWrite]
+        _ container: ContainerID, peer: DeviceID, state: PeerIndexState, needs: [Item], merges: [ItemWrite],
+        held: [(path: RelativePath, version: VersionVector?)] = []
     ) throws -> Int64 {
         try pool.write { db in
             var row = try containerRow(db, container)
             for need in needs {
-                try db.execute(sql: "INSERT OR REPLACE INTO need (container, path, target) VALUES (?, ?, ?)",
-                               arguments: [row.id, need.path.rawValue, IndexCoding.encode(json: need)])
+                // A newer version of a path the user asked to download stays asked for.
+                try db.execute(sql: """
+                    INSERT INTO need (container, path, target) VALUES (?, ?, ?)
+                    ON CONFLICT (container, path) DO UPDATE SET target = excluded.target
+                    """, arguments: [row.id, need.path.rawValue, IndexCoding.encode(json: need)])
+            }
+            for (path, version) in held {
+                if let version {
+                    try db.execute(sql: "INSERT OR REPLACE INTO held (container, path, device, version) VALUES (?, ?, ?, ?)",
+                                   arguments: [row.id, path.rawValue, peer.rawValue, IndexCoding.encode(json: version)])
+                } else {
+                    try db.execute(sql: "DELETE FROM held WHERE container = ? AND path = ? AND device = ?",
+                                   arguments: [row.id, path.rawValue, peer.rawValue])
+                }
             }
             for write in merges {
                 row.sequence += 1
-                try Self.upsert(db, container: row.id, write.item, sequence: row.sequence, stat: write.stat)
+                try Self.upsert(db, container: row.id, write.item, sequence: row.sequence, stat: write.stat, downloaded: write.downloaded)
             }
             try db.execute(sql: "UPDATE container SET sequence = ? WHERE id = ?", arguments: [row.sequence, row.id])
             try db.execute(sql: "INSERT OR REPLACE INTO peer (device, container, indexID, maxSequence) VALUES (?, ?, ?, ?)",
                            arguments: [peer.rawValue, row.id, Int64(bitPattern: state.indexID), state.maxSequence])
             return row.sequence
+        }
+    }
+
+    /// Devices other than this one known to hold the content of exactly `version` of `path`.
+    public func holders(_ container: ContainerID, _ path: RelativePath, version: VersionVector) throws -> [DeviceID] {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return [] }
+            return try Row.fetchAll(db, sql: "SELECT device, version FROM held WHERE container = ? AND path = ?",
+                                    arguments: [id, path.rawValue]).compactMap { row in
+                try IndexCoding.decode(json: row[1], as: VersionVector.self) == version ? DeviceID(row[0] as String) : nil
+            }
+        }
+    }
+
+    /// Asks for the content of `item` (an on-demand file not downloaded): a need the puller
+    /// fetches.
+    public func requestFetch(_ container: ContainerID, _ item: Item) throws {
+        try pool.write { db in
+            let id = try containerRow(db, container).id
+            try db.execute(sql: """
+                INSERT INTO need (container, path, target, fetch) VALUES (?, ?, ?, 1)
+                ON CONFLICT (container, path) DO UPDATE SET fetch = 1
+                """, arguments: [id, item.path.rawValue, IndexCoding.encode(json: item)])
+        }
+    }
+
+    /// Paths whose content was asked for and is still to come.
+    public func fetchRequests(_ container: ContainerID) throws -> Set<RelativePath> {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return [] }
+            return Set(try String.fetchAll(db, sql: "SELECT path FROM need WHERE container = ? AND fetch = 1", arguments: [id])
+                .compactMap { try? RelativePath($0) })
         }
     }
 
@@ -230,7 +277,7 @@ public struct SyncIndex: Sendable {
             var stats = ContainerStatistics()
             guard let id = try containerID(db, container) else { return stats }
             for row in try Row.fetchAll(db, sql: """
-                SELECT kind, COUNT(*), SUM(size), SUM(conflicts IS NOT NULL) FROM item
+                SELECT kind, COUNT(*), SUM(size), SUM(conflicts IS NOT NULL), SUM(absent) FROM item
                 WHERE container = ? AND deleted = 0 GROUP BY kind
                 """, arguments: [id]) {
                 let count: Int = row[1]
@@ -240,6 +287,7 @@ public struct SyncIndex: Sendable {
                 case .symlink: stats.symlinks = count
                 }
                 stats.conflicts += row[3] as Int? ?? 0
+                stats.notDownloaded += row[4] as Int? ?? 0
             }
             for target in try Data.fetchAll(db, sql: "SELECT target FROM need WHERE container = ?", arguments: [id]) {
                 let item = try IndexCoding.decode(json: target, as: Item.self)
@@ -271,20 +319,23 @@ public struct SyncIndex: Sendable {
         return ContainerRowValue(id: db.lastInsertedRowID, indexID: indexID, sequence: 0)
     }
 
-    private static func upsert(_ db: Database, container: Int64, _ item: Item, sequence: Int64, stat: FileStat?) throws {
+    private static func upsert(_ db: Database, container: Int64, _ item: Item, sequence: Int64, stat: FileStat?,
+                               downloaded: Bool) throws {
+        let absent = !downloaded && !item.deleted && item.kind == .file
         try db.execute(sql: """
             INSERT OR REPLACE INTO item (container, path, kind, deleted, size, mtime, executable, symlinkTarget, version,
-                modifiedBy, chunks, conflicts, sequence, statSize, statMtime, statCtime, statInode, folded)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                modifiedBy, chunks, conflicts, sequence, statSize, statMtime, statCtime, statInode, folded, absent)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [
                 container, item.path.rawValue, item.kind.code, item.deleted, Int64(item.size), item.mtime, item.executable,
                 item.symlinkTarget, IndexCoding.encode(json: item.version), item.modifiedBy.rawValue,
                 IndexCoding.encode(item.chunks), item.conflicts.isEmpty ? nil : IndexCoding.encode(json: item.conflicts),
                 sequence, stat.map { Int64($0.size) }, stat?.mtimeNs, stat?.ctimeNs, stat.map { Int64(bitPattern: $0.inode) },
-                item.path.caseFolded,
+                item.path.caseFolded, absent,
             ])
+        // The chunk table lists only what can be read here.
         try replaceChunks(db, container: container, file: "i:" + item.path.rawValue,
-                          chunks: item.deleted || item.kind != .file ? [] : item.chunks)
+                          chunks: item.deleted || item.kind != .file || absent ? [] : item.chunks)
     }
 
     private static func replaceChunks(_ db: Database, container: Int64, file: String, chunks: [ChunkRef]) throws {
@@ -316,7 +367,7 @@ public struct SyncIndex: Sendable {
             FileStat(size: UInt64($0), mtimeNs: row["statMtime"], ctimeNs: row["statCtime"],
                             inode: UInt64(bitPattern: row["statInode"] as Int64))
         }
-        return IndexedItem(item: item, sequence: row["sequence"], stat: stat)
+        return IndexedItem(item: item, sequence: row["sequence"], stat: stat, downloaded: !(row["absent"] as Bool))
     }
 }
 
@@ -327,11 +378,14 @@ public struct ItemWrite: Sendable {
     /// True when this write applies a pending need for the same path: the need is dropped if
     /// this item's version covers it.
     public var settlesNeed: Bool
+    /// False to record the item without its content (on-demand containers, eviction).
+    public var downloaded: Bool
 
-    public init(item: Item, stat: FileStat?, settlesNeed: Bool = false) {
+    public init(item: Item, stat: FileStat?, settlesNeed: Bool = false, downloaded: Bool = true) {
         self.item = item
         self.stat = stat
         self.settlesNeed = settlesNeed
+        self.downloaded = downloaded
     }
 }
 

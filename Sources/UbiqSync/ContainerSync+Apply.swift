@@ -10,6 +10,7 @@ extension ContainerSync {
     func pullNeeds() async {
         guard let needs = try? index.needs(id), !needs.isEmpty else { return }
         pendingMoves = (try? renames(in: needs)) ?? [:]
+        fetchWanted = onDemand ? (try? index.fetchRequests(id)) ?? [] : []
         defer { pendingMoves = [:] }
         for target in Self.applyOrder(needs) {
             if Task.isCancelled { return }
@@ -73,6 +74,11 @@ extension ContainerSync {
     private func applyLeased(_ target: Item) async throws {
         try scan(under: target.path)
         let local = try index.item(id, target.path)
+        if let local, !local.downloaded, !local.item.deleted, local.item.version == target.version, fetchWanted.contains(target.path) {
+            // Content asked for of what the index already describes.
+            try await materialize(local.item, local: local)
+            return
+        }
         let goal: Item
         switch Reconciliation.reconcile(local: local?.item, remote: target) {
         case .keepLocal:
@@ -127,6 +133,13 @@ extension ContainerSync {
             try record([ItemWrite(item: goal, stat: nil, settlesNeed: true)], origin: .remote)
             return
         }
+        if onDemand, goal.kind == .file, onDisk?.downloaded != true || onDisk?.item.kind != .file,
+           !fetchWanted.contains(path) {
+            // Metadata only: the content comes when asked for.
+            if let onDisk, onDisk.downloaded { try disk.remove(path) }
+            try record([ItemWrite(item: goal, stat: nil, settlesNeed: true, downloaded: false)], origin: .remote)
+            return
+        }
         let stat: FileStat
         switch goal.kind {
         case .directory:
@@ -161,11 +174,14 @@ extension ContainerSync {
     /// Builds a file from its chunks in `.ubiq/tmp/`: local copies first, then peers.
     func assemble(_ chunks: [ChunkRef], path: RelativePath) async throws -> any StagedFile {
         let staged = try disk.stage()
+        transfers.begin(path, total: chunks.reduce(0) { $0 + UInt64($1.size) })
+        defer { transfers.end(path) }
         do {
             var missing: [ChunkRef] = []
             for chunk in chunks {
                 if let bytes = readLocal(hash: chunk.hash, size: chunk.size) {
                     try staged.write(bytes, at: chunk.offset)
+                    transfers.add(UInt64(chunk.size), to: path)
                 } else {
                     missing.append(chunk)
                 }
@@ -182,16 +198,22 @@ extension ContainerSync {
         guard !chunks.isEmpty else { return }
         guard let fetcher else { throw FetchError("no peer connection yet") }
         let window = 32
-        let (container, logger) = (id, self.logger)
+        let (container, logger, transfers) = (id, self.logger, self.transfers)
         try await withThrowingTaskGroup(of: Void.self) { group in
             var next = chunks.makeIterator()
             for _ in 0..<window {
                 guard let chunk = next.next() else { break }
-                group.addTask { try await Self.fetchVerified(chunk, path: path, container: container, fetcher: fetcher, into: staged, logger: logger) }
+                group.addTask {
+                    try await Self.fetchVerified(chunk, path: path, container: container, fetcher: fetcher, into: staged, logger: logger)
+                    transfers.add(UInt64(chunk.size), to: path)
+                }
             }
             while try await group.next() != nil {
                 if let chunk = next.next() {
-                    group.addTask { try await Self.fetchVerified(chunk, path: path, container: container, fetcher: fetcher, into: staged, logger: logger) }
+                    group.addTask {
+                        try await Self.fetchVerified(chunk, path: path, container: container, fetcher: fetcher, into: staged, logger: logger)
+                        transfers.add(UInt64(chunk.size), to: path)
+                    }
                 }
             }
         }

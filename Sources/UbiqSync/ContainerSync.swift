@@ -9,6 +9,11 @@ import UbiqModel
 /// container's index are decided one at a time.
 public actor ContainerSync {
     public nonisolated let id: ContainerID
+    /// On-demand containers keep every item's metadata but fetch a file's content only when
+    /// asked (or when a coordinated read needs it), and keep fetched files up to date.
+    public nonisolated let onDemand: Bool
+    /// Files being assembled now.
+    public nonisolated let transfers = TransferProgress()
     nonisolated let disk: any ContainerDisk
     nonisolated let index: SyncIndex
     nonisolated let device: DeviceID
@@ -24,6 +29,8 @@ public actor ContainerSync {
     /// Renames the puller is carrying out, old path → new path, so the removal of the old
     /// path can be reported as a move.
     var pendingMoves: [RelativePath: RelativePath] = [:]
+    /// On-demand files whose content was asked for, read at the start of each pull.
+    var fetchWanted: Set<RelativePath> = []
 
     /// Item changes a subscriber may fall behind by before later ones are dropped for it.
     public static let itemChangeBuffer = 8192
@@ -32,8 +39,9 @@ public actor ContainerSync {
     var caseConflicts: Set<String> = []
     private(set) var scanning = false
 
-    public init(id: ContainerID, disk: any ContainerDisk, index: SyncIndex, device: DeviceID, logger: Logger) {
+    public init(id: ContainerID, disk: any ContainerDisk, index: SyncIndex, device: DeviceID, onDemand: Bool = false, logger: Logger) {
         self.id = id
+        self.onDemand = onDemand
         self.disk = disk
         self.index = index
         self.device = device
@@ -173,7 +181,10 @@ public actor ContainerSync {
             for entry in outcome.changed {
                 if let need = try index.need(id, entry.path) { needs[entry.path] = need }
             }
-            let plan = LocalChanges.plan(outcome, existing: existing, needs: needs, device: device,
+            // A file of an on-demand container that is not downloaded is not on disk, and
+            // that is no deletion.
+            let present = existing.filter { $0.value.downloaded || outcome.seen.contains($0.key) }
+            let plan = LocalChanges.plan(outcome, existing: present, needs: needs, device: device,
                                          now: Int64(Date().timeIntervalSince1970 * 1e9))
             for (path, stat) in plan.statOnly { try index.updateStat(id, path, stat) }
             for path in plan.refused {
@@ -202,7 +213,8 @@ public actor ContainerSync {
 
     /// Takes in items a peer announced: decides for each what this device needs, and stores
     /// those decisions with the peer's sequence in one transaction.
-    public func receive(_ items: [Item], from peer: DeviceID, state: PeerIndexState) throws {
+    /// `absent` are the items the peer lists without holding their content.
+    public func receive(_ items: [Item], absent: Set<RelativePath> = [], from peer: DeviceID, state: PeerIndexState) throws {
         var needs: [Item] = []
         var merges: [ItemWrite] = []
         for remote in items {
@@ -229,7 +241,8 @@ public actor ContainerSync {
         if itemFeed.hasSubscribers {
             for merge in merges { previous[merge.item.path] = try index.item(id, merge.item.path)?.item }
         }
-        try index.recordRemoteUpdate(id, peer: peer, state: state, needs: needs, merges: merges)
+        let held = items.map { ($0.path, $0.deleted || absent.contains($0.path) ? nil : $0.version) }
+        try index.recordRemoteUpdate(id, peer: peer, state: state, needs: needs, merges: merges, held: held)
         if !merges.isEmpty {
             publish(merges.map(\.item), previous: previous, origin: .remote)
             announce()

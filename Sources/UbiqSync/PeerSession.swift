@@ -163,7 +163,7 @@ public actor PeerSession {
                 update.containerID = container.id.rawValue
                 update.indexID = state.indexID
                 update.lastSequence = UInt64(last.sequence)
-                update.items = batch.map { ItemMapping.fileInfo($0.item, sequence: $0.sequence) }
+                update.items = batch.map { ItemMapping.fileInfo($0.item, sequence: $0.sequence, absent: !$0.downloaded) }
                 try await link.send(Ubiq_Wire_Envelope(.indexUpdate(update)))
                 sent = last.sequence
             }
@@ -206,13 +206,18 @@ public actor PeerSession {
             throw WireError(.malformed, "index update with index ID \(update.indexID), the hello said \(offer.indexID)")
         }
         var items: [Item] = []
+        var absent: Set<RelativePath> = []
         items.reserveCapacity(update.items.count)
         for info in update.items {
-            do { items.append(try ItemMapping.item(info)) } catch {
+            do {
+                let item = try ItemMapping.item(info)
+                items.append(item)
+                if info.absent { absent.insert(item.path) }
+            } catch {
                 logger.warning("refused index entry", metadata: ["container": "\(id)", "code": "\(error.code)", "reason": "\(error.reason)"])
             }
         }
-        try await container.receive(items, from: link.remoteDevice,
+        try await container.receive(items, absent: absent, from: link.remoteDevice,
                                     state: PeerIndexState(indexID: update.indexID, maxSequence: Int64(clamping: update.lastSequence)))
     }
 

@@ -19,6 +19,8 @@ public final class AgentProcess: @unchecked Sendable {
     /// The LAN workstation to run in (its network and mount namespaces); nil for loopback.
     public var lanHost: LANHost?
     public var environment: [String: String] = [:]
+    /// `download = "on-demand"` for the container (written to a config file), else "all".
+    public var onDemand = false
     private var process: Process?
     private let lock = NSLock()
 
@@ -87,8 +89,15 @@ public final class AgentProcess: @unchecked Sendable {
 
     public func start() throws {
         let listen = lanHost == nil ? "127.0.0.1:\(port)" : "0.0.0.0:\(port)"
-        var arguments = ["--state", state, "--listen", listen,
-                         "--container", "\(container)=\(root)", "--socket", socket, "--device-name", name]
+        var arguments = ["--state", state, "--listen", listen, "--socket", socket, "--device-name", name]
+        if onDemand {
+            let config = home + "/ubiqd.toml"
+            try "[[container]]\nid = \"\(container)\"\npath = \"\(root)\"\ndownload = \"on-demand\"\n"
+                .write(toFile: config, atomically: true, encoding: .utf8)
+            arguments += ["--config", config]
+        } else {
+            arguments += ["--container", "\(container)=\(root)"]
+        }
         if !discovery { arguments.append("--no-discovery") }
         for peer in peers { arguments += ["--peer", "127.0.0.1:\(peer)"] }
         arguments += extraArguments

@@ -7,8 +7,9 @@ public enum ItemMapping {
     /// Upper bound on one chunk a peer may describe (ours are at most 256 KiB).
     public static let maxChunkSize: UInt32 = 4 * 1024 * 1024
 
-    public static func fileInfo(_ item: Item, sequence: Int64) -> Ubiq_Wire_FileInfo {
+    public static func fileInfo(_ item: Item, sequence: Int64, absent: Bool = false) -> Ubiq_Wire_FileInfo {
         var info = Ubiq_Wire_FileInfo()
+        info.absent = absent && item.kind == .file && !item.deleted
         info.path = item.path.rawValue
         info.kind = kind(item.kind)
         info.deleted = item.deleted

@@ -12,6 +12,7 @@ struct AgentControlHandler: ControlHandler {
     let keyValue: KeyValueMethods
     let coordination: CoordinationMethods
     let events: EventMethods
+    let onDemand: OnDemandMethods
 
     func handle(method: String, params: JSONValue?, connection: ControlConnection) async throws -> JSONValue {
         guard let known = ControlMethod(rawValue: method) else { throw RPCError.methodNotFound(method) }
@@ -67,6 +68,8 @@ struct AgentControlHandler: ControlHandler {
             return try await coordination.handle(known, params: params, connection: connection)
         case .eventsSubscribe:
             return try await events.subscribe(params: params, connection: connection)
+        case .itemStartDownloading, .itemEvict:
+            return try await onDemand.handle(known, params: params, connection: connection)
         }
     }
 
@@ -82,6 +85,6 @@ struct AgentControlHandler: ControlHandler {
         let item = indexed.item
         return ItemEntry(path: item.path.rawValue, kind: item.kind, size: Int64(item.size), mtime: date(item.mtime),
                          executable: item.executable, symlinkTarget: item.symlinkTarget, version: "\(item.version)",
-                         modifiedBy: item.modifiedBy, conflicts: item.conflicts.count, downloaded: true)
+                         modifiedBy: item.modifiedBy, conflicts: item.conflicts.count, downloaded: indexed.downloaded)
     }
 }

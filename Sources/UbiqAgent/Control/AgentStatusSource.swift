@@ -35,11 +35,17 @@ struct AgentStatusSource: Sendable {
         for container in containers {
             let status = try await container.status()
             let stats = status.statistics
-            result.append(ContainerStatus(
+            var entry = ContainerStatus(
                 id: container.id, path: roots[container.id] ?? "", items: stats.items, files: stats.files,
                 directories: stats.directories, symlinks: stats.symlinks, bytes: Int64(stats.bytes),
                 needItems: stats.needItems, needBytes: Int64(stats.needBytes), conflicts: stats.conflicts,
-                caseConflicts: status.caseConflicts, scanning: status.scanning))
+                caseConflicts: status.caseConflicts, scanning: status.scanning)
+            entry.download = container.onDemand ? "on-demand" : "all"
+            entry.notDownloaded = stats.notDownloaded
+            entry.transfers = container.transfers.all.map {
+                TransferStatus(path: $0.path.rawValue, done: Int64($0.done), total: Int64($0.total))
+            }
+            result.append(entry)
         }
         let peers = await peers()
         return AgentStatus(

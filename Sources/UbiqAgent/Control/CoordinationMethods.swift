@@ -10,6 +10,7 @@ import UbiqSync
 struct CoordinationMethods: Sendable {
     let status: AgentStatusSource
     let leases: FileLeases
+    let onDemand: OnDemandMethods
 
     static let defaultTimeout = 30.0
     private static let nextPresenter = Atomic<UInt64>(1)
@@ -39,7 +40,6 @@ struct CoordinationMethods: Sendable {
     }
 
     private func acquire(_ request: CoordinateAcquireParams, connection: ControlConnection) async throws -> JSONValue {
-        _ = try status.container(request.container)
         let items: [CoordinationItem]
         switch (request.path, request.access, request.items) {
         case (let path?, let access?, nil): items = [CoordinationItem(path: path, access: access)]
@@ -55,9 +55,20 @@ struct CoordinationMethods: Sendable {
         }
         let seconds = request.timeout ?? Self.defaultTimeout
         guard seconds.isFinite, seconds >= 0, seconds <= 3600 else { throw RPCError.invalidParams("timeout must be 0 to 3600 seconds") }
+        // A coordinated access to a file whose content is not here waits for it first.
+        let container = try status.container(request.container)
+        let started = ContinuousClock.now
+        for claim in claims {
+            guard let path = claim.path else { continue }
+            guard try await onDemand.ensureDownloaded(container, path, timeout: seconds, connection: connection) else {
+                throw RPCError(.leaseTimeout, "'\(path)' was not downloaded within \(seconds) s")
+            }
+        }
+        let elapsed = ContinuousClock.now - started
+        let remaining = max(0, seconds - Double(elapsed.components.seconds) - Double(elapsed.components.attoseconds) / 1e18)
         let holder = FileLeases.Holder.client(connection: connection.id)
         _ = await resources(of: connection)
-        guard let lease = await leases.acquire(claims, for: holder, timeout: .milliseconds(Int64(seconds * 1000))) else {
+        guard let lease = await leases.acquire(claims, for: holder, timeout: .milliseconds(Int64(remaining * 1000))) else {
             var blockers: Set<String> = []
             for claim in claims { if let holder = await leases.blocker(of: claim)?.holder { blockers.insert("\(holder)") } }
             throw RPCError(.leaseTimeout, "no lease within \(seconds) s" + (blockers.isEmpty ? "" : "; held by \(blockers.sorted().joined(separator: ", "))"))

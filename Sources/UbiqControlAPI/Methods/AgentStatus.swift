@@ -65,6 +65,12 @@ public struct ContainerStatus: Hashable, Sendable, Codable {
     /// Paths that differ only in case from another path (DESIGN.md §3).
     public var caseConflicts: [String]
     public var scanning: Bool
+    /// `all` or `on-demand`.
+    public var download: String = "all"
+    /// Files whose metadata is here but not their content (on-demand containers).
+    public var notDownloaded: Int = 0
+    /// Files being fetched right now.
+    public var transfers: [TransferStatus] = []
 
     public init(
         id: ContainerID, path: String, items: Int, files: Int, directories: Int, symlinks: Int, bytes: Int64,
@@ -82,5 +88,19 @@ public struct ContainerStatus: Hashable, Sendable, Codable {
         self.conflicts = conflicts
         self.caseConflicts = caseConflicts
         self.scanning = scanning
+    }
+}
+
+/// One file being fetched, for progress bars.
+public struct TransferStatus: Hashable, Sendable, Codable {
+    public var path: String
+    /// Bytes in place so far, of `total`.
+    public var done: Int64
+    public var total: Int64
+
+    public init(path: String, done: Int64, total: Int64) {
+        self.path = path
+        self.done = done
+        self.total = total
     }
 }

@@ -35,6 +35,10 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case presenterUnregister = "presenter.unregister"
     /// ``EventsSubscribeParams`` → ``EventsSubscribeResult``, then `events.item` notifications
     case eventsSubscribe = "events.subscribe"
+    /// ``ItemDownloadParams`` → ``ItemDownloadResult``
+    case itemStartDownloading = "item.startDownloading"
+    /// ``ItemPathParams`` → `{}`
+    case itemEvict = "item.evict"
 }
 
 /// The names of notifications the agent sends.
@@ -51,4 +55,6 @@ public enum ControlNotification: String, Sendable, CaseIterable {
     case presenterConflict = "presenter.conflict"
     /// ``ItemEvent``
     case eventsItem = "events.item"
+    /// ``DownloadProgressNotice``: how far a download that a coordinated read waits for has come.
+    case coordinateProgress = "coordinate.progress"
 }

@@ -56,6 +56,10 @@ public struct RPCError: Error, Hashable, Sendable, Codable, CustomStringConverti
         public static let storeTooLarge = Code(-32013)
         /// `coordinate.acquire` could not get its lease within the timeout.
         public static let leaseTimeout = Code(-32014)
+        /// The container downloads everything; eviction needs `download = "on-demand"`.
+        public static let notOnDemand = Code(-32015)
+        /// No other device holds this version yet; evicting it would lose it.
+        public static let notUploaded = Code(-32016)
     }
 
     public var code: Code

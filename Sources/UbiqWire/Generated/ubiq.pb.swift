@@ -395,6 +395,10 @@ public nonisolated struct Ubiq_Wire_FileInfo: Sendable {
 
   public var sequence: UInt64 = 0
 
+  /// The sender has the metadata but not the content (an on-demand container's file not
+  /// downloaded, or evicted). Receivers count only holders of content for isUploaded.
+  public var absent: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1075,7 +1079,7 @@ nonisolated extension Ubiq_Wire_ConflictInfo: SwiftProtobuf.Message, SwiftProtob
 
 nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".FileInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}kind\0\u{1}deleted\0\u{1}size\0\u{3}mtime_ns\0\u{1}executable\0\u{3}symlink_target\0\u{1}blocks\0\u{1}version\0\u{3}modified_by\0\u{1}conflicts\0\u{1}sequence\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}kind\0\u{1}deleted\0\u{1}size\0\u{3}mtime_ns\0\u{1}executable\0\u{3}symlink_target\0\u{1}blocks\0\u{1}version\0\u{3}modified_by\0\u{1}conflicts\0\u{1}sequence\0\u{1}absent\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1095,6 +1099,7 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
       case 10: try { try decoder.decodeSingularStringField(value: &self.modifiedBy) }()
       case 11: try { try decoder.decodeRepeatedMessageField(value: &self.conflicts) }()
       case 12: try { try decoder.decodeSingularUInt64Field(value: &self.sequence) }()
+      case 13: try { try decoder.decodeSingularBoolField(value: &self.absent) }()
       default: break
       }
     }
@@ -1137,6 +1142,9 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
     if self.sequence != 0 {
       try visitor.visitSingularUInt64Field(value: self.sequence, fieldNumber: 12)
     }
+    if self.absent != false {
+      try visitor.visitSingularBoolField(value: self.absent, fieldNumber: 13)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1153,6 +1161,7 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
     if lhs.modifiedBy != rhs.modifiedBy {return false}
     if lhs.conflicts != rhs.conflicts {return false}
     if lhs.sequence != rhs.sequence {return false}
+    if lhs.absent != rhs.absent {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

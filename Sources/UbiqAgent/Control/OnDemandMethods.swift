@@ -1,0 +1,72 @@
+import UbiqControl
+import UbiqControlAPI
+import UbiqModel
+import UbiqSync
+
+/// `item.startDownloading` and `item.evict`, and the download a coordinated access to a
+/// file that is not here waits for.
+struct OnDemandMethods: Sendable {
+    let status: AgentStatusSource
+
+    static let defaultTimeout = 60.0
+
+    func handle(_ method: ControlMethod, params: JSONValue?, connection: ControlConnection) async throws -> JSONValue {
+        switch method {
+        case .itemStartDownloading:
+            let request = try RPCParams.decode(ItemDownloadParams.self, from: params)
+            let container = try status.container(request.container)
+            let path = try Self.path(request.path)
+            try await Self.mapped { () async throws(OnDemandError) in try await container.startDownloading(path) }
+            guard request.wait == true else {
+                return try JSONValue(encoding: ItemDownloadResult(downloaded: (try? await container.isDownloaded(path)) ?? false))
+            }
+            let done = try await ensureDownloaded(container, path, timeout: request.timeout ?? Self.defaultTimeout, connection: connection)
+            return try JSONValue(encoding: ItemDownloadResult(downloaded: done))
+        case .itemEvict:
+            let request = try RPCParams.decode(ItemPathParams.self, from: params)
+            let container = try status.container(request.container)
+            let path = try Self.path(request.path)
+            try await Self.mapped { () async throws(OnDemandError) in try await container.evict(path) }
+            return [:]
+        default:
+            throw RPCError.methodNotFound(method.rawValue)
+        }
+    }
+
+    /// Fetches the content of `path` if it is an on-demand file not here, telling the client
+    /// how far it has come every 200 ms; true once it is here.
+    func ensureDownloaded(_ container: ContainerSync, _ path: RelativePath, timeout: Double, connection: ControlConnection) async throws -> Bool {
+        guard container.onDemand, (try? await container.isDownloaded(path)) == false else { return true }
+        guard timeout.isFinite, timeout >= 0, timeout <= 3600 else { throw RPCError.invalidParams("timeout must be 0 to 3600 seconds") }
+        let reporter = Task {
+            while !Task.isCancelled {
+                try await Task.sleep(for: .milliseconds(200))
+                guard let transfer = container.transfers.transfer(path) else { continue }
+                let notice = DownloadProgressNotice(container: container.id, path: path.rawValue, done: Int64(transfer.done),
+                                                    total: Int64(transfer.total))
+                try await connection.notify(method: ControlNotification.coordinateProgress.rawValue, params: try JSONValue(encoding: notice))
+            }
+        }
+        defer { reporter.cancel() }
+        return try await Self.mapped { () async throws(OnDemandError) in
+            try await container.download(path, timeout: .milliseconds(Int64(timeout * 1000)))
+        }
+    }
+
+    static func path(_ raw: String) throws(RPCError) -> RelativePath {
+        do { return try RelativePath(raw) } catch { throw RPCError(.invalidPath, error.reason) }
+    }
+
+    private static func mapped<T>(_ body: () async throws(OnDemandError) -> T) async throws(RPCError) -> T {
+        do { return try await body() } catch {
+            let code: RPCError.Code = switch error.code {
+            case .notFound: .notFound
+            case .notAFile: .invalidPath
+            case .notOnDemand: .notOnDemand
+            case .notUploaded: .notUploaded
+            case .busy, .changed: .unavailable
+            }
+            throw RPCError(code, error.reason)
+        }
+    }
+}
