@@ -38,6 +38,10 @@ struct StatusCommand: AgentCommand {
                 table.append([container.id.rawValue, "\(container.items)", ByteCount.format(container.bytes), need,
                               "\(container.conflicts)", state, container.path])
                 notes += container.caseConflicts.map { "\(container.id.rawValue): case conflict at \($0)" }
+                if container.download == "on-demand" {
+                    notes.append("\(container.id.rawValue): on demand, \(container.notDownloaded) file\(container.notDownloaded == 1 ? "" : "s") not downloaded")
+                }
+                notes += container.transfers.map { ProgressBar.line(path: $0.path, done: $0.done, total: $0.total) }
             }
             sections.append(([table.render()] + notes).joined(separator: "\n"))
         }

@@ -8,7 +8,7 @@ struct UbiqCommand: AsyncParsableCommand {
         abstract: "Talk to the local ubiq agent.",
         subcommands: [
             StatusCommand.self, PeersCommand.self, ListCommand.self, VersionsCommand.self, ResolveCommand.self,
-            KeyValueCommand.self, WatchCommand.self, AccountCommand.self,
+            KeyValueCommand.self, WatchCommand.self, DownloadCommand.self, EvictCommand.self, AccountCommand.self,
         ])
 
     /// Accepted before the subcommand (`ubiq --socket S status`); subcommands read it back

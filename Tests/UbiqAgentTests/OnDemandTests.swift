@@ -69,6 +69,15 @@ import UbiqTestSupport
         }
         #expect(content.count == (1 << 20) + 4096)
 
+        // The same through the command line.
+        #expect(try AgentProcess.cli(["status", "--socket", b.socket]).contains("on demand, 1 file not downloaded"))
+        try AgentProcess.cli(["download", container.rawValue, "Documents/note.txt", "--socket", b.socket])
+        #expect(b.read("Documents/note.txt") == "small note, edited")
+        try await waitUntil("alpha to be known to hold the note") {
+            (try? AgentProcess.cli(["evict", container.rawValue, "Documents/note.txt", "--socket", b.socket])) != nil
+        }
+        #expect(!FileManager.default.fileExists(atPath: b.path("Documents/note.txt")))
+
         // A deletion on alpha of a file beta never fetched leaves nothing behind.
         try FileManager.default.removeItem(atPath: a.path("Documents/note.txt"))
         try await waitUntil("beta to drop the note") { try await item(b, "Documents/note.txt") == nil }
