@@ -39,9 +39,7 @@ import UbiqTestSupport
         #expect(try await b.status().containers[0].notDownloaded == 2)
 
         // Asked for: the content comes, complete.
-        let result: ItemDownloadResult = try await call(b, .itemStartDownloading,
-                                                        ItemDownloadParams(container: container, path: "Documents/big.bin", wait: true))
-        #expect(result.downloaded)
+        #expect(try await b.withClient { try await $0.startDownloading(container: container, path: "Documents/big.bin", wait: true) })
         #expect(try Data(contentsOf: URL(fileURLWithPath: b.path("Documents/big.bin"))) == big)
         #expect(try await item(b, "Documents/big.bin")?.downloaded == true)
 
@@ -57,7 +55,7 @@ import UbiqTestSupport
         #expect(!FileManager.default.fileExists(atPath: b.path("Documents/note.txt")))
 
         // Evicted: the content goes, the metadata stays.
-        let _: [String: JSONValue] = try await call(b, .itemEvict, ItemPathParams(container: container, path: "Documents/big.bin"))
+        try await b.withClient { try await $0.evict(container: container, path: "Documents/big.bin") }
         #expect(!FileManager.default.fileExists(atPath: b.path("Documents/big.bin")))
         #expect(try await item(b, "Documents/big.bin")?.downloaded == false)
 
