@@ -191,7 +191,7 @@ public actor PeerSession {
             try await receiveKeyValues(update)
         case .keyValueAck(let ack):
             await receiveAcknowledgement(ack)
-        case .ping, .have, nil:
+        case .ping, nil:
             break
         }
         return nil

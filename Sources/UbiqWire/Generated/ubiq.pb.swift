@@ -193,14 +193,7 @@ public nonisolated struct Ubiq_Wire_Envelope: Sendable {
     set {message = .keyValueUpdate(newValue)}
   }
 
-  public var have: Ubiq_Wire_Have {
-    get {
-      if case .have(let v)? = message {return v}
-      return Ubiq_Wire_Have()
-    }
-    set {message = .have(newValue)}
-  }
-
+  /// 6 was Have: which content a device holds now travels in FileInfo.absent.
   public var ping: Ubiq_Wire_Ping {
     get {
       if case .ping(let v)? = message {return v}
@@ -233,7 +226,7 @@ public nonisolated struct Ubiq_Wire_Envelope: Sendable {
     case chunkRequest(Ubiq_Wire_ChunkRequest)
     case chunkResponse(Ubiq_Wire_ChunkResponse)
     case keyValueUpdate(Ubiq_Wire_KeyValueUpdate)
-    case have(Ubiq_Wire_Have)
+    /// 6 was Have: which content a device holds now travels in FileInfo.absent.
     case ping(Ubiq_Wire_Ping)
     case close(Ubiq_Wire_Close)
     case keyValueAck(Ubiq_Wire_KeyValueAck)
@@ -532,35 +525,6 @@ public nonisolated struct Ubiq_Wire_KeyValueAck: Sendable {
   public init() {}
 }
 
-/// What the sender holds, for isUploaded.
-public nonisolated struct Ubiq_Wire_Have: Sendable {
-  // SwiftProtobuf.Message conformance is added in an extension below. See the
-  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
-  // methods supported on all messages.
-
-  public var containerID: String = String()
-
-  public var entries: [Ubiq_Wire_HaveEntry] = []
-
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
-
-  public init() {}
-}
-
-public nonisolated struct Ubiq_Wire_HaveEntry: Sendable {
-  // SwiftProtobuf.Message conformance is added in an extension below. See the
-  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
-  // methods supported on all messages.
-
-  public var path: String = String()
-
-  public var version: [Ubiq_Wire_Counter] = []
-
-  public var unknownFields = SwiftProtobuf.UnknownStorage()
-
-  public init() {}
-}
-
 public nonisolated struct Ubiq_Wire_Ping: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -603,7 +567,7 @@ nonisolated extension Ubiq_Wire_CloseCode: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{3}index_update\0\u{3}chunk_request\0\u{3}chunk_response\0\u{3}key_value_update\0\u{1}have\0\u{1}ping\0\u{1}close\0\u{3}key_value_ack\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{3}index_update\0\u{3}chunk_request\0\u{3}chunk_response\0\u{3}key_value_update\0\u{2}\u{2}ping\0\u{1}close\0\u{3}key_value_ack\0\u{c}\u{6}\u{1}")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -676,19 +640,6 @@ nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
           self.message = .keyValueUpdate(v)
         }
       }()
-      case 6: try {
-        var v: Ubiq_Wire_Have?
-        var hadOneofValue = false
-        if let current = self.message {
-          hadOneofValue = true
-          if case .have(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.message = .have(v)
-        }
-      }()
       case 7: try {
         var v: Ubiq_Wire_Ping?
         var hadOneofValue = false
@@ -758,10 +709,6 @@ nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
     case .keyValueUpdate?: try {
       guard case .keyValueUpdate(let v)? = self.message else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
-    }()
-    case .have?: try {
-      guard case .have(let v)? = self.message else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
     }()
     case .ping?: try {
       guard case .ping(let v)? = self.message else { preconditionFailure() }
@@ -1452,76 +1399,6 @@ nonisolated extension Ubiq_Wire_KeyValueAck: SwiftProtobuf.Message, SwiftProtobu
     if lhs.storeID != rhs.storeID {return false}
     if lhs.indexID != rhs.indexID {return false}
     if lhs.sequence != rhs.sequence {return false}
-    if lhs.unknownFields != rhs.unknownFields {return false}
-    return true
-  }
-}
-
-nonisolated extension Ubiq_Wire_Have: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".Have"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}container_id\0\u{1}entries\0")
-
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularStringField(value: &self.containerID) }()
-      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.entries) }()
-      default: break
-      }
-    }
-  }
-
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    if !self.containerID.isEmpty {
-      try visitor.visitSingularStringField(value: self.containerID, fieldNumber: 1)
-    }
-    if !self.entries.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.entries, fieldNumber: 2)
-    }
-    try unknownFields.traverse(visitor: &visitor)
-  }
-
-  public static func ==(lhs: Ubiq_Wire_Have, rhs: Ubiq_Wire_Have) -> Bool {
-    if lhs.containerID != rhs.containerID {return false}
-    if lhs.entries != rhs.entries {return false}
-    if lhs.unknownFields != rhs.unknownFields {return false}
-    return true
-  }
-}
-
-nonisolated extension Ubiq_Wire_HaveEntry: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".HaveEntry"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}version\0")
-
-  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularStringField(value: &self.path) }()
-      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.version) }()
-      default: break
-      }
-    }
-  }
-
-  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    if !self.path.isEmpty {
-      try visitor.visitSingularStringField(value: self.path, fieldNumber: 1)
-    }
-    if !self.version.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.version, fieldNumber: 2)
-    }
-    try unknownFields.traverse(visitor: &visitor)
-  }
-
-  public static func ==(lhs: Ubiq_Wire_HaveEntry, rhs: Ubiq_Wire_HaveEntry) -> Bool {
-    if lhs.path != rhs.path {return false}
-    if lhs.version != rhs.version {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
