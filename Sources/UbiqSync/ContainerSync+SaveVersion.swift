@@ -39,6 +39,11 @@ extension ContainerSync {
         if let twin = try index.caseTwin(id, of: destination) {
             throw SaveVersionError(.alreadyExists, "'\(destination)' differs only in case from '\(twin)'; choose another path")
         }
+        // Folders the commit creates are recorded with the file.
+        var scanRoot = destination
+        while let parent = scanRoot.parent, (try index.item(id, parent)).map({ $0.item.deleted }) ?? true {
+            scanRoot = parent
+        }
         let staged = try await assemble(source.chunks, path: path)
         do {
             _ = try disk.commitNew(staged, to: destination, executable: source.executable, mtime: source.mtime)
@@ -52,7 +57,7 @@ extension ContainerSync {
         logger.info("saved a version under a new name", metadata: [
             "path": "\(path)", "versionID": "\(source.id)", "to": "\(destination)",
         ])
-        localChanges([destination])
+        localChanges([scanRoot])
         guard let saved = try index.item(id, destination)?.item, !saved.deleted else {
             throw SaveVersionError(.busy, "'\(destination)' was written but changed before it was recorded; it will be picked up by the next scan")
         }

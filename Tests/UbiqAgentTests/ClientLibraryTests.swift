@@ -203,6 +203,9 @@ import UbiqTestSupport
             let copy = try await conflict.save(as: "Documents/Saved/doc (alpha).txt")
             #expect(copy.path == "Documents/Saved/doc (alpha).txt" && copy.size == conflict.size)
             #expect(b.read("Documents/Saved/doc (alpha).txt") == "edited on alpha: Documents/doc.txt")
+            // The folder the save created is recorded with the file, not left to the watcher.
+            let listed = try await client.items(container: container, path: "Documents")
+            #expect(listed.contains { $0.path == "Documents/Saved" && $0.kind == .directory })
             try await waitUntil("the saved copy on alpha") { a.read("Documents/Saved/doc (alpha).txt") == "edited on alpha: Documents/doc.txt" }
             // The conflict stays until resolved; saving over an existing path is refused.
             #expect(try await FileVersion.unresolvedConflictVersions(of: "Documents/doc.txt", in: container, client: client).count == 1)
