@@ -27,6 +27,8 @@ public struct DiskError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         case notEmpty
         case notFound
+        /// Something is at a path that was to be created.
+        case alreadyExists
         case escapesContainer
         case io
     }
@@ -51,6 +53,9 @@ public protocol ContainerDisk: Sendable {
     func read(_ file: ChunkLocation.File, offset: UInt64, size: UInt32) throws -> [UInt8]
     func stage() throws -> any StagedFile
     func commit(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> FileStat
+    /// Like `commit`, but only where nothing is at `path` yet (`DiskError.alreadyExists`
+    /// otherwise, and the staged file is discarded): a new document, never a replacement.
+    func commitNew(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> FileStat
     /// The flat file name under `.ubiq/versions/` of a kept version of `path`.
     func versionName(of path: RelativePath, id: String) throws -> String
     /// IDs of the versions of `path` kept on disk.

@@ -34,6 +34,7 @@ struct VersionsCommand: AgentCommand {
         let footer = count == 0
             ? "No conflicts."
             : "\(count) unresolved conflict\(count == 1 ? "" : "s"); keep one with: ubiq resolve \(container) \(path) --keep current|ID"
+                + "\n(or keep a conflict version too, under a new name: --keep-both NEWPATH)"
         return table.render() + "\n" + footer
     }
 }

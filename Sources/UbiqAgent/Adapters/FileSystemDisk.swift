@@ -70,6 +70,17 @@ struct FileSystemDisk: ContainerDisk {
         return try files.commit(file, to: path, executable: executable, mtimeNs: mtime)
     }
 
+    func commitNew(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> FileStat {
+        let file = try Self.take(staged)
+        do { return try files.commitNew(file, to: path, executable: executable, mtimeNs: mtime) } catch {
+            switch error.code {
+            case .alreadyExists: throw DiskError(.alreadyExists, error.message)
+            case .escapesContainer: throw DiskError(.escapesContainer, error.message)
+            default: throw error
+            }
+        }
+    }
+
     func versionName(of path: RelativePath, id: String) throws -> String {
         try SafeFileSystem.versionName(of: path, id: id)
     }

@@ -12,6 +12,10 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case versionsList = "versions.list"
     /// ``VersionsResolveParams`` → ``VersionsResolveResult``
     case versionsResolve = "versions.resolve"
+    /// ``VersionsSaveParams`` → ``VersionsSaveResult``
+    case versionsSave = "versions.save"
+    /// ``ContainerURLParams`` → ``ContainerURLResult``
+    case containerURL = "container.url"
     /// ``KeyValueGetParams`` → ``KeyValueGetResult``
     case kvGet = "kv.get"
     /// ``KeyValueSetParams`` → ``KeyValueWriteResult``

@@ -94,3 +94,37 @@ public struct VersionsResolveResult: Hashable, Sendable, Codable {
         self.kept = kept
     }
 }
+
+/// The params of `versions.save`: "keep both". Writes the content of one version of `path`
+/// (a conflict version, or the current one) to the new path `to`, which must not exist.
+/// The new file then syncs like any local change; the conflict itself stays until resolved.
+public struct VersionsSaveParams: Hashable, Sendable, Codable {
+    public var container: ContainerID
+    public var path: String
+    /// A version id from `versions.list`, or `"current"`.
+    public var version: VersionChoice
+    /// The container-relative path to create.
+    public var to: String
+
+    public init(container: ContainerID, path: String, version: VersionChoice, to: String) {
+        self.container = container
+        self.path = path
+        self.version = version
+        self.to = to
+    }
+}
+
+/// The result of `versions.save`: the new file and the version whose content it holds.
+public struct VersionsSaveResult: Hashable, Sendable, Codable {
+    /// The path written (`to`).
+    public var path: String
+    /// The id of the version saved.
+    public var version: String
+    public var size: Int64
+
+    public init(path: String, version: String, size: Int64) {
+        self.path = path
+        self.version = version
+        self.size = size
+    }
+}

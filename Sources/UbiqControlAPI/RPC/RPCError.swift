@@ -60,6 +60,8 @@ public struct RPCError: Error, Hashable, Sendable, Codable, CustomStringConverti
         public static let notOnDemand = Code(-32015)
         /// No other device holds this version yet; evicting it would lose it.
         public static let notUploaded = Code(-32016)
+        /// Something is already at the path a new item was to be written to; nothing was written.
+        public static let alreadyExists = Code(-32017)
     }
 
     public var code: Code

@@ -1,0 +1,63 @@
+import Foundation
+import UbiqControlAPI
+import UbiqModel
+import UbiqSync
+
+/// `container.url` (where a container's folder is on this device) and `versions.save` (a
+/// version of a document written out under a new name, "keep both").
+struct ContainerMethods: Sendable {
+    let status: AgentStatusSource
+
+    func handle(_ method: ControlMethod, params: JSONValue?) async throws -> JSONValue {
+        switch method {
+        case .containerURL:
+            let request = try RPCParams.decode(ContainerURLParams.self, from: params)
+            return try JSONValue(encoding: url(of: request.container))
+        case .versionsSave:
+            let request = try RPCParams.decode(VersionsSaveParams.self, from: params)
+            return try JSONValue(encoding: try await save(request))
+        default:
+            throw RPCError.methodNotFound(method.rawValue)
+        }
+    }
+
+    /// A container this device does not sync is answered, not refused: iCloud's answer is nil.
+    func url(of container: ContainerID) -> ContainerURLResult {
+        guard let root = status.roots[container] else { return ContainerURLResult(container: container, url: nil, available: false) }
+        var isDirectory: ObjCBool = false
+        let present = FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory) && isDirectory.boolValue
+        return ContainerURLResult(container: container, url: root, available: present)
+    }
+
+    private func save(_ request: VersionsSaveParams) async throws -> VersionsSaveResult {
+        let container = try status.container(request.container)
+        let source = try path(request.path, field: "path")
+        let destination = try path(request.to, field: "to")
+        let versionID: String? = switch request.version {
+        case .current: nil
+        case .version(let id): id
+        }
+        do {
+            let saved = try await container.saveVersion(of: source, id: versionID, to: destination)
+            return VersionsSaveResult(path: saved.item.path.rawValue, version: saved.versionID, size: Int64(saved.item.size))
+        } catch let error as SaveVersionError {
+            let code: RPCError.Code = switch error.code {
+            case .notFound: .notFound
+            case .versionNotFound: .conflictNotFound
+            case .alreadyExists: .alreadyExists
+            case .notSyncable: .invalidPath
+            case .unsupported: .invalidParams
+            case .busy: .unavailable
+            }
+            throw RPCError(code, error.reason)
+        } catch let error as FetchError {
+            throw RPCError(.unavailable, "part of the version is on no connected device (\(error.reason)); try again when a peer that holds it is connected")
+        }
+    }
+
+    private func path(_ raw: String, field: String) throws(RPCError) -> RelativePath {
+        do { return try RelativePath(raw.hasSuffix("/") ? String(raw.dropLast()) : raw) } catch {
+            throw RPCError(.invalidPath, "\(field): \(error.reason)")
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import UbiqControlAPI
+import UbiqModel
+
+/// `container.url` and `versions.save`.
+extension UbiqAgentClient {
+    /// Where `container`'s folder is on this device; `url` is nil when the device does not
+    /// sync it (no error).
+    public func containerURL(_ container: ContainerID) async throws -> ContainerURLResult {
+        try await connection.call(ControlMethod.containerURL.rawValue, params: ContainerURLParams(container: container))
+    }
+
+    /// Writes one version of `path` (a conflict version, or the current one) to the new path
+    /// `to` ("keep both"). Throws an `RPCError` with code `.alreadyExists` when `to` exists,
+    /// and writes nothing then. The conflict of `path` stays until it is resolved.
+    public func saveVersion(container: ContainerID, path: String, version: VersionChoice, to: String) async throws -> VersionsSaveResult {
+        try await connection.call(
+            ControlMethod.versionsSave.rawValue, params: VersionsSaveParams(container: container, path: path, version: version, to: to))
+    }
+}

@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import UbiqModel
+
+extension SafeFileSystem {
+    /// Moves a finished temp file to `path` like `commit`, but only where nothing is there:
+    /// `.alreadyExists` otherwise, never a replacement. For files the agent creates on a
+    /// user's behalf, such as a conflict version saved under a new name. On failure the
+    /// temp file is deleted.
+    ///
+    /// Returns the stat facts to record as the scan baseline.
+    @discardableResult
+    public func commitNew(_ file: TempFile, to path: RelativePath, executable: Bool, mtimeNs: Int64) throws(FileSystemError) -> FileStat {
+        let facts: FileStat
+        let temporary: OwnedDescriptor
+        let parent: OwnedDescriptor
+        do throws(FileSystemError) {
+            let time = Posix.timespec(nanoseconds: mtimeNs)
+            guard fchmod(file.fd, Self.mode(executable: executable)) == 0, futimens(file.fd, [time, time]) == 0 else {
+                throw FileSystemError.posix(errno, "finish", file.path)
+            }
+            var st = stat()
+            guard fstat(file.fd, &st) == 0 else { throw FileSystemError.posix(errno, "fstat", file.path) }
+            facts = FileStat(st)
+            guard fsync(file.fd) == 0 else { throw FileSystemError.posix(errno, "fsync", file.path) }
+            temporary = try agentFolder(ContainerLayout.temporaryName)
+            parent = try parentFolder(of: path, create: true)
+        } catch {
+            discard(file)
+            throw error
+        }
+        close(file.fd)
+        let name = String(path.name)
+        do throws(FileSystemError) {
+            if LinuxCalls.renameNoReplace(temporary.fd, file.name, parent.fd, name) != 0 {
+                let code = errno
+                guard code == EINVAL || code == ENOSYS else { throw Self.createError(code, path) }
+                // The file system cannot refuse to replace: link (which never replaces), then
+                // drop the temp name.
+                guard linkat(temporary.fd, file.name, parent.fd, name, 0) == 0 else { throw Self.createError(errno, path) }
+                unlinkat(temporary.fd, file.name, 0)
+            }
+        } catch {
+            unlinkat(temporary.fd, file.name, 0)
+            throw error
+        }
+        if fsync(parent.fd) != 0 {
+            logger.warning("cannot sync folder", metadata: ["path": "\(path)", "errno": "\(errno)"])
+        }
+        return Self.baseline(after: facts, name: name, in: parent.fd)
+    }
+
+    private static func createError(_ code: Int32, _ path: RelativePath) -> FileSystemError {
+        code == EEXIST
+            ? FileSystemError(.alreadyExists, "'\(path)' already exists; not replacing it")
+            : FileSystemError.posix(code, "create", path.rawValue)
+    }
+}
