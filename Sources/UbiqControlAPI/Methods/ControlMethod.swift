@@ -25,10 +25,19 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     /// ``KeyValueSubscribeParams`` → ``KeyValueSubscribeResult``, then
     /// ``ControlNotification/kvDidChangeExternally`` notifications.
     case kvSubscribe = "kv.subscribe"
+    /// ``QueryStartParams`` → ``QueryStartResult``, then ``ControlNotification/queryUpdate``
+    /// notifications until `query.stop` or the end of the connection.
+    case queryStart = "query.start"
+    /// ``QueryStopParams`` → ``QueryStopParams``
+    case queryStop = "query.stop"
+    /// ``ItemStatusParams`` → ``QueryItem``
+    case itemStatus = "item.status"
 }
 
 /// The names of notifications the agent sends.
 public enum ControlNotification: String, Sendable, CaseIterable {
     /// ``KeyValueChangeNotice``
     case kvDidChangeExternally = "kv.didChangeExternally"
+    /// ``QueryUpdateNotice``
+    case queryUpdate = "query.update"
 }

@@ -54,6 +54,8 @@ public struct RPCError: Error, Hashable, Sendable, Codable, CustomStringConverti
         public static let tooManyKeys = Code(-32012)
         /// The write would make the store's values larger than it allows.
         public static let storeTooLarge = Code(-32013)
+        /// No running query with that id on this connection.
+        public static let queryNotFound = Code(-32014)
     }
 
     public var code: Code
