@@ -82,7 +82,8 @@ public struct AgentRuntime: Sendable {
                                        roots: Dictionary(uniqueKeysWithValues: config.containers.map { ($0.id, $0.path) }),
                                        listening: listening, discovery: { [discovery] in await discovery?.state ?? "disabled" })
         let control = ControlServer(configuration: .init(socketPath: config.socketPath),
-                                    handler: AgentControlHandler(status: status, keyValue: KeyValueMethods(stores: engine.stores)),
+                                    handler: AgentControlHandler(status: status, keyValue: KeyValueMethods(stores: engine.stores),
+                                                                 queries: QueryMethods(status: status)),
                                     logger: logger)
         services.append(ControlService(server: control))
 

@@ -9,6 +9,7 @@ import UbiqSync
 struct AgentControlHandler: ControlHandler {
     let status: AgentStatusSource
     let keyValue: KeyValueMethods
+    let queries: QueryMethods
 
     func handle(method: String, params: JSONValue?, connection: ControlConnection) async throws -> JSONValue {
         guard let known = ControlMethod(rawValue: method) else { throw RPCError.methodNotFound(method) }
@@ -60,6 +61,8 @@ struct AgentControlHandler: ControlHandler {
             }
         case .kvGet, .kvSet, .kvRemove, .kvList, .kvSynchronize, .kvSubscribe:
             return try await keyValue.handle(known, params: params, connection: connection)
+        case .queryStart, .queryStop, .itemStatus:
+            return try await queries.handle(known, params: params, connection: connection)
         }
     }
 
