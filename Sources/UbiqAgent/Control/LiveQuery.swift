@@ -9,10 +9,13 @@ import UbiqSync
 /// batches, until stopped or the connection ends.
 final class LiveQuery: Sendable {
     /// How changes are coalesced: a batch goes out once no change has come for `quiet`, or
-    /// `maxDelay` after its first change while they keep coming.
+    /// `maxDelay` after its first change while they keep coming, and never sooner than
+    /// `interval` after the previous batch. A lone change is told within `quiet`; a long
+    /// sync makes at most one notification per `interval`.
     struct Batching: Sendable {
         var quiet: Duration = .milliseconds(20)
         var maxDelay: Duration = .milliseconds(250)
+        var interval: Duration = .milliseconds(250)
     }
 
     private struct State {
@@ -85,8 +88,9 @@ final class LiveQuery: Sendable {
     }
 
     private func deliver(_ signals: AsyncStream<Void>, to connection: ControlConnection, batching: Batching) async {
+        var lastSent: ContinuousClock.Instant?
         for await _ in signals {
-            guard await settle(batching) else { return }
+            guard await settle(batching, notBefore: lastSent.map { $0 + batching.interval }) else { return }
             let update = state.withLock { state -> QueryUpdateNotice? in
                 let latest = state.pending
                 state.pending = [:]
@@ -95,6 +99,7 @@ final class LiveQuery: Sendable {
             guard let update else { continue }
             do {
                 try await connection.notify(method: ControlNotification.queryUpdate.rawValue, params: try JSONValue(encoding: update))
+                lastSent = .now
             } catch {
                 connection.logger.debug("query update not sent; the query ends", metadata: ["query": "\(id)", "error": "\(error)"])
                 return
@@ -102,13 +107,14 @@ final class LiveQuery: Sendable {
         }
     }
 
-    /// Waits until changes pause or the batch is old enough; false when cancelled.
-    private func settle(_ batching: Batching) async -> Bool {
+    /// Waits until changes pause or the batch is old enough, and until `notBefore`; false
+    /// when cancelled.
+    private func settle(_ batching: Batching, notBefore: ContinuousClock.Instant?) async -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + batching.maxDelay
         while true {
             let quietAt = (state.withLock { $0.lastChange } ?? clock.now) + batching.quiet
-            let wake = min(quietAt, deadline)
+            let wake = max(min(quietAt, deadline), notBefore ?? clock.now)
             if clock.now >= wake { return true }
             do { try await Task.sleep(until: wake, clock: clock) } catch { return false }
         }
