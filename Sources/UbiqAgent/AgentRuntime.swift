@@ -89,7 +89,8 @@ public struct AgentRuntime: Sendable {
                                                                 coordination: CoordinationMethods(status: status, leases: leases,
                                                                                                   onDemand: OnDemandMethods(status: status)),
                                                                 events: EventMethods(status: status),
-                                                                onDemand: OnDemandMethods(status: status)),
+                                                                onDemand: OnDemandMethods(status: status),
+                                                                queries: QueryMethods(status: status)),
                                     logger: logger)
         services.append(ControlService(server: control))
 

@@ -239,6 +239,19 @@ public struct SyncIndex: Sendable {
         }
     }
 
+    /// The versions other devices hold the content of, by path.
+    public func heldVersions(_ container: ContainerID) throws -> [RelativePath: [VersionVector]] {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return [:] }
+            var result: [RelativePath: [VersionVector]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT path, version FROM held WHERE container = ?", arguments: [id]) {
+                guard let path = try? RelativePath(row[0] as String) else { continue }
+                result[path, default: []].append(try IndexCoding.decode(json: row[1], as: VersionVector.self))
+            }
+            return result
+        }
+    }
+
     /// Asks for the content of `item` (an on-demand file not downloaded): a need the puller
     /// fetches.
     public func requestFetch(_ container: ContainerID, _ item: Item) throws {

@@ -111,13 +111,14 @@ public actor ContainerSync {
             previous[write.item.path] = try known.map { $0[write.item.path] } ?? index.item(id, write.item.path)?.item
         }
         try index.commit(id, writes)
-        publish(writes.map(\.item), previous: previous, origin: origin)
+        publish(writes, previous: previous, origin: origin)
     }
 
-    func publish(_ items: [Item], previous: [RelativePath: Item], origin: ItemChange.Origin) {
-        let changes = items.map { item in
-            ItemChange(container: id, item: item, previous: previous[item.path], origin: origin,
-                       movedTo: item.deleted ? pendingMoves[item.path] : nil)
+    func publish(_ writes: [ItemWrite], previous: [RelativePath: Item], origin: ItemChange.Origin) {
+        let changes = writes.map { write in
+            ItemChange(container: id, item: write.item, previous: previous[write.item.path], origin: origin,
+                       movedTo: write.item.deleted ? pendingMoves[write.item.path] : nil,
+                       downloaded: write.downloaded || write.item.deleted || write.item.kind != .file)
         }
         for change in ItemChange.pairMoves(changes) { itemFeed.yield(change) }
     }
@@ -244,7 +245,7 @@ public actor ContainerSync {
         let held = items.map { ($0.path, $0.deleted || absent.contains($0.path) ? nil : $0.version) }
         try index.recordRemoteUpdate(id, peer: peer, state: state, needs: needs, merges: merges, held: held)
         if !merges.isEmpty {
-            publish(merges.map(\.item), previous: previous, origin: .remote)
+            publish(merges, previous: previous, origin: .remote)
             announce()
         }
         if !needs.isEmpty { requestPull() }

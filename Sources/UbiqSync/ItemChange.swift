@@ -16,8 +16,12 @@ public struct ItemChange: Sendable, Equatable {
     public var origin: Origin
     /// For a removal that is one half of a rename: where the same content now is.
     public var movedTo: RelativePath?
+    /// False when the item's content is not on this device (on-demand containers).
+    public var downloaded: Bool
 
-    public init(container: ContainerID, item: Item, previous: Item?, origin: Origin, movedTo: RelativePath? = nil) {
+    public init(container: ContainerID, item: Item, previous: Item?, origin: Origin, movedTo: RelativePath? = nil,
+                downloaded: Bool = true) {
+        self.downloaded = downloaded
         self.container = container
         self.item = item
         self.previous = previous

@@ -7,7 +7,7 @@ struct UbiqCommand: AsyncParsableCommand {
         commandName: "ubiq",
         abstract: "Talk to the local ubiq agent.",
         subcommands: [
-            StatusCommand.self, PeersCommand.self, ListCommand.self, VersionsCommand.self, ResolveCommand.self,
+            StatusCommand.self, PeersCommand.self, ListCommand.self, QueryCommand.self, VersionsCommand.self, ResolveCommand.self,
             KeyValueCommand.self, WatchCommand.self, DownloadCommand.self, EvictCommand.self, AccountCommand.self,
         ])
 

@@ -79,7 +79,8 @@ final class UnavailableDaemonTests {
             await #expect(throws: DiscoveryError.self) { _ = try await ServiceBrowser.start(logger: logger) }
             await #expect(throws: DiscoveryError.self) { _ = try await ServiceAdvertiser.start(record, logger: logger) }
         }
-        #expect(threadCount() <= threadsBefore + 2)
+        // Other suites in this process start threads too; a leak per failure would add 50.
+        #expect(threadCount() <= threadsBefore + 20)
     }
 
     func threadCount() -> Int {

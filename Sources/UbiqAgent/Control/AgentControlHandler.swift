@@ -13,6 +13,7 @@ struct AgentControlHandler: ControlHandler {
     let coordination: CoordinationMethods
     let events: EventMethods
     let onDemand: OnDemandMethods
+    let queries: QueryMethods
 
     func handle(method: String, params: JSONValue?, connection: ControlConnection) async throws -> JSONValue {
         guard let known = ControlMethod(rawValue: method) else { throw RPCError.methodNotFound(method) }
@@ -72,6 +73,8 @@ struct AgentControlHandler: ControlHandler {
             return try await events.subscribe(params: params, connection: connection)
         case .itemStartDownloading, .itemEvict:
             return try await onDemand.handle(known, params: params, connection: connection)
+        case .queryStart, .queryStop, .itemStatus:
+            return try await queries.handle(known, params: params, connection: connection)
         }
     }
 

@@ -43,6 +43,13 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case itemStartDownloading = "item.startDownloading"
     /// ``ItemPathParams`` → `{}`
     case itemEvict = "item.evict"
+    /// ``QueryStartParams`` → ``QueryStartResult``, then ``ControlNotification/queryUpdate``
+    /// notifications until `query.stop` or the end of the connection.
+    case queryStart = "query.start"
+    /// ``QueryStopParams`` → ``QueryStopParams``
+    case queryStop = "query.stop"
+    /// ``ItemStatusParams`` → ``QueryItem``
+    case itemStatus = "item.status"
 }
 
 /// The names of notifications the agent sends.
@@ -61,4 +68,6 @@ public enum ControlNotification: String, Sendable, CaseIterable {
     case eventsItem = "events.item"
     /// ``DownloadProgressNotice``: how far a download that a coordinated read waits for has come.
     case coordinateProgress = "coordinate.progress"
+    /// ``QueryUpdateNotice``
+    case queryUpdate = "query.update"
 }

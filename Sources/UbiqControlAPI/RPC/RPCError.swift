@@ -62,6 +62,8 @@ public struct RPCError: Error, Hashable, Sendable, Codable, CustomStringConverti
         public static let notUploaded = Code(-32016)
         /// Something is already at the path a new item was to be written to; nothing was written.
         public static let alreadyExists = Code(-32017)
+        /// No running query with that id on this connection.
+        public static let queryNotFound = Code(-32018)
     }
 
     public var code: Code

@@ -1,0 +1,60 @@
+import Testing
+import UbiqControlAPI
+import UbiqModel
+
+@Suite struct QueryResultsTests {
+    private let order = QueryOrder(.name)
+    private let gone: QueryItem? = nil
+    private func item(_ path: String, size: Int64 = 1) -> QueryItem { QueryOrderTests.item(path, size: size) }
+
+    @Test func mergeReportsWhatChangedForTheClient() throws {
+        var results = QueryResults([item("Documents/a"), item("Documents/b")])
+        let latest: [String: QueryItem?] = [
+            "Documents/c": item("Documents/c"),
+            "Documents/a": item("Documents/a", size: 2),
+            "Documents/b": gone,
+            "Documents/never": gone,
+        ]
+        let merged = results.merge(latest, query: "q1", order: order)
+        let update = try #require(merged)
+        #expect(update.query == "q1")
+        #expect(update.added.map(\.path) == ["Documents/c"])
+        #expect(update.changed == [item("Documents/a", size: 2)])
+        #expect(update.removed == ["Documents/b"])
+        #expect(results.sorted(order).map(\.path) == ["Documents/a", "Documents/c"])
+    }
+
+    @Test func mergingWhatTheClientKnowsSaysNothing() {
+        var results = QueryResults([item("Documents/a")])
+        let latest: [String: QueryItem?] = ["Documents/a": item("Documents/a"), "Documents/z": gone]
+        #expect(results.merge(latest, query: "q1", order: order) == nil)
+    }
+
+    @Test func addedAndChangedComeInTheQueryOrder() throws {
+        var results = QueryResults()
+        let latest: [String: QueryItem?] = [
+            "Documents/c": item("Documents/c", size: 1), "Documents/a": item("Documents/a", size: 3),
+            "Documents/b": item("Documents/b", size: 2),
+        ]
+        let merged = results.merge(latest, query: "q1", order: QueryOrder(.size, descending: true))
+        let update = try #require(merged)
+        #expect(update.added.map(\.path) == ["Documents/a", "Documents/b", "Documents/c"])
+    }
+
+    @Test func aClientApplyingUpdatesEndsWithTheAgentsResults() throws {
+        var agent = QueryResults([item("Documents/a"), item("Documents/b")])
+        var client = agent
+        let steps: [[String: QueryItem?]] = [
+            ["Documents/c": item("Documents/c")],
+            ["Documents/a": gone, "Documents/a2": item("Documents/a2")],
+            ["Documents/b": item("Documents/b", size: 9), "Documents/c": gone],
+        ]
+        for step in steps {
+            let merged = agent.merge(step, query: "q1", order: order)
+            let update = try #require(merged)
+            client.apply(update)
+            #expect(client == agent)
+        }
+        #expect(client.sorted(order).map(\.path) == ["Documents/a2", "Documents/b"])
+    }
+}
