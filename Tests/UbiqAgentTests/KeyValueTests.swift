@@ -100,12 +100,16 @@ import UbiqTestSupport
         defer { pair.stop() }
         try await pair.start()
         let watcher = try await KeyValueWatcher(pair.beta)
+        // A second subscription on the same connection adds nothing: each notice comes once.
+        let _: KeyValueSubscribeResult = try await watcher.client.connection.call(
+            ControlMethod.kvSubscribe.rawValue, params: KeyValueSubscribeParams(store: KeyValuePair.store))
         try await pair.alpha.set(["greeting": .string("hello")])
         let first = try await watcher.waitFor("the first notice on beta") { $0.keys == ["greeting"] }
         #expect(first.reason == "initialSyncChange")
         try await pair.alpha.set(["greeting": .string("again"), "count": .integer(2)])
         let second = try await watcher.waitFor("a remote change on beta") { $0.reason == "remoteChange" }
         #expect(second.keys == ["count", "greeting"])
+        #expect(watcher.notices.count == 2)
         #expect(try await pair.beta.values() == ["greeting": .string("again"), "count": .integer(2)])
         await watcher.close()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import UbiqControl
 import UbiqControlAPI
 import UbiqModel
@@ -88,8 +89,11 @@ struct KeyValueMethods: Sendable {
         return try JSONValue(encoding: KeyValueWriteResult(keys: changes.keys.sorted()))
     }
 
-    /// Forwards the store's change notices to the client until its connection ends.
+    /// Forwards the store's change notices to the client until its connection ends; a second
+    /// subscription to the same store on one connection changes nothing.
     private func subscribe(_ connection: ControlConnection, to store: KeyValueStore) async {
+        let subscribed = connection.attachment(Subscriptions.self) { Subscriptions() }.value
+        guard subscribed.stores.withLock({ $0.insert(store.id).inserted }) else { return }
         let changes = store.changes()
         let forwarder = Task {
             for await change in changes {
@@ -109,4 +113,9 @@ struct KeyValueMethods: Sendable {
         }
         await connection.onClose { forwarder.cancel() }
     }
+}
+
+/// The stores one control connection already hears from.
+final class Subscriptions: Sendable {
+    let stores = Mutex<Set<KeyValueStoreID>>([])
 }
