@@ -15,8 +15,9 @@ public struct FileCoordinator: Sendable {
     }
 
     public func coordinate<T: Sendable>(readingItemAt path: String, timeout: Duration = .seconds(30),
+                                        progress: (@Sendable (DownloadProgressNotice) -> Void)? = nil,
                                         _ body: () async throws -> T) async throws -> T {
-        try await coordinate([CoordinationItem(path: path, access: "read")], timeout: timeout, body)
+        try await coordinate([CoordinationItem(path: path, access: "read")], timeout: timeout, progress: progress, body)
     }
 
     public func coordinate<T: Sendable>(writingItemAt path: String, timeout: Duration = .seconds(30),
@@ -32,11 +33,32 @@ public struct FileCoordinator: Sendable {
     }
 
     /// Holds leases on all `items` while `body` runs; throws `RPCError` `.leaseTimeout` when
-    /// they are not granted within `timeout`.
-    public func coordinate<T: Sendable>(_ items: [CoordinationItem], timeout: Duration, _ body: () async throws -> T) async throws -> T {
+    /// they are not granted within `timeout`. A file of an on-demand container that is not
+    /// on this device is downloaded first, within the same `timeout`; `progress` hears how far
+    /// that has come (it reads this connection's notifications, so use a connection that has
+    /// no other subscription).
+    public func coordinate<T: Sendable>(_ items: [CoordinationItem], timeout: Duration,
+                                        progress: (@Sendable (DownloadProgressNotice) -> Void)? = nil,
+                                        _ body: () async throws -> T) async throws -> T {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        let lease: CoordinateAcquireResult = try await client.connection.call(
-            ControlMethod.coordinateAcquire.rawValue, params: CoordinateAcquireParams(container: container, items: items, timeout: seconds))
+        var reporter: Task<Void, Never>?
+        if let progress {
+            let notifications = client.connection.notifications
+            reporter = Task {
+                for await notification in notifications where notification.method == ControlNotification.coordinateProgress.rawValue {
+                    if let notice = try? notification.params?.decode(DownloadProgressNotice.self) { progress(notice) }
+                }
+            }
+        }
+        let lease: CoordinateAcquireResult
+        do {
+            lease = try await client.connection.call(
+                ControlMethod.coordinateAcquire.rawValue, params: CoordinateAcquireParams(container: container, items: items, timeout: seconds))
+        } catch {
+            reporter?.cancel()
+            throw error
+        }
+        reporter?.cancel()
         let result: T
         do {
             result = try await body()
