@@ -29,13 +29,13 @@ struct AgentControlHandler: ControlHandler {
         case .itemsList:
             let request = try RPCParams.decode(ItemsListParams.self, from: params)
             let container = try status.container(request.container)
-            let parent = try request.path.flatMap { $0.isEmpty || $0 == "/" ? nil : try path($0) }
+            let parent = try request.path.flatMap { try ControlPath.itemOrRoot($0) }
             let entries = try container.children(of: parent).filter { !$0.item.deleted }.map(Self.entry)
             return try JSONValue(encoding: entries)
         case .versionsList:
             let request = try RPCParams.decode(VersionsListParams.self, from: params)
             let container = try status.container(request.container)
-            guard let indexed = try container.item(at: try path(request.path)) else {
+            guard let indexed = try container.item(at: try ControlPath.item(request.path)) else {
                 throw RPCError(.notFound, "'\(request.path)' is not in container \(request.container)")
             }
             let item = indexed.item
@@ -54,7 +54,7 @@ struct AgentControlHandler: ControlHandler {
             case .version(let id): id
             }
             do {
-                let resolved = try await container.resolve(try path(request.path), keeping: keep)
+                let resolved = try await container.resolve(try ControlPath.item(request.path), keeping: keep)
                 return try JSONValue(encoding: VersionsResolveResult(path: request.path, kept: resolved.versionID))
             } catch let error as ResolveError {
                 switch error.code {
@@ -75,12 +75,6 @@ struct AgentControlHandler: ControlHandler {
             return try await onDemand.handle(known, params: params, connection: connection)
         case .queryStart, .queryStop, .itemStatus:
             return try await queries.handle(known, params: params, connection: connection)
-        }
-    }
-
-    private func path(_ raw: String) throws(RPCError) -> RelativePath {
-        do { return try RelativePath(raw.hasSuffix("/") ? String(raw.dropLast()) : raw) } catch {
-            throw RPCError(.invalidPath, error.reason)
         }
     }
 

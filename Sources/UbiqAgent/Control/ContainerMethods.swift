@@ -31,8 +31,8 @@ struct ContainerMethods: Sendable {
 
     private func save(_ request: VersionsSaveParams) async throws -> VersionsSaveResult {
         let container = try status.container(request.container)
-        let source = try path(request.path, field: "path")
-        let destination = try path(request.to, field: "to")
+        let source = try ControlPath.item(request.path)
+        let destination = try ControlPath.item(request.to, field: "to")
         let versionID: String? = switch request.version {
         case .current: nil
         case .version(let id): id
@@ -52,12 +52,6 @@ struct ContainerMethods: Sendable {
             throw RPCError(code, error.reason)
         } catch let error as FetchError {
             throw RPCError(.unavailable, "part of the version is on no connected device (\(error.reason)); try again when a peer that holds it is connected")
-        }
-    }
-
-    private func path(_ raw: String, field: String) throws(RPCError) -> RelativePath {
-        do { return try RelativePath(raw.hasSuffix("/") ? String(raw.dropLast()) : raw) } catch {
-            throw RPCError(.invalidPath, "\(field): \(error.reason)")
         }
     }
 }

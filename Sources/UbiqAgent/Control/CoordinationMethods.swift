@@ -51,7 +51,7 @@ struct CoordinationMethods: Sendable {
             guard let access = FileLeases.Access(rawValue: item.access) else {
                 throw RPCError.invalidParams("access must be \"read\" or \"write\", not \"\(item.access.prefix(40))\"")
             }
-            claims.append(.init(container: request.container, path: try Self.path(item.path), access: access))
+            claims.append(.init(container: request.container, path: try ControlPath.itemOrRoot(item.path), access: access))
         }
         let seconds = request.timeout ?? Self.defaultTimeout
         guard seconds.isFinite, seconds >= 0, seconds <= 3600 else { throw RPCError.invalidParams("timeout must be 0 to 3600 seconds") }
@@ -98,17 +98,11 @@ struct CoordinationMethods: Sendable {
         return resources
     }
 
-    static func path(_ raw: String) throws(RPCError) -> RelativePath? {
-        let trimmed = raw.hasSuffix("/") ? String(raw.dropLast()) : raw
-        if trimmed.isEmpty { return nil }
-        do { return try RelativePath(trimmed) } catch { throw RPCError(.invalidPath, error.reason) }
-    }
-
     // MARK: presenters
 
     private func register(_ request: PresenterRegisterParams, connection: ControlConnection) async throws -> JSONValue {
         let container = try status.container(request.container)
-        guard let start = try Self.path(request.path) else { throw RPCError(.invalidPath, "present an item, not the container root") }
+        let start = try ControlPath.item(request.path)
         let id = Self.nextPresenter.wrappingAdd(1, ordering: .relaxed).oldValue
         let changes = container.itemChanges()
         let task = Task {

@@ -15,7 +15,7 @@ struct OnDemandMethods: Sendable {
         case .itemStartDownloading:
             let request = try RPCParams.decode(ItemDownloadParams.self, from: params)
             let container = try status.container(request.container)
-            let path = try Self.path(request.path)
+            let path = try ControlPath.item(request.path)
             try await Self.mapped { () async throws(OnDemandError) in try await container.startDownloading(path) }
             guard request.wait == true else {
                 return try JSONValue(encoding: ItemDownloadResult(downloaded: (try? await container.isDownloaded(path)) ?? false))
@@ -25,7 +25,7 @@ struct OnDemandMethods: Sendable {
         case .itemEvict:
             let request = try RPCParams.decode(ItemPathParams.self, from: params)
             let container = try status.container(request.container)
-            let path = try Self.path(request.path)
+            let path = try ControlPath.item(request.path)
             try await Self.mapped { () async throws(OnDemandError) in try await container.evict(path) }
             return [:]
         default:
@@ -51,10 +51,6 @@ struct OnDemandMethods: Sendable {
         return try await Self.mapped { () async throws(OnDemandError) in
             try await container.download(path, timeout: .milliseconds(Int64(timeout * 1000)))
         }
-    }
-
-    static func path(_ raw: String) throws(RPCError) -> RelativePath {
-        do { return try RelativePath(raw) } catch { throw RPCError(.invalidPath, error.reason) }
     }
 
     private static func mapped<T>(_ body: () async throws(OnDemandError) -> T) async throws(RPCError) -> T {

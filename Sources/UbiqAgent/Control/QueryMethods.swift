@@ -40,8 +40,7 @@ struct QueryMethods: Sendable {
         case .itemStatus:
             let request = try RPCParams.decode(ItemStatusParams.self, from: params)
             let container = try status.container(request.container)
-            let path: RelativePath
-            do { path = try RelativePath(request.path.hasSuffix("/") ? String(request.path.dropLast()) : request.path) } catch { throw RPCError(.invalidPath, error.reason) }
+            let path = try ControlPath.item(request.path)
             guard let indexed = try container.item(at: path), !indexed.item.deleted else {
                 throw RPCError(.notFound, "'\(request.path)' is not in container \(request.container)")
             }
