@@ -12,12 +12,50 @@ extension ContainerSync {
         pendingMoves = (try? renames(in: needs)) ?? [:]
         fetchWanted = onDemand ? (try? index.fetchRequests(id)) ?? [] : []
         defer { pendingMoves = [:] }
-        for target in Self.applyOrder(needs) {
+        for step in Self.applySteps(Self.applyOrder(needs)) {
             if Task.isCancelled { return }
-            do { try await apply(target) } catch {
-                logger.warning("could not apply change; will retry", metadata: ["path": "\(target.path)", "error": "\(error)"])
+            if step.count == 1 {
+                await applyLogged(step[0])
+                continue
+            }
+            // Small files do not depend on each other: fetching them side by side hides the
+            // round trip each one waits for.
+            await withTaskGroup(of: Void.self) { group in
+                for target in step { group.addTask { await self.applyLogged(target) } }
             }
         }
+    }
+
+    private func applyLogged(_ target: Item) async {
+        do { try await apply(target) } catch {
+            logger.warning("could not apply change; will retry", metadata: ["path": "\(target.path)", "error": "\(error)"])
+        }
+    }
+
+    /// Files up to this size are applied up to ``smallFileWidth`` at a time.
+    static let smallFileSize: UInt64 = 1 << 20
+    static let smallFileWidth = 16
+
+    /// Splits the apply order into steps: runs of present small files become groups applied
+    /// together; everything else (folders, links, large files, deletions) goes alone, in order.
+    static func applySteps(_ ordered: [Item]) -> [[Item]] {
+        var steps: [[Item]] = []
+        var group: [Item] = []
+        for item in ordered {
+            if !item.deleted && item.kind == .file && item.size <= smallFileSize {
+                group.append(item)
+                if group.count == smallFileWidth {
+                    steps.append(group)
+                    group = []
+                }
+            } else {
+                if !group.isEmpty { steps.append(group) }
+                group = []
+                steps.append([item])
+            }
+        }
+        if !group.isEmpty { steps.append(group) }
+        return steps
     }
 
     /// Folders before what they hold, deletions last and deepest first, so a renamed file's
