@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(name: "UbiqControlTests", dependencies: [
             "UbiqControl", "UbiqClient", "UbiqTestSupport", "UbiqControlAPI", "UbiqModel", log,
         ] + nio, swiftSettings: swiftSettings),
-        .testTarget(name: "UbiqDiscoveryTests", dependencies: ["UbiqDiscovery", "UbiqModel", log], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqDiscoveryTests", dependencies: ["UbiqDiscovery", "UbiqModel", "UbiqTestSupport", log], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqTestSupportTests", dependencies: ["UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqAgentTests", dependencies: [
             "UbiqTestSupport", "UbiqControlAPI", "UbiqClient", "UbiqIdentity", "UbiqTransport", "UbiqWire", "UbiqModel", "UbiqChunking",

@@ -164,7 +164,7 @@ import UbiqTestSupport
         try agent.createAccount()
         try await agent.startAndWait()
         defer { agent.stop() }
-        var generator = SeededGenerator(seed: 20261122)
+        var generator = SplitMix64(seed: 20261122)
         let templates = [
             #"{"jsonrpc":"2.0","id":%d,"method":"kv.get","params":{"store":5}}"#,
             #"{"jsonrpc":"2.0","id":%d,"method":"coordinate.acquire","params":{"container":"x","path":"../../etc","access":"write"}}"#,
@@ -206,18 +206,5 @@ import UbiqTestSupport
         await client.close()
         #expect(try await agent.status().containers.first?.id == container)
         #expect(agent.isRunning)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failure can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -3,19 +3,6 @@ import Testing
 import UbiqClient
 import UbiqControlAPI
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a small seeded generator so failures reproduce.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Lines that are never a valid request nor a notification, each worth exactly one error.
 enum MalformedLines {
     static let fixed: [String] = [
@@ -36,7 +23,7 @@ enum MalformedLines {
     ]
 
     static func make(count: Int, seed: UInt64) -> [[UInt8]] {
-        var random = SplitMix64(state: seed)
+        var random = SplitMix64(seed: seed)
         var lines: [[UInt8]] = fixed.map { Array($0.utf8) }
         while lines.count < count {
             switch random.next() % 6 {
