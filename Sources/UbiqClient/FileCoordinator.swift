@@ -40,7 +40,7 @@ public struct FileCoordinator: Sendable {
     public func coordinate<T: Sendable>(_ items: [CoordinationItem], timeout: Duration,
                                         progress: (@Sendable (DownloadProgressNotice) -> Void)? = nil,
                                         _ body: () async throws -> T) async throws -> T {
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let seconds = ControlTimeout.seconds(timeout)
         var reporter: Task<Void, Never>?
         if let progress {
             let notifications = client.connection.notifications

@@ -37,7 +37,7 @@ extension UbiqAgentClient {
 
     /// Returns once every connected peer holds what this device holds now, or after `timeout`.
     public func synchronize(store: KeyValueStoreID, timeout: Duration = .seconds(30)) async throws -> KeyValueSynchronizeResult {
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let seconds = ControlTimeout.seconds(timeout)
         return try await connection.call(ControlMethod.kvSynchronize.rawValue, params: KeyValueStoreParams(store: store, timeout: seconds))
     }
 

@@ -8,7 +8,7 @@ extension UbiqAgentClient {
     @discardableResult
     public func startDownloading(container: ContainerID, path: String, wait: Bool = false,
                                  timeout: Duration = .seconds(60)) async throws -> Bool {
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let seconds = ControlTimeout.seconds(timeout)
         let result: ItemDownloadResult = try await connection.call(
             ControlMethod.itemStartDownloading.rawValue,
             params: ItemDownloadParams(container: container, path: path, wait: wait, timeout: seconds))

@@ -53,25 +53,22 @@ struct CoordinationMethods: Sendable {
             }
             claims.append(.init(container: request.container, path: try ControlPath.itemOrRoot(item.path), access: access))
         }
-        let seconds = request.timeout ?? Self.defaultTimeout
-        guard seconds.isFinite, seconds >= 0, seconds <= 3600 else { throw RPCError.invalidParams("timeout must be 0 to 3600 seconds") }
+        let timeout = try ControlTimeout.duration(request.timeout, default: Self.defaultTimeout)
+        let deadline = ContinuousClock.now + timeout
         // A coordinated access to a file whose content is not here waits for it first.
         let container = try status.container(request.container)
-        let started = ContinuousClock.now
         for claim in claims {
             guard let path = claim.path else { continue }
-            guard try await onDemand.ensureDownloaded(container, path, timeout: seconds, connection: connection) else {
-                throw RPCError(.leaseTimeout, "'\(path)' was not downloaded within \(seconds) s")
+            guard try await onDemand.ensureDownloaded(container, path, timeout: deadline - .now, connection: connection) else {
+                throw RPCError(.leaseTimeout, "'\(path)' was not downloaded within \(ControlTimeout.seconds(timeout)) s")
             }
         }
-        let elapsed = ContinuousClock.now - started
-        let remaining = max(0, seconds - Double(elapsed.components.seconds) - Double(elapsed.components.attoseconds) / 1e18)
         let holder = FileLeases.Holder.client(connection: connection.id)
         _ = await resources(of: connection)
-        guard let lease = await leases.acquire(claims, for: holder, timeout: .milliseconds(Int64(remaining * 1000))) else {
+        guard let lease = await leases.acquire(claims, for: holder, timeout: max(.zero, deadline - .now)) else {
             var blockers: Set<String> = []
             for claim in claims { if let holder = await leases.blocker(of: claim)?.holder { blockers.insert("\(holder)") } }
-            throw RPCError(.leaseTimeout, "no lease within \(seconds) s" + (blockers.isEmpty ? "" : "; held by \(blockers.sorted().joined(separator: ", "))"))
+            throw RPCError(.leaseTimeout, "no lease within \(ControlTimeout.seconds(timeout)) s" + (blockers.isEmpty ? "" : "; held by \(blockers.sorted().joined(separator: ", "))"))
         }
         if connection.isClosed {
             await leases.release(lease.id)

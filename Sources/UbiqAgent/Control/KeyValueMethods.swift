@@ -48,11 +48,8 @@ struct KeyValueMethods: Sendable {
                 usage: .init(keys: usage.keys, bytes: usage.bytes), limits: .init(store.limits)))
         case .kvSynchronize:
             let request = try RPCParams.decode(KeyValueStoreParams.self, from: params)
-            let seconds = request.timeout ?? Self.defaultSynchronizeTimeout
-            guard seconds.isFinite, seconds >= 0, seconds <= 3600 else {
-                throw RPCError.invalidParams("timeout must be between 0 and 3600 seconds")
-            }
-            let outcome = try await store(request.store).synchronize(timeout: .milliseconds(Int64(seconds * 1000)))
+            let timeout = try ControlTimeout.duration(request.timeout, default: Self.defaultSynchronizeTimeout)
+            let outcome = try await store(request.store).synchronize(timeout: timeout)
             return try JSONValue(encoding: KeyValueSynchronizeResult(acknowledged: outcome.acknowledged, pending: outcome.pending))
         case .kvSubscribe:
             let request = try RPCParams.decode(KeyValueSubscribeParams.self, from: params)

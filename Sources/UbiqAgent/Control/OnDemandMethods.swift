@@ -20,7 +20,8 @@ struct OnDemandMethods: Sendable {
             guard request.wait == true else {
                 return try JSONValue(encoding: ItemDownloadResult(downloaded: (try? await container.isDownloaded(path)) ?? false))
             }
-            let done = try await ensureDownloaded(container, path, timeout: request.timeout ?? Self.defaultTimeout, connection: connection)
+            let timeout = try ControlTimeout.duration(request.timeout, default: Self.defaultTimeout)
+            let done = try await ensureDownloaded(container, path, timeout: timeout, connection: connection)
             return try JSONValue(encoding: ItemDownloadResult(downloaded: done))
         case .itemEvict:
             let request = try RPCParams.decode(ItemPathParams.self, from: params)
@@ -35,9 +36,8 @@ struct OnDemandMethods: Sendable {
 
     /// Fetches the content of `path` if it is an on-demand file not here, telling the client
     /// how far it has come every 200 ms; true once it is here.
-    func ensureDownloaded(_ container: ContainerSync, _ path: RelativePath, timeout: Double, connection: ControlConnection) async throws -> Bool {
+    func ensureDownloaded(_ container: ContainerSync, _ path: RelativePath, timeout: Duration, connection: ControlConnection) async throws -> Bool {
         guard container.onDemand, (try? await container.isDownloaded(path)) == false else { return true }
-        guard timeout.isFinite, timeout >= 0, timeout <= 3600 else { throw RPCError.invalidParams("timeout must be 0 to 3600 seconds") }
         let reporter = Task {
             while !Task.isCancelled {
                 try await Task.sleep(for: .milliseconds(200))
@@ -49,7 +49,7 @@ struct OnDemandMethods: Sendable {
         }
         defer { reporter.cancel() }
         return try await Self.mapped { () async throws(OnDemandError) in
-            try await container.download(path, timeout: .milliseconds(Int64(timeout * 1000)))
+            try await container.download(path, timeout: max(.zero, timeout))
         }
     }
 
