@@ -84,12 +84,12 @@ public struct AgentRuntime: Sendable {
         let status = AgentStatusSource(identity: identity, deviceName: config.deviceName, engine: engine, containers: containers,
                                        roots: Dictionary(uniqueKeysWithValues: config.containers.map { ($0.id, $0.path) }),
                                        listening: listening, discovery: { [discovery] in await discovery?.state ?? "disabled" })
+        let onDemand = OnDemandMethods(status: status)
         let control = ControlServer(configuration: .init(socketPath: config.socketPath),
                                     handler: AgentControlHandler(status: status, keyValue: KeyValueMethods(stores: engine.stores),
-                                                                coordination: CoordinationMethods(status: status, leases: leases,
-                                                                                                  onDemand: OnDemandMethods(status: status)),
+                                                                coordination: CoordinationMethods(status: status, leases: leases, onDemand: onDemand),
                                                                 events: EventMethods(status: status),
-                                                                onDemand: OnDemandMethods(status: status),
+                                                                onDemand: onDemand,
                                                                 queries: QueryMethods(status: status)),
                                     logger: logger)
         services.append(ControlService(server: control))

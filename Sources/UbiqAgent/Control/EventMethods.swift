@@ -11,18 +11,7 @@ struct EventMethods: Sendable {
         let request = try RPCParams.decode(EventsSubscribeParams.self, from: params)
         let containers = try request.container.map { [try status.container($0)] } ?? status.containers
         for container in containers {
-            let changes = container.itemChanges()
-            let forwarder = Task {
-                for await change in changes {
-                    do {
-                        try await connection.notify(method: ControlNotification.eventsItem.rawValue,
-                                                    params: try JSONValue(encoding: Self.event(change)))
-                    } catch {
-                        return
-                    }
-                }
-            }
-            await connection.onClose { forwarder.cancel() }
+            await connection.forward(container.itemChanges(), as: .eventsItem, Self.event)
         }
         return try JSONValue(encoding: EventsSubscribeResult(containers: containers.map(\.id)))
     }

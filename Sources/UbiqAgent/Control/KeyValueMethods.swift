@@ -91,24 +91,14 @@ struct KeyValueMethods: Sendable {
     private func subscribe(_ connection: ControlConnection, to store: KeyValueStore) async {
         let subscribed = connection.attachment(Subscriptions.self) { Subscriptions() }.value
         guard subscribed.stores.withLock({ $0.insert(store.id).inserted }) else { return }
-        let changes = store.changes()
-        let forwarder = Task {
-            for await change in changes {
-                let notice = KeyValueChangeNotice(
-                    reason: change.reason.rawValue, store: change.store, keys: change.keys,
-                    conflicts: change.reason == .conflict ? change.conflicts.map {
-                        .init(key: $0.key, winner: $0.winner.map(PropertyListJSON.json) ?? .null, winnerDevice: $0.winnerDevice,
-                              loser: $0.loser.map(PropertyListJSON.json) ?? .null, loserDevice: $0.loserDevice)
-                    } : nil)
-                do {
-                    try await connection.notify(method: ControlNotification.kvDidChangeExternally.rawValue,
-                                                params: try JSONValue(encoding: notice))
-                } catch {
-                    return
-                }
-            }
+        await connection.forward(store.changes(), as: .kvDidChangeExternally) { change in
+            KeyValueChangeNotice(
+                reason: change.reason.rawValue, store: change.store, keys: change.keys,
+                conflicts: change.reason == .conflict ? change.conflicts.map {
+                    .init(key: $0.key, winner: $0.winner.map(PropertyListJSON.json) ?? .null, winnerDevice: $0.winnerDevice,
+                          loser: $0.loser.map(PropertyListJSON.json) ?? .null, loserDevice: $0.loserDevice)
+                } : nil)
         }
-        await connection.onClose { forwarder.cancel() }
     }
 }
 
