@@ -9,7 +9,8 @@ import UbiqModel
 extension ContainerSync {
     func pullNeeds() async {
         guard let needs = try? index.needs(id), !needs.isEmpty else { return }
-        pendingMoves = (try? renames(in: needs)) ?? [:]
+        // Renames only matter to whoever hears of changes; pairing them reads the index twice a need.
+        pendingMoves = hasItemSubscribers ? (try? renames(in: needs)) ?? [:] : [:]
         fetchWanted = onDemand ? (try? index.fetchRequests(id)) ?? [] : []
         defer { pendingMoves = [:] }
         for step in Self.applySteps(Self.applyOrder(needs)) {

@@ -100,9 +100,12 @@ public actor ContainerSync {
     /// Every change the index records for this container from now on, local and remote.
     public nonisolated func itemChanges() -> AsyncStream<ItemChange> { itemFeed.subscribe() }
 
+    /// Whether anyone listens to ``itemChanges()``; what only they need is skipped otherwise.
+    nonisolated var hasItemSubscribers: Bool { itemFeed.hasSubscribers }
+
     /// Commits `writes` to the index and tells item-change subscribers.
     func record(_ writes: [ItemWrite], origin: ItemChange.Origin, previous known: [RelativePath: Item]? = nil) throws {
-        guard itemFeed.hasSubscribers else {
+        guard hasItemSubscribers else {
             try index.commit(id, writes)
             return
         }
@@ -239,7 +242,7 @@ public actor ContainerSync {
             }
         }
         var previous: [RelativePath: Item] = [:]
-        if itemFeed.hasSubscribers {
+        if hasItemSubscribers {
             for merge in merges { previous[merge.item.path] = try index.item(id, merge.item.path)?.item }
         }
         let held = items.map { ($0.path, $0.deleted || absent.contains($0.path) ? nil : $0.version) }
