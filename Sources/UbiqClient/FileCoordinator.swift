@@ -58,7 +58,9 @@ public struct FileCoordinator: Sendable {
             reporter?.cancel()
             throw error
         }
+        // The reporter still hands over the notices that came before the answer, then ends.
         reporter?.cancel()
+        await reporter?.value
         let result: T
         do {
             result = try await body()

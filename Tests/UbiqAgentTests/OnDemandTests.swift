@@ -61,17 +61,19 @@ import UbiqTestSupport
         #expect(try await item(b, "Documents/big.bin")?.downloaded == false)
 
         // A coordinated read of an evicted file downloads it again before it is granted.
-        let reported = Mutex<[Int64]>([])
+        let reported = Mutex<[DownloadProgressNotice]>([])
         let content = try await b.withClient { client in
             try await FileCoordinator(client: client, container: container).coordinate(
-                readingItemAt: "Documents/big.bin", progress: { notice in reported.withLock { $0.append(notice.total) } }
+                readingItemAt: "Documents/big.bin", progress: { notice in reported.withLock { $0.append(notice) } }
             ) {
                 try Data(contentsOf: URL(fileURLWithPath: b.path("Documents/big.bin")))
             }
         }
         #expect(content.count == (1 << 20) + 4096)
-        // Progress, when the download took long enough to report any, is about this file.
-        #expect(reported.withLock { $0 }.allSatisfy { $0 == Int64((1 << 20) + 4096) })
+        // Progress is about this file, and the last report says it is all here.
+        let reports = reported.withLock { $0 }
+        #expect(!reports.isEmpty && reports.allSatisfy { $0.total == Int64((1 << 20) + 4096) })
+        #expect(reports.last.map { $0.done == $0.total } == true)
 
         // The same through the command line.
         #expect(try AgentProcess.cli(["status", "--socket", b.socket]).contains("on demand, 1 file not downloaded"))

@@ -35,22 +35,34 @@ struct OnDemandMethods: Sendable {
     }
 
     /// Fetches the content of `path` if it is an on-demand file not here, telling the client
-    /// how far it has come every 200 ms; true once it is here.
+    /// how far it has come every 200 ms and once more when it is all here; true once it is.
     func ensureDownloaded(_ container: ContainerSync, _ path: RelativePath, timeout: Duration, connection: ControlConnection) async throws -> Bool {
         guard container.onDemand, (try? await container.isDownloaded(path)) == false else { return true }
+        @Sendable func report(done: UInt64, total: UInt64) async throws {
+            let notice = DownloadProgressNotice(container: container.id, path: path.rawValue, done: Int64(done), total: Int64(total))
+            try await connection.notify(method: ControlNotification.coordinateProgress.rawValue, params: try JSONValue(encoding: notice))
+        }
         let reporter = Task {
             while !Task.isCancelled {
                 try await Task.sleep(for: .milliseconds(200))
-                guard let transfer = container.transfers.transfer(path) else { continue }
-                let notice = DownloadProgressNotice(container: container.id, path: path.rawValue, done: Int64(transfer.done),
-                                                    total: Int64(transfer.total))
-                try await connection.notify(method: ControlNotification.coordinateProgress.rawValue, params: try JSONValue(encoding: notice))
+                if let transfer = container.transfers.transfer(path) { try await report(done: transfer.done, total: transfer.total) }
             }
         }
-        defer { reporter.cancel() }
-        return try await Self.mapped { () async throws(OnDemandError) in
-            try await container.download(path, timeout: max(.zero, timeout))
+        let downloaded: Bool
+        do {
+            downloaded = try await Self.mapped { () async throws(OnDemandError) in
+                try await container.download(path, timeout: max(.zero, timeout))
+            }
+        } catch {
+            reporter.cancel()
+            throw error
         }
+        reporter.cancel()
+        _ = await reporter.result
+        if downloaded, let size = try? container.item(at: path)?.item.size {
+            try? await report(done: size, total: size)
+        }
+        return downloaded
     }
 
     private static func mapped<T>(_ body: () async throws(OnDemandError) -> T) async throws(RPCError) -> T {
