@@ -1,12 +1,18 @@
 import UbiqControlAPI
 import UbiqModel
 
-/// `container.url` and `versions.save`.
+/// `container.url`, `container.rescan` and `versions.save`.
 extension UbiqAgentClient {
     /// Where `container`'s folder is on this device; `url` is nil when the device does not
     /// sync it (no error).
     public func containerURL(_ container: ContainerID) async throws -> ContainerURLResult {
         try await connection.call(ControlMethod.containerURL.rawValue, params: ContainerURLParams(container: container))
+    }
+
+    /// Compares the container's folder with the index now and records what changed; returns
+    /// when the scan is complete.
+    public func rescan(_ container: ContainerID) async throws -> ContainerRescanResult {
+        try await connection.call(ControlMethod.containerRescan.rawValue, params: ContainerURLParams(container: container))
     }
 
     /// Writes one version of `path` (a conflict version, or the current one) to the new path

@@ -134,20 +134,34 @@ public actor ContainerSync {
     /// may be half written.
     public func localChanges(_ paths: Set<RelativePath?>) async {
         let roots: [RelativePath?] = paths.contains(nil) ? [nil] : Self.outermost(paths.compactMap { $0 })
+        do { _ = try await leasedScan(roots) } catch let error as ScanBusy {
+            deferredScans.formUnion(roots)
+            logger.debug("scan waits for a client's write lease", metadata: ["paths": "\(error.roots)"])
+        } catch {
+            logger.warning("scan failed", metadata: ["paths": "\(roots.map { $0?.rawValue ?? "/" })", "error": "\(error)"])
+        }
+    }
+
+    /// Rescans the whole container now and says how much it looked at; a client's write
+    /// lease anywhere in it makes this wait up to a second, then throw ``ScanBusy``.
+    public func rescan() async throws -> ScanSummary {
+        try await leasedScan([nil])
+    }
+
+    private func leasedScan(_ roots: [RelativePath?]) async throws -> ScanSummary {
         var lease: FileLeases.Lease?
         if let leases {
             lease = await leases.acquire(roots.map { readClaim($0) }, for: .agent("scan"), timeout: Self.leaseWait)
-            guard lease != nil else {
-                deferredScans.formUnion(roots)
-                logger.debug("scan waits for a client's write lease", metadata: ["paths": "\(roots.map { $0?.rawValue ?? "/" })"])
-                return
-            }
+            guard lease != nil else { throw ScanBusy(roots: roots.map { $0?.rawValue ?? "/" }) }
         }
-        do { try scan(roots) } catch {
-            logger.warning("scan failed", metadata: ["paths": "\(roots.map { $0?.rawValue ?? "/" })", "error": "\(error)"])
+        defer { requestPull() }
+        let summary: ScanSummary
+        do { summary = try scan(roots) } catch {
+            if let lease { await leases?.release(lease.id) }
+            throw error
         }
         if let lease { await leases?.release(lease.id) }
-        requestPull()
+        return summary
     }
 
     private func leaseReleased() async {
@@ -168,16 +182,19 @@ public actor ContainerSync {
         try scan([root])
     }
 
-    private func scan(_ roots: [RelativePath?]) throws {
+    @discardableResult
+    private func scan(_ roots: [RelativePath?]) throws -> ScanSummary {
         scanning = true
         defer { scanning = false }
         var writes: [ItemWrite] = []
         var previousItems: [RelativePath: Item] = [:]
+        var seen = 0
         for root in roots {
             let existing = Dictionary(try index.items(id, under: root).map { ($0.item.path, $0) }, uniquingKeysWith: { a, _ in a })
             for (path, indexed) in existing { previousItems[path] = indexed.item }
             let stats = existing.compactMapValues(\.stat)
             let outcome = try disk.scan(under: root) { stats[$0] }
+            seen += outcome.seen.count
             if root == nil {
                 logger.info("scanned container", metadata: ["entries": "\(outcome.seen.count)", "hashed": "\(outcome.filesHashed)"])
             }
@@ -196,13 +213,14 @@ public actor ContainerSync {
             }
             writes += plan.writes
         }
-        guard !writes.isEmpty else { return }
+        guard !writes.isEmpty else { return ScanSummary(seen: seen, changed: 0) }
         try record(writes, origin: .local, previous: previousItems)
         for write in writes {
             logger.debug("local change", metadata: ["path": "\(write.item.path)", "version": "\(write.item.version)",
                                                     "deleted": "\(write.item.deleted)"])
         }
         announce()
+        return ScanSummary(seen: seen, changed: writes.count)
     }
 
     static func outermost(_ paths: [RelativePath]) -> [RelativePath] {

@@ -8,7 +8,8 @@ struct UbiqCommand: AsyncParsableCommand {
         abstract: "Talk to the local ubiq agent.",
         subcommands: [
             StatusCommand.self, PeersCommand.self, ListCommand.self, QueryCommand.self, VersionsCommand.self, ResolveCommand.self,
-            KeyValueCommand.self, WatchCommand.self, DownloadCommand.self, EvictCommand.self, AccountCommand.self,
+            KeyValueCommand.self, WatchCommand.self, DownloadCommand.self, EvictCommand.self, RescanCommand.self,
+            AccountCommand.self,
         ])
 
     /// Accepted before the subcommand (`ubiq --socket S status`); subcommands read it back

@@ -51,4 +51,27 @@ import UbiqTestSupport
         #expect(account.contains(identity.deviceID.rawValue))
         #expect(account.contains(identity.identityToken ?? "none"))
     }
+
+    /// `ubiq rescan` answers once the scan is recorded: every file written before it is in the
+    /// index when the answer arrives, whether or not the watcher saw it first.
+    @Test func aRescanIsCompleteWhenItAnswers() async throws {
+        let cluster = try LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let agent = cluster.agents[0]
+        try await cluster.start()
+        for i in 0..<20 { try agent.write("Documents/rescan/\(i % 4)/file-\(i).txt", "content \(i)") }
+        let json = try AgentProcess.cli(["--socket", agent.socket, "rescan", "\(agent.container)", "--json"])
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let onDisk = try FileManager.default.subpathsOfDirectory(atPath: agent.root).filter { !$0.hasPrefix(".ubiq") }
+        #expect(result["items"] as? Int == onDisk.count)
+        #expect((result["seconds"] as? Double).map { $0 >= 0 } == true)
+        var listed: Set<String> = []
+        for folder in 0..<4 {
+            let entries = try await agent.withClient { try await $0.items(container: agent.container, path: "Documents/rescan/\(folder)") }
+            listed.formUnion(entries.map(\.path))
+        }
+        for i in 0..<20 { #expect(listed.contains("Documents/rescan/\(i % 4)/file-\(i).txt")) }
+        let human = try AgentProcess.cli(["--socket", agent.socket, "rescan", "\(agent.container)"])
+        #expect(human.contains("\(onDisk.count) entries scanned") && human.contains("0 changed"))
+    }
 }

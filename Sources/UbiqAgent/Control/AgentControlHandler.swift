@@ -63,7 +63,7 @@ struct AgentControlHandler: ControlHandler {
                 case .busy: throw RPCError(.unavailable, error.reason)
                 }
             }
-        case .containerURL, .versionsSave:
+        case .containerURL, .containerRescan, .versionsSave:
             return try await ContainerMethods(status: status).handle(known, params: params)
         case .kvGet, .kvSet, .kvRemove, .kvList, .kvSynchronize, .kvSubscribe:
             return try await keyValue.handle(known, params: params, connection: connection)

@@ -3,8 +3,9 @@ import UbiqControlAPI
 import UbiqModel
 import UbiqSync
 
-/// `container.url` (where a container's folder is on this device) and `versions.save` (a
-/// version of a document written out under a new name, "keep both").
+/// `container.url` (where a container's folder is on this device), `container.rescan` (compare
+/// the folder with the index now) and `versions.save` (a version of a document written out
+/// under a new name, "keep both").
 struct ContainerMethods: Sendable {
     let status: AgentStatusSource
 
@@ -13,6 +14,9 @@ struct ContainerMethods: Sendable {
         case .containerURL:
             let request = try RPCParams.decode(ContainerURLParams.self, from: params)
             return try JSONValue(encoding: url(of: request.container))
+        case .containerRescan:
+            let request = try RPCParams.decode(ContainerURLParams.self, from: params)
+            return try JSONValue(encoding: try await rescan(request.container))
         case .versionsSave:
             let request = try RPCParams.decode(VersionsSaveParams.self, from: params)
             return try JSONValue(encoding: try await save(request))
@@ -27,6 +31,22 @@ struct ContainerMethods: Sendable {
         var isDirectory: ObjCBool = false
         let present = FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory) && isDirectory.boolValue
         return ContainerURLResult(container: container, url: root, available: present)
+    }
+
+    private func rescan(_ id: ContainerID) async throws -> ContainerRescanResult {
+        let container = try status.container(id)
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            let summary = try await container.rescan()
+            let elapsed = clock.now - start
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            return ContainerRescanResult(container: id, items: summary.seen, changed: summary.changed, seconds: seconds)
+        } catch let error as ScanBusy {
+            throw RPCError(.unavailable, error.description)
+        } catch {
+            throw RPCError(.internalError, "the rescan failed: \(error)")
+        }
     }
 
     private func save(_ request: VersionsSaveParams) async throws -> VersionsSaveResult {

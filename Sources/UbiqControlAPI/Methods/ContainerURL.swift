@@ -1,6 +1,6 @@
 import UbiqModel
 
-/// The params of `container.url`.
+/// The params of `container.url` and `container.rescan`.
 public struct ContainerURLParams: Hashable, Sendable, Codable {
     public var container: ContainerID
 

@@ -16,6 +16,8 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case versionsSave = "versions.save"
     /// ``ContainerURLParams`` → ``ContainerURLResult``
     case containerURL = "container.url"
+    /// ``ContainerURLParams`` → ``ContainerRescanResult``, when the scan is complete
+    case containerRescan = "container.rescan"
     /// ``KeyValueGetParams`` → ``KeyValueGetResult``
     case kvGet = "kv.get"
     /// ``KeyValueSetParams`` → ``KeyValueWriteResult``
