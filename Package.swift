@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(name: "UbiqModelTests", dependencies: ["UbiqModel"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqConfigTests", dependencies: ["UbiqConfig"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqChunkingTests", dependencies: ["UbiqChunking"], swiftSettings: swiftSettings),
-        .testTarget(name: "UbiqIndexTests", dependencies: ["UbiqIndex", "UbiqTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqIndexTests", dependencies: ["UbiqIndex", "UbiqTestSupport", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqFileSystemTests", dependencies: ["UbiqFileSystem", "UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqWireTests", dependencies: [
             "UbiqWire", "UbiqModel", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),

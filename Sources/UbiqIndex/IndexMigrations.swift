@@ -1,4 +1,6 @@
+import Foundation
 import GRDB
+import UbiqModel
 
 /// The index schema, as named append-only migrations (never edit a shipped one; add a new one).
 enum IndexMigrations {
@@ -110,6 +112,17 @@ enum IndexMigrations {
                     PRIMARY KEY (container, path, device)
                 ) STRICT;
                 """)
+        }
+        migrator.registerMigration("v5: need sizes for status") { db in
+            try db.execute(sql: """
+                ALTER TABLE need ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE need ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
+                """)
+            for row in try Row.fetchAll(db, sql: "SELECT rowid, target FROM need") {
+                let item = try IndexCoding.decode(json: row[1] as Data, as: Item.self)
+                try db.execute(sql: "UPDATE need SET size = ?, deleted = ? WHERE rowid = ?",
+                               arguments: [Int64(item.size), item.deleted, row[0] as Int64])
+            }
         }
         return migrator
     }

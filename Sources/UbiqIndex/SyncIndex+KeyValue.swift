@@ -30,7 +30,7 @@ extension SyncIndex {
     public func keyValueEntry(_ store: KeyValueStoreID, _ key: String) throws -> IndexedKeyValue? {
         try pool.read { db in
             guard let id = try kvStoreID(db, store) else { return nil }
-            return try Row.fetchOne(db, sql: "SELECT * FROM kventry WHERE store = ? AND key = ?", arguments: [id, key])
+            return try Row.fetchOne(db, cached: "SELECT * FROM kventry WHERE store = ? AND key = ?", arguments: [id, key])
                 .map(Self.decodeKeyValue)
         }
     }
@@ -39,7 +39,7 @@ extension SyncIndex {
     public func keyValueEntries(_ store: KeyValueStoreID) throws -> [IndexedKeyValue] {
         try pool.read { db in
             guard let id = try kvStoreID(db, store) else { return [] }
-            return try Row.fetchAll(db, sql: "SELECT * FROM kventry WHERE store = ? ORDER BY key", arguments: [id])
+            return try Row.fetchAll(db, cached: "SELECT * FROM kventry WHERE store = ? ORDER BY key", arguments: [id])
                 .map(Self.decodeKeyValue)
         }
     }
@@ -48,7 +48,7 @@ extension SyncIndex {
     public func keyValueEntries(_ store: KeyValueStoreID, after sequence: Int64, limit: Int) throws -> [IndexedKeyValue] {
         try pool.read { db in
             guard let id = try kvStoreID(db, store) else { return [] }
-            return try Row.fetchAll(db, sql: "SELECT * FROM kventry WHERE store = ? AND sequence > ? ORDER BY sequence LIMIT ?",
+            return try Row.fetchAll(db, cached: "SELECT * FROM kventry WHERE store = ? AND sequence > ? ORDER BY sequence LIMIT ?",
                                     arguments: [id, sequence, limit]).map(Self.decodeKeyValue)
         }
     }
@@ -76,10 +76,10 @@ extension SyncIndex {
                 ])
             }
             let clock = max(clock, row.clock)
-            try db.execute(sql: "UPDATE kvstore SET sequence = ?, clockWall = ?, clockLogical = ? WHERE id = ?",
+            try db.execute(cached: "UPDATE kvstore SET sequence = ?, clockWall = ?, clockLogical = ? WHERE id = ?",
                            arguments: [row.sequence, clock.wall, Int64(clock.logical), row.id])
             if let (device, state) = peer {
-                try db.execute(sql: "INSERT OR REPLACE INTO kvpeer (device, store, indexID, maxSequence) VALUES (?, ?, ?, ?)",
+                try db.execute(cached: "INSERT OR REPLACE INTO kvpeer (device, store, indexID, maxSequence) VALUES (?, ?, ?, ?)",
                                arguments: [device.rawValue, row.id, Int64(bitPattern: state.indexID), state.maxSequence])
             }
             return row.sequence
@@ -89,7 +89,7 @@ extension SyncIndex {
     public func keyValuePeerState(_ peer: DeviceID, _ store: KeyValueStoreID) throws -> PeerIndexState? {
         try pool.read { db in
             guard let id = try kvStoreID(db, store) else { return nil }
-            return try Row.fetchOne(db, sql: "SELECT indexID, maxSequence FROM kvpeer WHERE device = ? AND store = ?",
+            return try Row.fetchOne(db, cached: "SELECT indexID, maxSequence FROM kvpeer WHERE device = ? AND store = ?",
                                     arguments: [peer.rawValue, id]).map {
                 PeerIndexState(indexID: UInt64(bitPattern: $0[0] as Int64), maxSequence: $0[1])
             }
@@ -101,7 +101,7 @@ extension SyncIndex {
     public func keyValueHasSynced(_ store: KeyValueStoreID) throws -> Bool {
         try pool.read { db in
             guard let id = try kvStoreID(db, store) else { return false }
-            return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM kvpeer WHERE store = ?)", arguments: [id]) ?? false
+            return try Bool.fetchOne(db, cached: "SELECT EXISTS (SELECT 1 FROM kvpeer WHERE store = ?)", arguments: [id]) ?? false
         }
     }
 
@@ -111,15 +111,15 @@ extension SyncIndex {
     public func bindKeyValueStore(_ store: KeyValueStoreID, toAccount token: String) throws -> [String]? {
         try pool.write { db in
             let row = try kvStoreRow(db, store)
-            let bound = try String.fetchOne(db, sql: "SELECT account FROM kvstore WHERE id = ?", arguments: [row.id])
+            let bound = try String.fetchOne(db, cached: "SELECT account FROM kvstore WHERE id = ?", arguments: [row.id])
             if bound == token { return nil }
-            try db.execute(sql: "UPDATE kvstore SET account = ? WHERE id = ?", arguments: [token, row.id])
+            try db.execute(cached: "UPDATE kvstore SET account = ? WHERE id = ?", arguments: [token, row.id])
             guard bound != nil else { return nil }
-            let keys = try String.fetchAll(db, sql: "SELECT key FROM kventry WHERE store = ? AND value IS NOT NULL ORDER BY key",
+            let keys = try String.fetchAll(db, cached: "SELECT key FROM kventry WHERE store = ? AND value IS NOT NULL ORDER BY key",
                                            arguments: [row.id])
-            try db.execute(sql: "DELETE FROM kventry WHERE store = ?", arguments: [row.id])
-            try db.execute(sql: "DELETE FROM kvpeer WHERE store = ?", arguments: [row.id])
-            try db.execute(sql: "UPDATE kvstore SET indexID = ?, sequence = 0 WHERE id = ?",
+            try db.execute(cached: "DELETE FROM kventry WHERE store = ?", arguments: [row.id])
+            try db.execute(cached: "DELETE FROM kvpeer WHERE store = ?", arguments: [row.id])
+            try db.execute(cached: "UPDATE kvstore SET indexID = ?, sequence = 0 WHERE id = ?",
                            arguments: [Int64.random(in: 1...Int64.max), row.id])
             return keys
         }
@@ -135,17 +135,17 @@ extension SyncIndex {
     }
 
     private func kvStoreID(_ db: Database, _ store: KeyValueStoreID) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT id FROM kvstore WHERE identifier = ?", arguments: [store.rawValue])
+        try Int64.fetchOne(db, cached: "SELECT id FROM kvstore WHERE identifier = ?", arguments: [store.rawValue])
     }
 
     private func kvStoreRow(_ db: Database, _ store: KeyValueStoreID) throws -> KeyValueStoreRow {
-        if let row = try Row.fetchOne(db, sql: "SELECT id, indexID, sequence, clockWall, clockLogical FROM kvstore WHERE identifier = ?",
+        if let row = try Row.fetchOne(db, cached: "SELECT id, indexID, sequence, clockWall, clockLogical FROM kvstore WHERE identifier = ?",
                                       arguments: [store.rawValue]) {
             return KeyValueStoreRow(id: row[0], indexID: row[1], sequence: row[2],
                                     clock: HybridTimestamp(wall: row[3], logical: UInt32(clamping: row[4] as Int64)))
         }
         let indexID = Int64.random(in: 1...Int64.max)
-        try db.execute(sql: "INSERT INTO kvstore (identifier, indexID, sequence) VALUES (?, ?, 0)", arguments: [store.rawValue, indexID])
+        try db.execute(cached: "INSERT INTO kvstore (identifier, indexID, sequence) VALUES (?, ?, 0)", arguments: [store.rawValue, indexID])
         return KeyValueStoreRow(id: db.lastInsertedRowID, indexID: indexID, sequence: 0, clock: .zero)
     }
 

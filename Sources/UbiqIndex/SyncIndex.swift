@@ -43,7 +43,7 @@ public struct SyncIndex: Sendable {
     public func item(_ container: ContainerID, _ path: RelativePath) throws -> IndexedItem? {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return nil }
-            return try Row.fetchOne(db, sql: "SELECT * FROM item WHERE container = ? AND path = ?", arguments: [id, path.rawValue])
+            return try Row.fetchOne(db, cached: "SELECT * FROM item WHERE container = ? AND path = ?", arguments: [id, path.rawValue])
                 .map(Self.decodeItem)
         }
     }
@@ -53,7 +53,7 @@ public struct SyncIndex: Sendable {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return [] }
             let prefix = parent.map { $0.rawValue + "/" } ?? ""
-            let rows = try Row.fetchAll(db, sql: """
+            let rows = try Row.fetchAll(db, cached: """
                 SELECT * FROM item WHERE container = ? AND path >= ? AND path < ? ORDER BY path
                 """, arguments: [id, prefix, prefix + "\u{10FFFF}"])
             return try rows.map(Self.decodeItem).filter {
@@ -66,7 +66,7 @@ public struct SyncIndex: Sendable {
     public func caseTwin(_ container: ContainerID, of path: RelativePath) throws -> RelativePath? {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return nil }
-            return try String.fetchOne(db, sql: """
+            return try String.fetchOne(db, cached: """
                 SELECT path FROM item WHERE container = ? AND folded = ? AND path != ? AND deleted = 0 LIMIT 1
                 """, arguments: [id, path.caseFolded, path.rawValue]).flatMap { try? RelativePath($0) }
         }
@@ -77,10 +77,10 @@ public struct SyncIndex: Sendable {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return [] }
             guard let root else {
-                return try Row.fetchAll(db, sql: "SELECT * FROM item WHERE container = ? ORDER BY path", arguments: [id])
+                return try Row.fetchAll(db, cached: "SELECT * FROM item WHERE container = ? ORDER BY path", arguments: [id])
                     .map(Self.decodeItem)
             }
-            return try Row.fetchAll(db, sql: """
+            return try Row.fetchAll(db, cached: """
                 SELECT * FROM item WHERE container = ? AND (path = ? OR (path >= ? AND path < ?)) ORDER BY path
                 """, arguments: [id, root.rawValue, root.rawValue + "/", root.rawValue + "/\u{10FFFF}"])
                 .map(Self.decodeItem)
@@ -91,7 +91,7 @@ public struct SyncIndex: Sendable {
     public func items(_ container: ContainerID, after sequence: Int64, limit: Int) throws -> [IndexedItem] {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return [] }
-            return try Row.fetchAll(db, sql: """
+            return try Row.fetchAll(db, cached: """
                 SELECT * FROM item WHERE container = ? AND sequence > ? ORDER BY sequence LIMIT ?
                 """, arguments: [id, sequence, limit]).map(Self.decodeItem)
         }
@@ -110,7 +110,7 @@ public struct SyncIndex: Sendable {
                     try Self.settleNeed(db, container: row.id, path: write.item.path, upTo: write.item.version)
                 }
             }
-            try db.execute(sql: "UPDATE container SET sequence = ? WHERE id = ?", arguments: [row.sequence, row.id])
+            try db.execute(cached: "UPDATE container SET sequence = ? WHERE id = ?", arguments: [row.sequence, row.id])
             return row.sequence
         }
     }
@@ -119,7 +119,7 @@ public struct SyncIndex: Sendable {
     public func updateStat(_ container: ContainerID, _ path: RelativePath, _ stat: FileStat?) throws {
         try pool.write { db in
             let id = try containerRow(db, container).id
-            try db.execute(sql: """
+            try db.execute(cached: """
                 UPDATE item SET statSize = ?, statMtime = ?, statCtime = ?, statInode = ? WHERE container = ? AND path = ?
                 """, arguments: [stat.map { Int64($0.size) }, stat?.mtimeNs, stat?.ctimeNs, stat.map { Int64(bitPattern: $0.inode) },
                                  id, path.rawValue])
@@ -131,7 +131,7 @@ public struct SyncIndex: Sendable {
     /// Places on this device where a chunk with this hash can be read.
     public func locations(of hash: ChunkHash) throws -> [ChunkLocation] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: """
+            try Row.fetchAll(db, cached: """
                 SELECT container.identifier, chunk.file, chunk.offset, chunk.size FROM chunk
                 JOIN container ON container.id = chunk.container WHERE chunk.hash = ? LIMIT 8
                 """, arguments: [Data(hash.bytes)]).compactMap { row in
@@ -155,7 +155,7 @@ public struct SyncIndex: Sendable {
     public func needs(_ container: ContainerID) throws -> [Item] {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return [] }
-            return try Data.fetchAll(db, sql: "SELECT target FROM need WHERE container = ?", arguments: [id])
+            return try Data.fetchAll(db, cached: "SELECT target FROM need WHERE container = ?", arguments: [id])
                 .map { try IndexCoding.decode(json: $0, as: Item.self) }
         }
     }
@@ -163,7 +163,7 @@ public struct SyncIndex: Sendable {
     public func need(_ container: ContainerID, _ path: RelativePath) throws -> Item? {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return nil }
-            return try Data.fetchOne(db, sql: "SELECT target FROM need WHERE container = ? AND path = ?", arguments: [id, path.rawValue])
+            return try Data.fetchOne(db, cached: "SELECT target FROM need WHERE container = ? AND path = ?", arguments: [id, path.rawValue])
                 .map { try IndexCoding.decode(json: $0, as: Item.self) }
         }
     }
@@ -177,12 +177,12 @@ public struct SyncIndex: Sendable {
     }
 
     private static func settleNeed(_ db: Database, container: Int64, path: RelativePath, upTo version: VersionVector) throws {
-        guard let data = try Data.fetchOne(db, sql: "SELECT target FROM need WHERE container = ? AND path = ?",
+        guard let data = try Data.fetchOne(db, cached: "SELECT target FROM need WHERE container = ? AND path = ?",
                                            arguments: [container, path.rawValue])
         else { return }
         switch try IndexCoding.decode(json: data, as: Item.self).version.compare(to: version) {
         case .equal, .dominated:
-            try db.execute(sql: "DELETE FROM need WHERE container = ? AND path = ?", arguments: [container, path.rawValue])
+            try db.execute(cached: "DELETE FROM need WHERE container = ? AND path = ?", arguments: [container, path.rawValue])
         case .dominates, .concurrent:
             break
         }
@@ -203,17 +203,17 @@ public struct SyncIndex: Sendable {
             var row = try containerRow(db, container)
             for need in needs {
                 // A newer version of a path the user asked to download stays asked for.
-                try db.execute(sql: """
-                    INSERT INTO need (container, path, target) VALUES (?, ?, ?)
-                    ON CONFLICT (container, path) DO UPDATE SET target = excluded.target
-                    """, arguments: [row.id, need.path.rawValue, IndexCoding.encode(json: need)])
+                try db.execute(cached: """
+                    INSERT INTO need (container, path, target, size, deleted) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (container, path) DO UPDATE SET target = excluded.target, size = excluded.size, deleted = excluded.deleted
+                    """, arguments: [row.id, need.path.rawValue, IndexCoding.encode(json: need), Int64(need.size), need.deleted])
             }
             for (path, version) in held {
                 if let version {
-                    try db.execute(sql: "INSERT OR REPLACE INTO held (container, path, device, version) VALUES (?, ?, ?, ?)",
+                    try db.execute(cached: "INSERT OR REPLACE INTO held (container, path, device, version) VALUES (?, ?, ?, ?)",
                                    arguments: [row.id, path.rawValue, peer.rawValue, IndexCoding.encode(json: version)])
                 } else {
-                    try db.execute(sql: "DELETE FROM held WHERE container = ? AND path = ? AND device = ?",
+                    try db.execute(cached: "DELETE FROM held WHERE container = ? AND path = ? AND device = ?",
                                    arguments: [row.id, path.rawValue, peer.rawValue])
                 }
             }
@@ -221,8 +221,8 @@ public struct SyncIndex: Sendable {
                 row.sequence += 1
                 try Self.upsert(db, container: row.id, write.item, sequence: row.sequence, stat: write.stat, downloaded: write.downloaded)
             }
-            try db.execute(sql: "UPDATE container SET sequence = ? WHERE id = ?", arguments: [row.sequence, row.id])
-            try db.execute(sql: "INSERT OR REPLACE INTO peer (device, container, indexID, maxSequence) VALUES (?, ?, ?, ?)",
+            try db.execute(cached: "UPDATE container SET sequence = ? WHERE id = ?", arguments: [row.sequence, row.id])
+            try db.execute(cached: "INSERT OR REPLACE INTO peer (device, container, indexID, maxSequence) VALUES (?, ?, ?, ?)",
                            arguments: [peer.rawValue, row.id, Int64(bitPattern: state.indexID), state.maxSequence])
             return row.sequence
         }
@@ -232,7 +232,7 @@ public struct SyncIndex: Sendable {
     public func holders(_ container: ContainerID, _ path: RelativePath, version: VersionVector) throws -> [DeviceID] {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return [] }
-            return try Row.fetchAll(db, sql: "SELECT device, version FROM held WHERE container = ? AND path = ?",
+            return try Row.fetchAll(db, cached: "SELECT device, version FROM held WHERE container = ? AND path = ?",
                                     arguments: [id, path.rawValue]).compactMap { row in
                 try IndexCoding.decode(json: row[1], as: VersionVector.self) == version ? DeviceID(row[0] as String) : nil
             }
@@ -244,7 +244,7 @@ public struct SyncIndex: Sendable {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return [:] }
             var result: [RelativePath: [VersionVector]] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT path, version FROM held WHERE container = ?", arguments: [id]) {
+            for row in try Row.fetchAll(db, cached: "SELECT path, version FROM held WHERE container = ?", arguments: [id]) {
                 guard let path = try? RelativePath(row[0] as String) else { continue }
                 result[path, default: []].append(try IndexCoding.decode(json: row[1], as: VersionVector.self))
             }
@@ -257,10 +257,10 @@ public struct SyncIndex: Sendable {
     public func requestFetch(_ container: ContainerID, _ item: Item) throws {
         try pool.write { db in
             let id = try containerRow(db, container).id
-            try db.execute(sql: """
-                INSERT INTO need (container, path, target, fetch) VALUES (?, ?, ?, 1)
+            try db.execute(cached: """
+                INSERT INTO need (container, path, target, fetch, size, deleted) VALUES (?, ?, ?, 1, ?, ?)
                 ON CONFLICT (container, path) DO UPDATE SET fetch = 1
-                """, arguments: [id, item.path.rawValue, IndexCoding.encode(json: item)])
+                """, arguments: [id, item.path.rawValue, IndexCoding.encode(json: item), Int64(item.size), item.deleted])
         }
     }
 
@@ -268,7 +268,7 @@ public struct SyncIndex: Sendable {
     public func fetchRequests(_ container: ContainerID) throws -> Set<RelativePath> {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return [] }
-            return Set(try String.fetchAll(db, sql: "SELECT path FROM need WHERE container = ? AND fetch = 1", arguments: [id])
+            return Set(try String.fetchAll(db, cached: "SELECT path FROM need WHERE container = ? AND fetch = 1", arguments: [id])
                 .compactMap { try? RelativePath($0) })
         }
     }
@@ -276,7 +276,7 @@ public struct SyncIndex: Sendable {
     public func peerState(_ peer: DeviceID, _ container: ContainerID) throws -> PeerIndexState? {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return nil }
-            return try Row.fetchOne(db, sql: "SELECT indexID, maxSequence FROM peer WHERE device = ? AND container = ?",
+            return try Row.fetchOne(db, cached: "SELECT indexID, maxSequence FROM peer WHERE device = ? AND container = ?",
                                     arguments: [peer.rawValue, id]).map {
                 PeerIndexState(indexID: UInt64(bitPattern: $0[0] as Int64), maxSequence: $0[1])
             }
@@ -289,7 +289,7 @@ public struct SyncIndex: Sendable {
         try pool.read { db in
             var stats = ContainerStatistics()
             guard let id = try containerID(db, container) else { return stats }
-            for row in try Row.fetchAll(db, sql: """
+            for row in try Row.fetchAll(db, cached: """
                 SELECT kind, COUNT(*), SUM(size), SUM(conflicts IS NOT NULL), SUM(absent) FROM item
                 WHERE container = ? AND deleted = 0 GROUP BY kind
                 """, arguments: [id]) {
@@ -302,10 +302,9 @@ public struct SyncIndex: Sendable {
                 stats.conflicts += row[3] as Int? ?? 0
                 stats.notDownloaded += row[4] as Int? ?? 0
             }
-            for target in try Data.fetchAll(db, sql: "SELECT target FROM need WHERE container = ?", arguments: [id]) {
-                let item = try IndexCoding.decode(json: target, as: Item.self)
-                stats.needItems += 1
-                if !item.deleted { stats.needBytes += item.size }
+            if let row = try Row.fetchOne(db, cached: "SELECT COUNT(*), SUM(size * (deleted = 0)) FROM need WHERE container = ?", arguments: [id]) {
+                stats.needItems = row[0]
+                stats.needBytes = UInt64(row[1] as Int64? ?? 0)
             }
             return stats
         }
@@ -320,22 +319,22 @@ public struct SyncIndex: Sendable {
     }
 
     private func containerID(_ db: Database, _ container: ContainerID) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT id FROM container WHERE identifier = ?", arguments: [container.rawValue])
+        try Int64.fetchOne(db, cached: "SELECT id FROM container WHERE identifier = ?", arguments: [container.rawValue])
     }
 
     private func containerRow(_ db: Database, _ container: ContainerID) throws -> ContainerRowValue {
-        if let row = try Row.fetchOne(db, sql: "SELECT id, indexID, sequence FROM container WHERE identifier = ?", arguments: [container.rawValue]) {
+        if let row = try Row.fetchOne(db, cached: "SELECT id, indexID, sequence FROM container WHERE identifier = ?", arguments: [container.rawValue]) {
             return ContainerRowValue(id: row[0], indexID: row[1], sequence: row[2])
         }
         let indexID = Int64.random(in: 1...Int64.max)
-        try db.execute(sql: "INSERT INTO container (identifier, indexID, sequence) VALUES (?, ?, 0)", arguments: [container.rawValue, indexID])
+        try db.execute(cached: "INSERT INTO container (identifier, indexID, sequence) VALUES (?, ?, 0)", arguments: [container.rawValue, indexID])
         return ContainerRowValue(id: db.lastInsertedRowID, indexID: indexID, sequence: 0)
     }
 
     private static func upsert(_ db: Database, container: Int64, _ item: Item, sequence: Int64, stat: FileStat?,
                                downloaded: Bool) throws {
         let absent = !downloaded && !item.deleted && item.kind == .file
-        try db.execute(sql: """
+        try db.execute(cached: """
             INSERT OR REPLACE INTO item (container, path, kind, deleted, size, mtime, executable, symlinkTarget, version,
                 modifiedBy, chunks, conflicts, sequence, statSize, statMtime, statCtime, statInode, folded, absent)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -352,7 +351,7 @@ public struct SyncIndex: Sendable {
     }
 
     private static func replaceChunks(_ db: Database, container: Int64, file: String, chunks: [ChunkRef]) throws {
-        try db.execute(sql: "DELETE FROM chunk WHERE container = ? AND file = ?", arguments: [container, file])
+        try db.execute(cached: "DELETE FROM chunk WHERE container = ? AND file = ?", arguments: [container, file])
         let statement = try db.cachedStatement(sql: "INSERT INTO chunk (hash, container, file, offset, size) VALUES (?, ?, ?, ?, ?)")
         for chunk in chunks {
             try statement.execute(arguments: [Data(chunk.hash.bytes), container, file, Int64(chunk.offset), Int64(chunk.size)])

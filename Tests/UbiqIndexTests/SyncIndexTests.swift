@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 import UbiqIndex
 import UbiqModel
@@ -63,6 +64,32 @@ import UbiqTestSupport
         #expect(try index.peerState(peer, container) == PeerIndexState(indexID: 42, maxSequence: 17))
         try index.commit(container, [ItemWrite(item: need, stat: nil, settlesNeed: true)])
         #expect(try index.needs(container).isEmpty)
+    }
+
+    @Test func statisticsCountPendingNeedsAndTheirBytes() throws {
+        let peer = DeviceID("BBBB")
+        var gone = file("Documents/gone.txt", byte: 2, version: [peer: 2])
+        gone.deleted = true
+        try index.recordRemoteUpdate(container, peer: peer, state: PeerIndexState(indexID: 1, maxSequence: 2),
+                                     needs: [file("Documents/b.txt", byte: 9, version: [peer: 1]), gone], merges: [])
+        let stats = try index.statistics(container)
+        #expect(stats.needItems == 2 && stats.needBytes == 100)
+    }
+
+    /// An index written before needs had size columns gets them filled in when it is opened.
+    @Test func theNeedSizeMigrationFillsExistingNeeds() throws {
+        let peer = DeviceID("BBBB")
+        try index.recordRemoteUpdate(container, peer: peer, state: PeerIndexState(indexID: 1, maxSequence: 1),
+                                     needs: [file("Documents/b.txt", byte: 9, version: [peer: 1])], merges: [])
+        let path = dir.appending("index.sqlite")
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(sql: "ALTER TABLE need DROP COLUMN size; ALTER TABLE need DROP COLUMN deleted")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v5:%'")
+        }
+        try queue.close()
+        let reopened = try SyncIndex(path: path)
+        #expect(try reopened.statistics(container).needBytes == 100)
     }
 
     @Test func childrenListsOneLevel() throws {
