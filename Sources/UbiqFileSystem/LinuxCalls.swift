@@ -21,6 +21,8 @@ enum LinuxCalls {
         return renameat2(fromDir, from, toDir, to, renameNoReplace)
     }
 
+    static var canSyncFileSystem: Bool { syncfs != nil }
+
     /// Flushes the whole file system holding `fd`; false where unavailable.
     static func syncFileSystem(_ fd: Int32) -> Bool {
         guard let syncfs else { return false }

@@ -57,8 +57,10 @@ extension SafeFileSystem {
             }
             return result
         }
-        // One parent folder open at a time, synced once after its last rename.
+        // One parent folder open at a time, synced once after its last rename; across many
+        // folders one flush of the file system after all renames is cheaper.
         let byParent = Dictionary(grouping: prepared) { $0.item.path.parent?.rawValue ?? "" }
+        let flushOnce = byParent.count >= 8 && LinuxCalls.canSyncFileSystem
         for key in byParent.keys.sorted() {
             let group = byParent[key]!
             let parent: OwnedDescriptor
@@ -80,9 +82,12 @@ extension SafeFileSystem {
                 }
                 result.committed[item.path] = Self.baseline(after: stat, name: name, in: parent.fd)
             }
-            if fsync(parent.fd) != 0 {
+            if !flushOnce, fsync(parent.fd) != 0 {
                 logger.warning("cannot sync folder", metadata: ["path": "\(key)", "errno": "\(errno)"])
             }
+        }
+        if flushOnce, !LinuxCalls.syncFileSystem(temporary.fd) {
+            logger.warning("cannot flush the file system after renames", metadata: ["errno": "\(errno)"])
         }
         return result
     }

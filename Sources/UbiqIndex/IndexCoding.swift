@@ -30,10 +30,7 @@ enum IndexCoding {
         return chunks
     }
 
-    static func encode<T: Encodable>(json value: T) -> Data {
-        (try? JSONEncoder().encode(value)) ?? Data()
-    }
-
+    /// Blobs that earlier versions wrote as JSON; ``IndexBinary`` writes everything now.
     static func decode<T: Decodable>(json data: Data, as type: T.Type) throws(IndexError) -> T {
         do { return try JSONDecoder().decode(type, from: data) } catch {
             throw IndexError(.corrupt, "cannot decode \(T.self) from the index: \(error)")

@@ -119,7 +119,7 @@ enum IndexMigrations {
                 ALTER TABLE need ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
                 """)
             for row in try Row.fetchAll(db, sql: "SELECT rowid, target FROM need") {
-                let item = try IndexCoding.decode(json: row[1] as Data, as: Item.self)
+                let item = try IndexBinary.decodeItem(row[1] as Data)
                 try db.execute(sql: "UPDATE need SET size = ?, deleted = ? WHERE rowid = ?",
                                arguments: [Int64(item.size), item.deleted, row[0] as Int64])
             }

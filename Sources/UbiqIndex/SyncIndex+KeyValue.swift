@@ -70,8 +70,8 @@ extension SyncIndex {
                 row.sequence += 1
                 try insert.execute(arguments: [
                     row.id, entry.key, entry.value.map { Data(PropertyListCoding.encode($0)) },
-                    IndexCoding.encode(json: entry.version),
-                    entry.valueVersion == entry.version ? nil : IndexCoding.encode(json: entry.valueVersion), entry.timestamp.wall, Int64(entry.timestamp.logical),
+                    IndexBinary.encode(entry.version),
+                    entry.valueVersion == entry.version ? nil : IndexBinary.encode(entry.valueVersion), entry.timestamp.wall, Int64(entry.timestamp.logical),
                     entry.modifiedBy.rawValue, row.sequence,
                 ])
             }
@@ -158,8 +158,8 @@ extension SyncIndex {
         }
         let entry = KeyValueEntry(
             key: row["key"], value: decoded,
-            version: try IndexCoding.decode(json: row["version"], as: VersionVector.self),
-            valueVersion: try valueVersion.map { try IndexCoding.decode(json: $0, as: VersionVector.self) },
+            version: try IndexBinary.decodeVersion(row["version"]),
+            valueVersion: try valueVersion.map { try IndexBinary.decodeVersion($0) },
             timestamp: HybridTimestamp(wall: row["hlcWall"], logical: UInt32(clamping: row["hlcLogical"] as Int64)),
             modifiedBy: DeviceID(row["modifiedBy"] as String))
         return IndexedKeyValue(entry: entry, sequence: row["sequence"])

@@ -48,6 +48,20 @@ public struct SyncIndex: Sendable {
         }
     }
 
+    /// The items at these paths, in one read; paths the index does not know are left out.
+    public func items(_ container: ContainerID, at paths: [RelativePath]) throws -> [RelativePath: IndexedItem] {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return [:] }
+            var result: [RelativePath: IndexedItem] = [:]
+            for path in paths {
+                if let row = try Row.fetchOne(db, cached: "SELECT * FROM item WHERE container = ? AND path = ?", arguments: [id, path.rawValue]) {
+                    result[path] = try Self.decodeItem(row)
+                }
+            }
+            return result
+        }
+    }
+
     /// Items in the folder `parent` (the container root when nil), not recursive.
     public func children(_ container: ContainerID, of parent: RelativePath?) throws -> [IndexedItem] {
         try pool.read { db in
@@ -156,7 +170,7 @@ public struct SyncIndex: Sendable {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return [] }
             return try Data.fetchAll(db, cached: "SELECT target FROM need WHERE container = ?", arguments: [id])
-                .map { try IndexCoding.decode(json: $0, as: Item.self) }
+                .map { try IndexBinary.decodeItem($0) }
         }
     }
 
@@ -164,7 +178,7 @@ public struct SyncIndex: Sendable {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return nil }
             return try Data.fetchOne(db, cached: "SELECT target FROM need WHERE container = ? AND path = ?", arguments: [id, path.rawValue])
-                .map { try IndexCoding.decode(json: $0, as: Item.self) }
+                .map { try IndexBinary.decodeItem($0) }
         }
     }
 
@@ -180,7 +194,7 @@ public struct SyncIndex: Sendable {
         guard let data = try Data.fetchOne(db, cached: "SELECT target FROM need WHERE container = ? AND path = ?",
                                            arguments: [container, path.rawValue])
         else { return }
-        switch try IndexCoding.decode(json: data, as: Item.self).version.compare(to: version) {
+        switch try IndexBinary.decodeItem(data).version.compare(to: version) {
         case .equal, .dominated:
             try db.execute(cached: "DELETE FROM need WHERE container = ? AND path = ?", arguments: [container, path.rawValue])
         case .dominates, .concurrent:
@@ -206,12 +220,12 @@ public struct SyncIndex: Sendable {
                 try db.execute(cached: """
                     INSERT INTO need (container, path, target, size, deleted) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (container, path) DO UPDATE SET target = excluded.target, size = excluded.size, deleted = excluded.deleted
-                    """, arguments: [row.id, need.path.rawValue, IndexCoding.encode(json: need), Int64(need.size), need.deleted])
+                    """, arguments: [row.id, need.path.rawValue, IndexBinary.encode(need), Int64(need.size), need.deleted])
             }
             for (path, version) in held {
                 if let version {
                     try db.execute(cached: "INSERT OR REPLACE INTO held (container, path, device, version) VALUES (?, ?, ?, ?)",
-                                   arguments: [row.id, path.rawValue, peer.rawValue, IndexCoding.encode(json: version)])
+                                   arguments: [row.id, path.rawValue, peer.rawValue, IndexBinary.encode(version)])
                 } else {
                     try db.execute(cached: "DELETE FROM held WHERE container = ? AND path = ? AND device = ?",
                                    arguments: [row.id, path.rawValue, peer.rawValue])
@@ -234,7 +248,7 @@ public struct SyncIndex: Sendable {
             guard let id = try containerID(db, container) else { return [] }
             return try Row.fetchAll(db, cached: "SELECT device, version FROM held WHERE container = ? AND path = ?",
                                     arguments: [id, path.rawValue]).compactMap { row in
-                try IndexCoding.decode(json: row[1], as: VersionVector.self) == version ? DeviceID(row[0] as String) : nil
+                try IndexBinary.decodeVersion(row[1]) == version ? DeviceID(row[0] as String) : nil
             }
         }
     }
@@ -246,7 +260,7 @@ public struct SyncIndex: Sendable {
             var result: [RelativePath: [VersionVector]] = [:]
             for row in try Row.fetchAll(db, cached: "SELECT path, version FROM held WHERE container = ?", arguments: [id]) {
                 guard let path = try? RelativePath(row[0] as String) else { continue }
-                result[path, default: []].append(try IndexCoding.decode(json: row[1], as: VersionVector.self))
+                result[path, default: []].append(try IndexBinary.decodeVersion(row[1]))
             }
             return result
         }
@@ -260,7 +274,7 @@ public struct SyncIndex: Sendable {
             try db.execute(cached: """
                 INSERT INTO need (container, path, target, fetch, size, deleted) VALUES (?, ?, ?, 1, ?, ?)
                 ON CONFLICT (container, path) DO UPDATE SET fetch = 1
-                """, arguments: [id, item.path.rawValue, IndexCoding.encode(json: item), Int64(item.size), item.deleted])
+                """, arguments: [id, item.path.rawValue, IndexBinary.encode(item), Int64(item.size), item.deleted])
         }
     }
 
@@ -340,8 +354,8 @@ public struct SyncIndex: Sendable {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [
                 container, item.path.rawValue, item.kind.code, item.deleted, Int64(item.size), item.mtime, item.executable,
-                item.symlinkTarget, IndexCoding.encode(json: item.version), item.modifiedBy.rawValue,
-                IndexCoding.encode(item.chunks), item.conflicts.isEmpty ? nil : IndexCoding.encode(json: item.conflicts),
+                item.symlinkTarget, IndexBinary.encode(item.version), item.modifiedBy.rawValue,
+                IndexCoding.encode(item.chunks), item.conflicts.isEmpty ? nil : IndexBinary.encode(item.conflicts),
                 sequence, stat.map { Int64($0.size) }, stat?.mtimeNs, stat?.ctimeNs, stat.map { Int64(bitPattern: $0.inode) },
                 item.path.caseFolded, absent,
             ])
@@ -372,9 +386,9 @@ public struct SyncIndex: Sendable {
             path: try RelativePath(path), kind: ItemKind(code: row["kind"]), deleted: row["deleted"],
             size: UInt64(row["size"] as Int64), mtime: row["mtime"], executable: row["executable"],
             symlinkTarget: row["symlinkTarget"], chunks: try IndexCoding.decodeChunks(row["chunks"]),
-            version: try IndexCoding.decode(json: row["version"], as: VersionVector.self),
+            version: try IndexBinary.decodeVersion(row["version"]),
             modifiedBy: DeviceID(row["modifiedBy"] as String),
-            conflicts: try conflicts.map { try IndexCoding.decode(json: $0, as: [ConflictVersion].self) } ?? [])
+            conflicts: try conflicts.map { try IndexBinary.decodeConflicts($0) } ?? [])
         let stat = statSize.map {
             FileStat(size: UInt64($0), mtimeNs: row["statMtime"], ctimeNs: row["statCtime"],
                             inode: UInt64(bitPattern: row["statInode"] as Int64))

@@ -22,6 +22,21 @@ public protocol StagedFile: Sendable {
     func discard()
 }
 
+/// A staged file and the place it is to take, for committing many at once.
+public struct StagedCommit: Sendable {
+    public var staged: any StagedFile
+    public var path: RelativePath
+    public var executable: Bool
+    public var mtime: Int64
+
+    public init(staged: any StagedFile, path: RelativePath, executable: Bool, mtime: Int64) {
+        self.staged = staged
+        self.path = path
+        self.executable = executable
+        self.mtime = mtime
+    }
+}
+
 /// Why a disk operation was not done; the engine decides what follows.
 public struct DiskError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
@@ -53,6 +68,11 @@ public protocol ContainerDisk: Sendable {
     func read(_ file: ChunkLocation.File, offset: UInt64, size: UInt32) throws -> [UInt8]
     func stage() throws -> any StagedFile
     func commit(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> FileStat
+    /// Commits many staged files with one flush of the file system instead of one each (a
+    /// burst of small files). Each lands complete at its path or not at all; the result has
+    /// the stat of each file committed and the error of each that was not (its staged file is
+    /// discarded).
+    func commitAll(_ files: [StagedCommit]) -> [RelativePath: Result<FileStat, DiskError>]
     /// Like `commit`, but only where nothing is at `path` yet (`DiskError.alreadyExists`
     /// otherwise, and the staged file is discarded): a new document, never a replacement.
     func commitNew(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> FileStat

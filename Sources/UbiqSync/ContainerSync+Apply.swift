@@ -17,35 +17,40 @@ extension ContainerSync {
             if Task.isCancelled { return }
             if step.count == 1 {
                 await applyLogged(step[0])
-                continue
-            }
-            // Small files do not depend on each other: fetching them side by side hides the
-            // round trip each one waits for.
-            await withTaskGroup(of: Void.self) { group in
-                for target in step { group.addTask { await self.applyLogged(target) } }
+            } else {
+                // Small files and new folders do not depend on each other (a file's missing
+                // folders are created with it): they are fetched side by side and made
+                // durable together.
+                await applyBatch(step)
             }
         }
     }
 
-    private func applyLogged(_ target: Item) async {
+    func applyLogged(_ target: Item) async {
         do { try await apply(target) } catch {
             logger.warning("could not apply change; will retry", metadata: ["path": "\(target.path)", "error": "\(error)"])
         }
     }
 
-    /// Files up to this size are applied up to ``smallFileWidth`` at a time.
-    static let smallFileSize: UInt64 = 1 << 20
-    static let smallFileWidth = 16
+    func applyLeasedLogged(_ target: Item) async {
+        do { try await applyLeased(target) } catch {
+            logger.warning("could not apply change; will retry", metadata: ["path": "\(target.path)", "error": "\(error)"])
+        }
+    }
 
-    /// Splits the apply order into steps: runs of present small files become groups applied
-    /// together; everything else (folders, links, large files, deletions) goes alone, in order.
+    /// Files up to this size, and folders, are applied in groups of up to ``groupSize``.
+    static let smallFileSize: UInt64 = 1 << 20
+    static let groupSize = 256
+
+    /// Splits the apply order into steps: runs of folders and small files become groups
+    /// applied together; everything else (links, large files, deletions) goes alone, in order.
     static func applySteps(_ ordered: [Item]) -> [[Item]] {
         var steps: [[Item]] = []
         var group: [Item] = []
         for item in ordered {
-            if !item.deleted && item.kind == .file && item.size <= smallFileSize {
+            if !item.deleted && (item.kind == .directory || (item.kind == .file && item.size <= smallFileSize)) {
                 group.append(item)
-                if group.count == smallFileWidth {
+                if group.count == groupSize {
                     steps.append(group)
                     group = []
                 }
@@ -110,7 +115,7 @@ extension ContainerSync {
         await leases.release(lease.id)
     }
 
-    private func applyLeased(_ target: Item) async throws {
+    func applyLeased(_ target: Item) async throws {
         try scan(under: target.path)
         let local = try index.item(id, target.path)
         if let local, !local.downloaded, !local.item.deleted, local.item.version == target.version, fetchWanted.contains(target.path) {

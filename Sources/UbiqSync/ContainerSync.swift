@@ -183,7 +183,7 @@ public actor ContainerSync {
     }
 
     @discardableResult
-    private func scan(_ roots: [RelativePath?]) throws -> ScanSummary {
+    func scan(_ roots: [RelativePath?]) throws -> ScanSummary {
         scanning = true
         defer { scanning = false }
         var writes: [ItemWrite] = []

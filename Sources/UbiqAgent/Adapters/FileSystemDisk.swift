@@ -70,6 +70,24 @@ struct FileSystemDisk: ContainerDisk {
         return try files.commit(file, to: path, executable: executable, mtimeNs: mtime)
     }
 
+    func commitAll(_ staged: [StagedCommit]) -> [RelativePath: Result<FileStat, DiskError>] {
+        var results: [RelativePath: Result<FileStat, DiskError>] = [:]
+        var pending: [PendingCommit] = []
+        for entry in staged {
+            guard let file = (entry.staged as? Staged)?.take() else {
+                results[entry.path] = .failure(DiskError(.io, "temp file already finished"))
+                continue
+            }
+            pending.append(PendingCommit(file: file, path: entry.path, executable: entry.executable, mtimeNs: entry.mtime))
+        }
+        let outcome = files.commit(pending)
+        for (path, stat) in outcome.committed { results[path] = .success(stat) }
+        for (path, error) in outcome.failures {
+            results[path] = .failure(DiskError(error.code == .escapesContainer ? .escapesContainer : .io, error.message))
+        }
+        return results
+    }
+
     func commitNew(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> FileStat {
         let file = try Self.take(staged)
         do { return try files.commitNew(file, to: path, executable: executable, mtimeNs: mtime) } catch {

@@ -1,0 +1,211 @@
+import Foundation
+import UbiqModel
+
+/// The index's binary form of version vectors, items and conflict versions: JSON cost more to
+/// encode and decode than the rest of a write while files stream in. Every blob starts with a
+/// format byte; blobs written as JSON by earlier versions (starting with `{` or `[`) are still
+/// read, so no migration rewrites them.
+enum IndexBinary {
+    static let format: UInt8 = 1
+
+    static func encode(_ version: VersionVector) -> Data {
+        var writer = Writer()
+        writer.byte(format)
+        writer.version(version)
+        return Data(writer.bytes)
+    }
+
+    static func encode(_ item: Item) -> Data {
+        var writer = Writer()
+        writer.byte(format)
+        writer.string(item.path.rawValue)
+        writer.content(kind: item.kind, deleted: item.deleted, size: item.size, mtime: item.mtime, executable: item.executable,
+                       symlinkTarget: item.symlinkTarget, chunks: item.chunks, version: item.version, modifiedBy: item.modifiedBy)
+        writer.varint(UInt64(item.conflicts.count))
+        for conflict in item.conflicts { writer.conflict(conflict) }
+        return Data(writer.bytes)
+    }
+
+    static func encode(_ conflicts: [ConflictVersion]) -> Data {
+        var writer = Writer()
+        writer.byte(format)
+        writer.varint(UInt64(conflicts.count))
+        for conflict in conflicts { writer.conflict(conflict) }
+        return Data(writer.bytes)
+    }
+
+    static func decodeVersion(_ data: Data) throws(IndexError) -> VersionVector {
+        guard data.first == format else { return try IndexCoding.decode(json: data, as: VersionVector.self) }
+        var reader = Reader(data)
+        let version = try reader.version()
+        try reader.end()
+        return version
+    }
+
+    static func decodeItem(_ data: Data) throws(IndexError) -> Item {
+        guard data.first == format else { return try IndexCoding.decode(json: data, as: Item.self) }
+        var reader = Reader(data)
+        guard let path = try? RelativePath(try reader.string()) else { throw IndexError(.corrupt, "an item blob holds an invalid path") }
+        let content = try reader.content()
+        let conflicts = try reader.conflicts()
+        try reader.end()
+        return Item(path: path, kind: content.kind, deleted: content.deleted, size: content.size, mtime: content.mtime,
+                    executable: content.executable, symlinkTarget: content.symlinkTarget, chunks: content.chunks,
+                    version: content.version, modifiedBy: content.modifiedBy, conflicts: conflicts)
+    }
+
+    static func decodeConflicts(_ data: Data) throws(IndexError) -> [ConflictVersion] {
+        guard data.first == format else { return try IndexCoding.decode(json: data, as: [ConflictVersion].self) }
+        var reader = Reader(data)
+        let conflicts = try reader.conflicts()
+        try reader.end()
+        return conflicts
+    }
+
+    /// What an item and a conflict version have in common.
+    struct Content {
+        var kind: ItemKind
+        var deleted: Bool
+        var size: UInt64
+        var mtime: Int64
+        var executable: Bool
+        var symlinkTarget: String?
+        var chunks: [ChunkRef]
+        var version: VersionVector
+        var modifiedBy: DeviceID
+    }
+
+    struct Writer {
+        var bytes: [UInt8] = []
+
+        mutating func byte(_ value: UInt8) { bytes.append(value) }
+
+        mutating func varint(_ value: UInt64) {
+            var rest = value
+            while rest >= 0x80 {
+                bytes.append(UInt8(rest & 0x7F) | 0x80)
+                rest >>= 7
+            }
+            bytes.append(UInt8(rest))
+        }
+
+        mutating func string(_ value: String) {
+            let utf8 = Array(value.utf8)
+            varint(UInt64(utf8.count))
+            bytes += utf8
+        }
+
+        mutating func version(_ version: VersionVector) {
+            let entries = version.sortedEntries
+            varint(UInt64(entries.count))
+            for entry in entries {
+                string(entry.device.rawValue)
+                varint(entry.counter)
+            }
+        }
+
+        mutating func content(kind: ItemKind, deleted: Bool, size: UInt64, mtime: Int64, executable: Bool, symlinkTarget: String?,
+                              chunks: [ChunkRef], version: VersionVector, modifiedBy: DeviceID) {
+            byte(UInt8(kind.code))
+            byte((deleted ? 1 : 0) | (executable ? 2 : 0) | (symlinkTarget != nil ? 4 : 0))
+            varint(size)
+            varint(UInt64(bitPattern: mtime))
+            if let symlinkTarget { string(symlinkTarget) }
+            let encoded = IndexCoding.encode(chunks)
+            varint(UInt64(encoded.count))
+            bytes += encoded
+            self.version(version)
+            string(modifiedBy.rawValue)
+        }
+
+        mutating func conflict(_ conflict: ConflictVersion) {
+            string(conflict.id)
+            content(kind: conflict.kind, deleted: false, size: conflict.size, mtime: conflict.mtime, executable: conflict.executable,
+                    symlinkTarget: conflict.symlinkTarget, chunks: conflict.chunks, version: conflict.version, modifiedBy: conflict.modifiedBy)
+        }
+    }
+
+    /// Reads what `Writer` wrote; anything short, overlong or malformed is `IndexError.corrupt`.
+    struct Reader {
+        let bytes: [UInt8]
+        var position = 1
+
+        init(_ data: Data) { bytes = [UInt8](data) }
+
+        mutating func byte() throws(IndexError) -> UInt8 {
+            guard position < bytes.count else { throw Self.short }
+            defer { position += 1 }
+            return bytes[position]
+        }
+
+        mutating func varint() throws(IndexError) -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let next = try byte()
+                guard shift < 64 else { throw IndexError(.corrupt, "an index blob holds an overlong number") }
+                value |= UInt64(next & 0x7F) << shift
+                if next < 0x80 { return value }
+                shift += 7
+            }
+        }
+
+        mutating func count(_ bound: Int) throws(IndexError) -> Int {
+            let value = try varint()
+            guard value <= UInt64(bound) else { throw Self.short }
+            return Int(value)
+        }
+
+        mutating func raw(_ count: Int) throws(IndexError) -> ArraySlice<UInt8> {
+            guard count <= bytes.count - position else { throw Self.short }
+            defer { position += count }
+            return bytes[position..<(position + count)]
+        }
+
+        mutating func string() throws(IndexError) -> String {
+            let utf8 = try raw(try count(bytes.count))
+            guard let text = String(validating: utf8, as: UTF8.self) else { throw IndexError(.corrupt, "an index blob holds invalid UTF-8") }
+            return text
+        }
+
+        mutating func version() throws(IndexError) -> VersionVector {
+            var counters: [DeviceID: UInt64] = [:]
+            for _ in 0..<(try count(bytes.count)) {
+                let device = DeviceID(try string())
+                counters[device] = try varint()
+            }
+            return VersionVector(counters)
+        }
+
+        mutating func content() throws(IndexError) -> Content {
+            let kind = ItemKind(code: Int(try byte()))
+            let flags = try byte()
+            let size = try varint()
+            let mtime = Int64(bitPattern: try varint())
+            let symlinkTarget = flags & 4 != 0 ? try string() : nil
+            let chunks = try IndexCoding.decodeChunks(Data(try raw(try count(bytes.count))))
+            let version = try version()
+            let modifiedBy = DeviceID(try string())
+            return Content(kind: kind, deleted: flags & 1 != 0, size: size, mtime: mtime, executable: flags & 2 != 0,
+                           symlinkTarget: symlinkTarget, chunks: chunks, version: version, modifiedBy: modifiedBy)
+        }
+
+        mutating func conflicts() throws(IndexError) -> [ConflictVersion] {
+            var result: [ConflictVersion] = []
+            for _ in 0..<(try count(bytes.count)) {
+                let id = try string()
+                let content = try content()
+                result.append(ConflictVersion(id: id, kind: content.kind, size: content.size, mtime: content.mtime,
+                                              executable: content.executable, symlinkTarget: content.symlinkTarget,
+                                              chunks: content.chunks, version: content.version, modifiedBy: content.modifiedBy))
+            }
+            return result
+        }
+
+        func end() throws(IndexError) {
+            guard position == bytes.count else { throw IndexError(.corrupt, "an index blob has \(bytes.count - position) bytes too many") }
+        }
+
+        static let short = IndexError(.corrupt, "an index blob ends early")
+    }
+}

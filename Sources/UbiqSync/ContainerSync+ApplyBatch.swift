@@ -1,0 +1,121 @@
+import Foundation
+import UbiqIndex
+import UbiqModel
+
+/// New folders and small files applied as a group: one lease, one rescan of their paths,
+/// chunks fetched side by side, one flush of the file system and one index transaction for
+/// all of them. Anything that needs more care (a conflict to keep, a local edit, a case twin,
+/// on-demand content) goes through the one-at-a-time path inside the same lease.
+extension ContainerSync {
+    /// How many small files are assembled at the same time within a group.
+    static let assembleWidth = 32
+
+    func applyBatch(_ targets: [Item]) async {
+        var lease: FileLeases.Lease?
+        if let leases {
+            let claims = targets.map { FileLeases.Claim(container: id, path: $0.path, access: .write) }
+            lease = await leases.acquire(claims, for: .agent("apply"), timeout: Self.leaseWait)
+            guard lease != nil else {
+                // A client holds a lease on one of them: one at a time, each waiting for its own.
+                for target in targets { await applyLogged(target) }
+                return
+            }
+        }
+        await applyBatchLeased(targets)
+        if let lease { await leases?.release(lease.id) }
+    }
+
+    private func applyBatchLeased(_ targets: [Item]) async {
+        let locals: [RelativePath: IndexedItem]
+        do {
+            try scan(targets.map { Optional($0.path) })
+            locals = try index.items(id, at: targets.map(\.path))
+        } catch {
+            logger.warning("could not apply a group of changes; will retry", metadata: ["count": "\(targets.count)", "error": "\(error)"])
+            return
+        }
+        var folders: [Item] = []
+        var files: [(goal: Item, local: IndexedItem?)] = []
+        for target in targets {
+            let local = locals[target.path]
+            guard let goal = plainGoal(target, local: local) else {
+                await applyLeasedLogged(target)
+                continue
+            }
+            if goal.kind == .directory { folders.append(goal) } else { files.append((goal, local)) }
+        }
+        var writes: [ItemWrite] = []
+        for folder in folders {
+            do { writes.append(ItemWrite(item: folder, stat: try disk.makeDirectory(folder.path), settlesNeed: true)) } catch {
+                logger.warning("could not create folder; will retry", metadata: ["path": "\(folder.path)", "error": "\(error)"])
+            }
+        }
+        writes += await commitFiles(files)
+        guard !writes.isEmpty else { return }
+        do { try record(writes, origin: .remote, previous: locals.mapValues(\.item)) } catch {
+            logger.warning("could not record applied changes; they will be rescanned", metadata: ["count": "\(writes.count)", "error": "\(error)"])
+        }
+        announce()
+    }
+
+    /// Assembles the files side by side, then commits those still safe to replace together.
+    private func commitFiles(_ files: [(goal: Item, local: IndexedItem?)]) async -> [ItemWrite] {
+        var staged: [RelativePath: any StagedFile] = [:]
+        let logger = self.logger
+        await withTaskGroup(of: (RelativePath, (any StagedFile)?).self) { group in
+            var next = files.makeIterator()
+            func startNext() -> Bool {
+                guard let (goal, _) = next.next() else { return false }
+                group.addTask {
+                    do { return (goal.path, try await self.assemble(goal.chunks, path: goal.path)) } catch {
+                        logger.warning("could not fetch a file; will retry", metadata: ["path": "\(goal.path)", "error": "\(error)"])
+                        return (goal.path, nil)
+                    }
+                }
+                return true
+            }
+            for _ in 0..<Self.assembleWidth where !startNext() { break }
+            while let (path, file) = await group.next() {
+                if let file { staged[path] = file }
+                _ = startNext()
+            }
+        }
+        var commits: [StagedCommit] = []
+        for (goal, local) in files {
+            guard let file = staged[goal.path] else { continue }
+            // Edited here while its content was on the way: the next pass decides again.
+            if let local, !local.item.deleted, disk.stat(goal.path) != local.stat {
+                file.discard()
+                continue
+            }
+            commits.append(StagedCommit(staged: file, path: goal.path, executable: goal.executable, mtime: goal.mtime))
+        }
+        let results = disk.commitAll(commits)
+        var writes: [ItemWrite] = []
+        for (goal, _) in files {
+            switch results[goal.path] {
+            case .success(let stat): writes.append(ItemWrite(item: goal, stat: stat, settlesNeed: true))
+            case .failure(let error):
+                logger.warning("could not write file; will retry", metadata: ["path": "\(goal.path)", "error": "\(error)"])
+            case nil: break
+            }
+        }
+        return writes
+    }
+
+    /// The item to write when applying `target` is plainly creating a folder, or creating or
+    /// replacing a file: no conflict version to keep or prune, no local edit since the last
+    /// scan, no case twin, not an on-demand container. Nil when the one-at-a-time path decides.
+    private func plainGoal(_ target: Item, local: IndexedItem?) -> Item? {
+        guard !onDemand, !target.deleted, target.kind != .symlink,
+              case .applyRemote(let goal) = Reconciliation.reconcile(local: local?.item, remote: target),
+              goal.conflicts.isEmpty else { return nil }
+        if let local, !local.item.deleted {
+            guard goal.kind == .file, local.item.kind == .file, local.item.conflicts.isEmpty, local.downloaded,
+                  let stat = local.stat, disk.stat(goal.path) == stat else { return nil }
+            return goal
+        }
+        guard (try? index.caseTwin(id, of: goal.path)) == .some(nil) else { return nil }
+        return goal
+    }
+}

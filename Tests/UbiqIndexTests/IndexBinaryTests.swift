@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+@testable import UbiqIndex
+import UbiqModel
+
+@Suite struct IndexBinaryTests {
+    let alpha = DeviceID("AAAA-BBBB")
+    let beta = DeviceID("CCCC-DDDD")
+
+    func item() throws -> Item {
+        let hash = ChunkHash(bytes: [UInt8](repeating: 5, count: 32))!
+        let loser = Item(path: try RelativePath("Documents/é ü.txt"), kind: .file, size: 70_000, mtime: -3,
+                         chunks: [ChunkRef(offset: 0, size: 65_536, hash: hash), ChunkRef(offset: 65_536, size: 4464, hash: hash)],
+                         version: VersionVector([beta: 2]), modifiedBy: beta)
+        return Item(path: try RelativePath("Documents/é ü.txt"), kind: .file, size: 12, mtime: 1_700_000_000_123_456_789,
+                    executable: true, chunks: [ChunkRef(offset: 0, size: 12, hash: hash)],
+                    version: VersionVector([alpha: 300, beta: 1]), modifiedBy: alpha, conflicts: [ConflictVersion(of: loser)])
+    }
+
+    @Test func itemsVersionsAndConflictsRoundTrip() throws {
+        let original = try item()
+        #expect(try IndexBinary.decodeItem(IndexBinary.encode(original)) == original)
+        #expect(try IndexBinary.decodeVersion(IndexBinary.encode(original.version)) == original.version)
+        #expect(try IndexBinary.decodeConflicts(IndexBinary.encode(original.conflicts)) == original.conflicts)
+        let link = Item(path: try RelativePath("l"), kind: .symlink, symlinkTarget: "../x", version: VersionVector([alpha: 1]), modifiedBy: alpha)
+        #expect(try IndexBinary.decodeItem(IndexBinary.encode(link)) == link)
+        var gone = link
+        gone.deleted = true
+        #expect(try IndexBinary.decodeItem(IndexBinary.encode(gone)) == gone)
+        #expect(try IndexBinary.decodeVersion(IndexBinary.encode(VersionVector.empty)) == .empty)
+    }
+
+    /// Blobs written as JSON by earlier versions are still read.
+    @Test func jsonWrittenBeforeIsStillRead() throws {
+        let original = try item()
+        #expect(try IndexBinary.decodeItem(JSONEncoder().encode(original)) == original)
+        #expect(try IndexBinary.decodeVersion(JSONEncoder().encode(original.version)) == original.version)
+        #expect(try IndexBinary.decodeConflicts(JSONEncoder().encode(original.conflicts)) == original.conflicts)
+    }
+
+    /// Every truncation and a trailing byte are refused as corrupt, never read as something else.
+    @Test func damagedBlobsAreRefused() throws {
+        let encoded = [UInt8](IndexBinary.encode(try item()))
+        for length in 1..<encoded.count {
+            #expect(throws: IndexError.self) { try IndexBinary.decodeItem(Data(encoded[0..<length])) }
+        }
+        #expect(throws: IndexError.self) { try IndexBinary.decodeItem(Data(encoded + [0])) }
+        #expect(throws: IndexError.self) { try IndexBinary.decodeVersion(Data([IndexBinary.format, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01])) }
+    }
+}
