@@ -94,10 +94,13 @@ public struct SyncIndex: Sendable {
                 return try Row.fetchAll(db, cached: "SELECT * FROM item WHERE container = ? ORDER BY path", arguments: [id])
                     .map(Self.decodeItem)
             }
-            return try Row.fetchAll(db, cached: """
-                SELECT * FROM item WHERE container = ? AND (path = ? OR (path >= ? AND path < ?)) ORDER BY path
-                """, arguments: [id, root.rawValue, root.rawValue + "/", root.rawValue + "/\u{10FFFF}"])
-                .map(Self.decodeItem)
+            // Two searches of the primary key: with an OR between them SQLite reads every item
+            // of the container.
+            let itself = try Row.fetchOne(db, cached: "SELECT * FROM item WHERE container = ? AND path = ?", arguments: [id, root.rawValue])
+            let inside = try Row.fetchAll(db, cached: """
+                SELECT * FROM item WHERE container = ? AND path >= ? AND path < ? ORDER BY path
+                """, arguments: [id, root.rawValue + "/", root.rawValue + "/\u{10FFFF}"])
+            return try (itself.map { [$0] } ?? []).map(Self.decodeItem) + inside.map(Self.decodeItem)
         }
     }
 
@@ -171,6 +174,21 @@ public struct SyncIndex: Sendable {
             guard let id = try containerID(db, container) else { return [] }
             return try Data.fetchAll(db, cached: "SELECT target FROM need WHERE container = ?", arguments: [id])
                 .map { try IndexBinary.decodeItem($0) }
+        }
+    }
+
+    /// The pending needs at these paths, in one read.
+    public func needs(_ container: ContainerID, at paths: [RelativePath]) throws -> [RelativePath: Item] {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return [:] }
+            var result: [RelativePath: Item] = [:]
+            for path in paths {
+                if let data = try Data.fetchOne(db, cached: "SELECT target FROM need WHERE container = ? AND path = ?",
+                                                arguments: [id, path.rawValue]) {
+                    result[path] = try IndexBinary.decodeItem(data)
+                }
+            }
+            return result
         }
     }
 

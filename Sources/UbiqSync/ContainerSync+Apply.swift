@@ -67,10 +67,11 @@ extension ContainerSync {
     /// Folders before what they hold, deletions last and deepest first, so a renamed file's
     /// chunks are still on disk when the new name is written.
     static func applyOrder(_ needs: [Item]) -> [Item] {
-        let present = needs.filter { !$0.deleted }.sorted {
-            ($0.kind == .directory ? 0 : 1, $0.path.components.count, $0.path) < ($1.kind == .directory ? 0 : 1, $1.path.components.count, $1.path)
-        }
-        let deleted = needs.filter(\.deleted).sorted { ($0.path.components.count, $0.path) > ($1.path.components.count, $1.path) }
+        func depth(_ item: Item) -> Int { item.path.rawValue.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) } }
+        let present = needs.filter { !$0.deleted }.map { (key: ($0.kind == .directory ? 0 : 1, depth($0), $0.path), item: $0) }
+            .sorted { $0.key < $1.key }.map(\.item)
+        let deleted = needs.filter(\.deleted).map { (key: (depth($0), $0.path), item: $0) }
+            .sorted { $0.key > $1.key }.map(\.item)
         return present + deleted
     }
 

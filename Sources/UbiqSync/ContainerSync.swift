@@ -239,9 +239,11 @@ public actor ContainerSync {
     public func receive(_ items: [Item], absent: Set<RelativePath> = [], from peer: DeviceID, state: PeerIndexState) throws {
         var needs: [Item] = []
         var merges: [ItemWrite] = []
+        let locals = try index.items(id, at: items.map(\.path))
+        let pendings = try index.needs(id, at: items.map(\.path))
         for remote in items {
-            let local = try index.item(id, remote.path)
-            let pending = try index.need(id, remote.path)
+            let local = locals[remote.path]
+            let pending = pendings[remote.path]
             let base = pending ?? local?.item
             switch Reconciliation.reconcile(local: base, remote: remote) {
             case .keepLocal:
@@ -261,7 +263,7 @@ public actor ContainerSync {
         }
         var previous: [RelativePath: Item] = [:]
         if hasItemSubscribers {
-            for merge in merges { previous[merge.item.path] = try index.item(id, merge.item.path)?.item }
+            for merge in merges { previous[merge.item.path] = locals[merge.item.path]?.item }
         }
         let held = items.map { ($0.path, $0.deleted || absent.contains($0.path) ? nil : $0.version) }
         try index.recordRemoteUpdate(id, peer: peer, state: state, needs: needs, merges: merges, held: held)

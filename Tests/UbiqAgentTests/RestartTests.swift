@@ -13,6 +13,16 @@ import UbiqTestSupport
         try await cluster.waitConnected()
         for i in 0..<300 { try a.write("Documents/notes/note-\(i).txt", "note number \(i) " + String(repeating: "x", count: i)) }
         try await waitForConvergence([a, b], "300 notes on beta") { $0.count >= 302 }
+        // The exchange is complete once beta's index has reached alpha: alpha then knows
+        // another device holds each note.
+        try await waitUntil("alpha to learn that beta holds every note") {
+            try await a.withClient { client in
+                for i in 0..<300 where try await client.itemStatus(container: a.container, path: "Documents/notes/note-\(i).txt").uploaded != true {
+                    return false
+                }
+                return true
+            }
+        }
 
         a.stop()
         b.stop()

@@ -128,8 +128,33 @@ public actor FileLeases {
         held.values.allSatisfy { !Self.conflict($0, lease) }
     }
 
-    private static func conflict(_ a: Lease, _ b: Lease) -> Bool {
-        a.claims.contains { claim in b.claims.contains { claim.conflicts(with: $0) } }
+    static func conflict(_ a: Lease, _ b: Lease) -> Bool {
+        guard a.claims.count * b.claims.count > 64 else {
+            return a.claims.contains { claim in b.claims.contains { claim.conflicts(with: $0) } }
+        }
+        // Groups of hundreds of paths: look each path and its folders up instead of comparing
+        // every pair.
+        return covers(a, b) || covers(b, a)
+    }
+
+    /// True when a claim of `outer` is on a path at or above a claim of `inner` (the whole
+    /// container counts as above everything) and one of the two writes.
+    private static func covers(_ outer: Lease, _ inner: Lease) -> Bool {
+        var writes: [ContainerID: [Substring: Bool]] = [:]
+        for claim in outer.claims {
+            writes[claim.container, default: [:]][claim.path.map { Substring($0.rawValue) } ?? "", default: false] =
+                (writes[claim.container]?[claim.path.map { Substring($0.rawValue) } ?? ""] ?? false) || claim.access == .write
+        }
+        for claim in inner.claims {
+            guard let paths = writes[claim.container] else { continue }
+            if let write = paths[""], write || claim.access == .write { return true }
+            var path = claim.path.map { Substring($0.rawValue) }
+            while let current = path {
+                if let write = paths[current], write || claim.access == .write { return true }
+                path = current.lastIndex(of: "/").map { current[..<$0] }
+            }
+        }
+        return false
     }
 
     /// Grants waiters in order; one that must still wait also holds back later waiters
