@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "UbiqWireTests", dependencies: [
             "UbiqWire", "UbiqModel", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
         ], swiftSettings: swiftSettings),
-        .testTarget(name: "UbiqSyncTests", dependencies: ["UbiqSync", "UbiqIndex", "UbiqModel", "UbiqTestSupport", log], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqSyncTests", dependencies: ["UbiqSync", "UbiqIndex", "UbiqModel", "UbiqWire", "UbiqTestSupport", log], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqIdentityTests", dependencies: ["UbiqIdentity", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqTransportTests", dependencies: [
             "UbiqTransport", "UbiqIdentity", "UbiqTestSupport", "UbiqModel", "UbiqWire", log,

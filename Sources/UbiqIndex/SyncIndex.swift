@@ -158,6 +158,29 @@ public struct SyncIndex: Sendable {
         }
     }
 
+    /// True when the index holds exactly these chunks at their offsets for the file at
+    /// `path`, recorded with this stat: the content a scan hashed is what is on disk, so a
+    /// read of it needs no new hash.
+    public func holds(_ container: ContainerID, path: RelativePath, run: [ChunkRef], stat: FileStat) throws -> Bool {
+        try pool.read { db in
+            guard let id = try containerID(db, container),
+                  let row = try Row.fetchOne(db, cached: """
+                      SELECT statSize, statMtime, statCtime, statInode FROM item WHERE container = ? AND path = ? AND deleted = 0
+                      """, arguments: [id, path.rawValue]),
+                  let size = row[0] as Int64?, UInt64(size) == stat.size, row[1] as Int64? == stat.mtimeNs,
+                  row[2] as Int64? == stat.ctimeNs, (row[3] as Int64?).map({ UInt64(bitPattern: $0) }) == stat.inode
+            else { return false }
+            let file = "i:" + path.rawValue
+            for chunk in run {
+                guard try Bool.fetchOne(db, cached: """
+                    SELECT EXISTS (SELECT 1 FROM chunk WHERE hash = ? AND container = ? AND file = ? AND offset = ? AND size = ?)
+                    """, arguments: [Data(chunk.hash.bytes), id, file, Int64(chunk.offset), Int64(chunk.size)]) == true
+                else { return false }
+            }
+            return true
+        }
+    }
+
     /// Records the chunks of a kept conflict version file, or forgets them (chunks nil).
     public func setVersionFile(_ container: ContainerID, name: String, chunks: [ChunkRef]?) throws {
         try pool.write { db in

@@ -1,9 +1,11 @@
 import UbiqModel
 
-/// Fetches a chunk from some connected peer that may hold it. The engine implements it over
-/// peer sessions; the container only verifies what comes back.
+/// Fetches a run of chunks that follow each other in a file from some connected peer that
+/// may hold them. The answer holds at least the first chunk and may stop after any of them;
+/// the container verifies each and asks again for what is missing. The engine implements it
+/// over peer sessions.
 public protocol ChunkFetcher: Sendable {
-    func fetch(container: ContainerID, path: RelativePath, chunk: ChunkRef, excluding: Set<DeviceID>) async throws
+    func fetch(container: ContainerID, path: RelativePath, run: [ChunkRef], excluding: Set<DeviceID>) async throws
         -> (bytes: [UInt8], from: DeviceID)
 }
 

@@ -239,50 +239,88 @@ extension ContainerSync {
         }
     }
 
+    /// A run asked for in one request: chunks that follow each other in the file, up to this
+    /// many bytes.
+    static let runBytes: UInt64 = 1 << 20
+    /// Runs in flight per file.
+    static let runWindow = 8
+
     private func fetchAll(_ chunks: [ChunkRef], path: RelativePath, into staged: any StagedFile) async throws {
         guard !chunks.isEmpty else { return }
         guard let fetcher else { throw FetchError("no peer connection yet") }
-        let window = 32
         let (container, logger, transfers) = (id, self.logger, self.transfers)
+        let runs = Self.runs(of: chunks)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            var next = chunks.makeIterator()
-            for _ in 0..<window {
-                guard let chunk = next.next() else { break }
+            var next = runs.makeIterator()
+            for _ in 0..<Self.runWindow {
+                guard let run = next.next() else { break }
                 group.addTask {
-                    try await Self.fetchVerified(chunk, path: path, container: container, fetcher: fetcher, into: staged, logger: logger)
-                    transfers.add(UInt64(chunk.size), to: path)
+                    try await Self.fetchVerified(run, path: path, container: container, fetcher: fetcher, into: staged,
+                                                 transfers: transfers, logger: logger)
                 }
             }
             while try await group.next() != nil {
-                if let chunk = next.next() {
+                if let run = next.next() {
                     group.addTask {
-                        try await Self.fetchVerified(chunk, path: path, container: container, fetcher: fetcher, into: staged, logger: logger)
-                        transfers.add(UInt64(chunk.size), to: path)
+                        try await Self.fetchVerified(run, path: path, container: container, fetcher: fetcher, into: staged,
+                                                     transfers: transfers, logger: logger)
                     }
                 }
             }
         }
     }
 
-    /// Fetches one chunk and checks its hash; a wrong one is dropped and asked for again,
-    /// from another peer where there is one.
-    private static func fetchVerified(
-        _ chunk: ChunkRef, path: RelativePath, container: ContainerID, fetcher: any ChunkFetcher,
-        into staged: any StagedFile, logger: Logger
-    ) async throws {
-        var bad: Set<DeviceID> = []
-        for attempt in 1...4 {
-            let (bytes, peer) = try await fetcher.fetch(container: container, path: path, chunk: chunk, excluding: bad)
-            if bytes.count == Int(chunk.size), ChunkHasher.hash(bytes) == chunk.hash {
-                try staged.write(bytes, at: chunk.offset)
-                return
+    /// Splits chunks (in file order) into runs of adjacent chunks of up to ``runBytes``.
+    static func runs(of chunks: [ChunkRef]) -> [[ChunkRef]] {
+        var runs: [[ChunkRef]] = []
+        var current: [ChunkRef] = []
+        var bytes: UInt64 = 0
+        for chunk in chunks {
+            if let last = current.last, last.offset + UInt64(last.size) != chunk.offset || bytes + UInt64(chunk.size) > runBytes {
+                runs.append(current)
+                current = []
+                bytes = 0
             }
-            logger.warning("chunk hash mismatch: dropped, fetching again", metadata: [
-                "path": "\(path)", "offset": "\(chunk.offset)", "peer": "\(peer)", "attempt": "\(attempt)",
-            ])
-            bad.insert(peer)
+            current.append(chunk)
+            bytes += UInt64(chunk.size)
         }
-        throw FetchError("no peer sent chunk \(chunk.hash) of '\(path)' with the right hash")
+        if !current.isEmpty { runs.append(current) }
+        return runs
+    }
+
+    /// Fetches a run and checks each chunk's hash. What the peer did not send is asked for
+    /// again; a chunk with a wrong hash is dropped and asked for again, from another peer
+    /// where there is one.
+    private static func fetchVerified(
+        _ run: [ChunkRef], path: RelativePath, container: ContainerID, fetcher: any ChunkFetcher,
+        into staged: any StagedFile, transfers: TransferProgress, logger: Logger
+    ) async throws {
+        var remaining = run[...]
+        var bad: Set<DeviceID> = []
+        var failures = 0
+        while let first = remaining.first {
+            let (bytes, peer) = try await fetcher.fetch(container: container, path: path, run: Array(remaining), excluding: bad)
+            var end = 0
+            while let chunk = remaining.first, end + Int(chunk.size) <= bytes.count {
+                guard ChunkHasher.hash(bytes[end..<(end + Int(chunk.size))]) == chunk.hash else {
+                    logger.warning("chunk hash mismatch: dropped, fetching again", metadata: [
+                        "path": "\(path)", "offset": "\(chunk.offset)", "peer": "\(peer)", "attempt": "\(failures + 1)",
+                    ])
+                    bad.insert(peer)
+                    break
+                }
+                end += Int(chunk.size)
+                remaining = remaining.dropFirst()
+            }
+            if end > 0 {
+                try staged.write(end == bytes.count ? bytes : Array(bytes[0..<end]), at: first.offset)
+                transfers.add(UInt64(end), to: path)
+            } else {
+                bad.insert(peer)
+                failures += 1
+                guard failures < 4 else { throw FetchError("no peer sent chunk \(first.hash) of '\(path)' with the right hash") }
+            }
+        }
     }
 
     // MARK: conflict versions

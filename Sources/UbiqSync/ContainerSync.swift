@@ -276,28 +276,46 @@ public actor ContainerSync {
 
     // MARK: serving
 
-    /// Reads a chunk for a peer under a read lease on the file, so a client's write in
-    /// progress is never served; nil while a client holds a write lease there (the peer
+    /// Reads a run of chunks for a peer under a read lease on the file, so a client's write
+    /// in progress is never served; nil while a client holds a write lease there (the peer
     /// asks elsewhere or again later).
-    public nonisolated func serveChunk(path: String, offset: UInt64, size: UInt32, hash: ChunkHash) async -> [UInt8]? {
-        guard let leases = await leases else { return readChunk(path: path, offset: offset, size: size, hash: hash) }
+    public nonisolated func serveChunks(path: String, run: [ChunkRef]) async -> [UInt8]? {
+        guard let leases = await leases else { return readChunks(path: path, run: run) }
         guard let relative = try? RelativePath(path),
               let lease = await leases.tryAcquire([readClaim(relative)], for: .agent("serve"))
         else { return nil }
-        let bytes = readChunk(path: path, offset: offset, size: size, hash: hash)
+        let bytes = readChunks(path: path, run: run)
         await leases.release(lease.id)
         return bytes
     }
 
-    /// Reads a chunk for a peer: from where it says, else from anywhere this device holds it.
-    /// Every read is checked against the hash.
-    public nonisolated func readChunk(path: String, offset: UInt64, size: UInt32, hash: ChunkHash) -> [UInt8]? {
-        if let path = try? RelativePath(path),
-           let bytes = try? disk.read(.item(path), offset: offset, size: size),
-           ChunkHasher.hash(bytes) == hash {
-            return bytes
+    /// Reads a run of chunks for a peer from where it says, with one read, and returns the
+    /// longest prefix whose chunks match their hashes (all of it when the file is unchanged
+    /// since it was indexed); when not even the first does, the first chunk from anywhere
+    /// this device holds it. Nil when it has not got it.
+    public nonisolated func readChunks(path: String, run: [ChunkRef]) -> [UInt8]? {
+        guard let first = run.first else { return nil }
+        if let path = try? RelativePath(path) {
+            let total = run.reduce(UInt64(0)) { $0 + UInt64($1.size) }
+            let bytes = (total <= UInt64(UInt32.max) ? try? disk.read(.item(path), offset: first.offset, size: UInt32(total)) : nil)
+                ?? (try? disk.read(.item(path), offset: first.offset, size: first.size))
+            if let bytes {
+                // Unchanged since it was hashed (the scanner's own test): no need to hash again;
+                // the requester checks every chunk anyway.
+                if bytes.count == Int(total), let stat = disk.stat(path), (try? index.holds(id, path: path, run: run, stat: stat)) == true {
+                    return bytes
+                }
+                var end = 0
+                for chunk in run {
+                    let next = end + Int(chunk.size)
+                    guard next <= bytes.count, ChunkHasher.hash(bytes[end..<next]) == chunk.hash else { break }
+                    end = next
+                }
+                if end == bytes.count { return bytes }
+                if end > 0 { return Array(bytes[0..<end]) }
+            }
         }
-        return readLocal(hash: hash, size: size)
+        return readLocal(hash: first.hash, size: first.size)
     }
 
     nonisolated func readLocal(hash: ChunkHash, size: UInt32) -> [UInt8]? {

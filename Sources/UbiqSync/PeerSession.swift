@@ -227,8 +227,8 @@ public actor PeerSession {
         Task {
             var response = Ubiq_Wire_ChunkResponse()
             response.id = request.id
-            if let hash = ChunkHash(bytes: Array(request.hash)), request.size <= ItemMapping.maxChunkSize,
-               let container, let bytes = await container.serveChunk(path: request.path, offset: request.offset, size: request.size, hash: hash) {
+            if let run = Self.run(of: request), let container,
+               let bytes = await container.serveChunks(path: request.path, run: run) {
                 response.data = Data(bytes)
             } else {
                 response.error = .notFound
@@ -236,6 +236,26 @@ public actor PeerSession {
             try? await link.send(Ubiq_Wire_Envelope(.chunkResponse(response)))
         }
     }
+
+    /// The chunks a request asks for, with their offsets; nil when a size or hash is invalid.
+    /// Following chunks beyond ``maxRunBytes`` are left out: the requester asks again.
+    nonisolated static func run(of request: Ubiq_Wire_ChunkRequest) -> [ChunkRef]? {
+        guard let hash = ChunkHash(bytes: Array(request.hash)), request.size > 0, request.size <= ItemMapping.maxChunkSize else { return nil }
+        var run = [ChunkRef(offset: request.offset, size: request.size, hash: hash)]
+        var end = request.offset.addingReportingOverflow(UInt64(request.size))
+        var total = UInt64(request.size)
+        for following in request.following {
+            guard !end.overflow, let hash = ChunkHash(bytes: Array(following.hash)), following.size > 0,
+                  total + UInt64(following.size) <= maxRunBytes else { break }
+            run.append(ChunkRef(offset: end.partialValue, size: following.size, hash: hash))
+            total += UInt64(following.size)
+            end = end.partialValue.addingReportingOverflow(UInt64(following.size))
+        }
+        return run
+    }
+
+    /// The most one response carries beyond its first chunk.
+    static let maxRunBytes: UInt64 = 4 << 20
 
     private func answer(_ response: Ubiq_Wire_ChunkResponse) {
         guard let continuation = pending.removeValue(forKey: response.id) else { return }
@@ -248,17 +268,24 @@ public actor PeerSession {
 
     // MARK: chunk requests out
 
-    func request(_ container: ContainerID, path: RelativePath, chunk: ChunkRef) async throws -> [UInt8] {
+    func request(_ container: ContainerID, path: RelativePath, run: [ChunkRef]) async throws -> [UInt8] {
         guard !ended else { throw FetchError("connection to \(link.remoteDevice) ended") }
+        guard let first = run.first else { return [] }
         let id = nextRequest
         nextRequest += 1
         var request = Ubiq_Wire_ChunkRequest()
         request.id = id
         request.containerID = container.rawValue
         request.path = path.rawValue
-        request.offset = chunk.offset
-        request.size = chunk.size
-        request.hash = Data(chunk.hash.bytes)
+        request.offset = first.offset
+        request.size = first.size
+        request.hash = Data(first.hash.bytes)
+        request.following = run.dropFirst().map { chunk in
+            var following = Ubiq_Wire_FollowingChunk()
+            following.size = chunk.size
+            following.hash = Data(chunk.hash.bytes)
+            return following
+        }
         let timeout = Task { [weak self] in
             try await Task.sleep(for: Self.requestTimeout)
             await self?.expire(id)

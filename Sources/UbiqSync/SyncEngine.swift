@@ -151,14 +151,14 @@ public actor SyncEngine {
     }
 }
 
-/// Finds a connected peer for each chunk: every session that shares the container, in turn,
-/// until one has it.
+/// Finds a connected peer for each run of chunks: every session that shares the container,
+/// in turn, until one has it.
 public struct EngineChunkFetcher: ChunkFetcher {
     let engine: SyncEngine
 
     public init(engine: SyncEngine) { self.engine = engine }
 
-    public func fetch(container: ContainerID, path: RelativePath, chunk: ChunkRef, excluding: Set<DeviceID>) async throws
+    public func fetch(container: ContainerID, path: RelativePath, run: [ChunkRef], excluding: Set<DeviceID>) async throws
         -> (bytes: [UInt8], from: DeviceID)
     {
         var candidates = await engine.sessions(sharing: container).filter { !excluding.contains($0.link.remoteDevice) }
@@ -167,7 +167,7 @@ public struct EngineChunkFetcher: ChunkFetcher {
         candidates.shuffle()
         var lastError: any Error = FetchError("no peer has the chunk")
         for session in candidates {
-            do { return (try await session.request(container, path: path, chunk: chunk), session.link.remoteDevice) } catch {
+            do { return (try await session.request(container, path: path, run: run), session.link.remoteDevice) } catch {
                 lastError = error
             }
         }

@@ -66,6 +66,22 @@ import UbiqTestSupport
         #expect(try index.needs(container).isEmpty)
     }
 
+    /// A run of chunks is vouched for only with the stat the scan recorded and the chunks at
+    /// those very offsets.
+    @Test func holdsRequiresTheRecordedStatAndOffsets() throws {
+        let item = file("Documents/a.txt", byte: 7, version: [me: 1])
+        let stat = FileStat(size: 100, mtimeNs: 1, ctimeNs: 2, inode: 3)
+        try index.commit(container, [ItemWrite(item: item, stat: stat)])
+        #expect(try index.holds(container, path: item.path, run: item.chunks, stat: stat))
+        #expect(try index.holds(container, path: item.path, run: [item.chunks[1]], stat: stat))
+        var touched = stat
+        touched.ctimeNs = 5
+        #expect(try !index.holds(container, path: item.path, run: item.chunks, stat: touched))
+        let shifted = ChunkRef(offset: 10, size: 40, hash: item.chunks[1].hash)
+        #expect(try !index.holds(container, path: item.path, run: [shifted], stat: stat))
+        #expect(try !index.holds(container, path: try RelativePath("Documents/other.txt"), run: item.chunks, stat: stat))
+    }
+
     @Test func statisticsCountPendingNeedsAndTheirBytes() throws {
         let peer = DeviceID("BBBB")
         var gone = file("Documents/gone.txt", byte: 2, version: [peer: 2])

@@ -415,6 +415,25 @@ public nonisolated struct Ubiq_Wire_ChunkRequest: Sendable {
 
   public var hash: Data = Data()
 
+  /// Chunks that follow this one directly in the file, asked for in the same request so a
+  /// run of chunks costs one round trip. The response holds the first chunk and as many of
+  /// these as the server could serve, in order; the requester asks again for the rest.
+  public var following: [Ubiq_Wire_FollowingChunk] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Ubiq_Wire_FollowingChunk: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var size: UInt32 = 0
+
+  public var hash: Data = Data()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -427,6 +446,7 @@ public nonisolated struct Ubiq_Wire_ChunkResponse: Sendable {
 
   public var id: UInt64 = 0
 
+  /// The first chunk asked for, then any following ones served, back to back.
   public var data: Data = Data()
 
   public var error: Ubiq_Wire_ChunkError = .none
@@ -1116,7 +1136,7 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
 
 nonisolated extension Ubiq_Wire_ChunkRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ChunkRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}container_id\0\u{1}path\0\u{1}offset\0\u{1}size\0\u{1}hash\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}container_id\0\u{1}path\0\u{1}offset\0\u{1}size\0\u{1}hash\0\u{1}following\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1130,6 +1150,7 @@ nonisolated extension Ubiq_Wire_ChunkRequest: SwiftProtobuf.Message, SwiftProtob
       case 4: try { try decoder.decodeSingularUInt64Field(value: &self.offset) }()
       case 5: try { try decoder.decodeSingularUInt32Field(value: &self.size) }()
       case 6: try { try decoder.decodeSingularBytesField(value: &self.hash) }()
+      case 7: try { try decoder.decodeRepeatedMessageField(value: &self.following) }()
       default: break
       }
     }
@@ -1154,6 +1175,9 @@ nonisolated extension Ubiq_Wire_ChunkRequest: SwiftProtobuf.Message, SwiftProtob
     if !self.hash.isEmpty {
       try visitor.visitSingularBytesField(value: self.hash, fieldNumber: 6)
     }
+    if !self.following.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.following, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1162,6 +1186,42 @@ nonisolated extension Ubiq_Wire_ChunkRequest: SwiftProtobuf.Message, SwiftProtob
     if lhs.containerID != rhs.containerID {return false}
     if lhs.path != rhs.path {return false}
     if lhs.offset != rhs.offset {return false}
+    if lhs.size != rhs.size {return false}
+    if lhs.hash != rhs.hash {return false}
+    if lhs.following != rhs.following {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_FollowingChunk: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".FollowingChunk"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}size\0\u{1}hash\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.size) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.hash) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.size != 0 {
+      try visitor.visitSingularUInt32Field(value: self.size, fieldNumber: 1)
+    }
+    if !self.hash.isEmpty {
+      try visitor.visitSingularBytesField(value: self.hash, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_FollowingChunk, rhs: Ubiq_Wire_FollowingChunk) -> Bool {
     if lhs.size != rhs.size {return false}
     if lhs.hash != rhs.hash {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
