@@ -7,6 +7,32 @@ enum LinuxCalls {
     private typealias Renameat2 = @convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32
     private typealias Syncfs = @convention(c) (Int32) -> Int32
 
+    private typealias SyncFileRange = @convention(c) (Int32, off_t, off_t, UInt32) -> Int32
+    private typealias CopyFileRange = @convention(c) (Int32, UnsafeMutablePointer<off_t>?, Int32, UnsafeMutablePointer<off_t>?, Int, UInt32) -> Int
+
+    private static let syncFileRange: SyncFileRange? = dlsym(nil, "sync_file_range").map { unsafeBitCast($0, to: SyncFileRange.self) }
+    private static let copyFileRange: CopyFileRange? = dlsym(nil, "copy_file_range").map { unsafeBitCast($0, to: CopyFileRange.self) }
+
+    /// Starts writing a range of a file back to disk without waiting
+    /// (`sync_file_range(SYNC_FILE_RANGE_WRITE)`), so the final fsync of a large file has
+    /// little left to do. Only a hint: failures are ignored.
+    static func startWriteback(_ fd: Int32, offset: UInt64, length: Int) {
+        _ = syncFileRange?(fd, off_t(offset), off_t(length), 2)
+    }
+
+    /// `copy_file_range`: copies in the kernel, without bringing the bytes to user space.
+    /// Returns the bytes copied, 0 at the end of the source, -1 with errno (ENOSYS where the
+    /// call is missing, EXDEV or EINVAL where the file systems cannot).
+    static func copyRange(from source: Int32, at sourceOffset: UInt64, to target: Int32, at targetOffset: UInt64, length: Int) -> Int {
+        guard let copyFileRange else {
+            errno = ENOSYS
+            return -1
+        }
+        var from = off_t(sourceOffset)
+        var to = off_t(targetOffset)
+        return copyFileRange(source, &from, target, &to, length, 0)
+    }
+
     private static let renameat2: Renameat2? = dlsym(nil, "renameat2").map { unsafeBitCast($0, to: Renameat2.self) }
     private static let syncfs: Syncfs? = dlsym(nil, "syncfs").map { unsafeBitCast($0, to: Syncfs.self) }
 

@@ -14,7 +14,8 @@ public struct TempFile: Sendable {
     /// Its absolute path, for logs.
     public let path: String
 
-    /// Writes all of `bytes` at `offset`.
+    /// Writes all of `bytes` at `offset`. Large writes start their way to disk at once, so
+    /// committing a large file does not wait for all of it to be written back.
     public func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FileSystemError) {
         var done = 0
         while done < bytes.count {
@@ -24,6 +25,46 @@ public struct TempFile: Sendable {
                 throw FileSystemError.posix(errno, "write", path)
             }
             done += n
+        }
+        if bytes.count >= Self.writebackSize { LinuxCalls.startWriteback(fd, offset: offset, length: bytes.count) }
+    }
+
+    static let writebackSize = 256 << 10
+
+    /// Copies `length` bytes of the open file `source` at `sourceOffset` to `offset`, in the
+    /// kernel where it can (no pass through user space), else by reading and writing.
+    public func copy(from source: Int32, at sourceOffset: UInt64, length: UInt64, to offset: UInt64) throws(FileSystemError) {
+        var done: UInt64 = 0
+        while done < length {
+            let n = LinuxCalls.copyRange(from: source, at: sourceOffset + done, to: fd, at: offset + done,
+                                         length: Int(min(length - done, 1 << 30)))
+            if n > 0 {
+                done += UInt64(n)
+                continue
+            }
+            if n == 0 { throw FileSystemError(.ioError(errno: EIO), "'\(path)': the source ended before \(length) bytes were copied") }
+            if errno == EINTR { continue }
+            guard errno == ENOSYS || errno == EXDEV || errno == EINVAL || errno == EOPNOTSUPP else {
+                throw FileSystemError.posix(errno, "copy into", path)
+            }
+            return try copyByReading(from: source, at: sourceOffset + done, length: length - done, to: offset + done)
+        }
+        if length >= UInt64(Self.writebackSize) { LinuxCalls.startWriteback(fd, offset: offset, length: Int(length)) }
+    }
+
+    private func copyByReading(from source: Int32, at sourceOffset: UInt64, length: UInt64, to offset: UInt64) throws(FileSystemError) {
+        var buffer = [UInt8](repeating: 0, count: Int(min(length, 1 << 20)))
+        var done: UInt64 = 0
+        while done < length {
+            let want = Int(min(length - done, UInt64(buffer.count)))
+            let n = buffer.withUnsafeMutableBytes { pread(source, $0.baseAddress!, want, off_t(sourceOffset + done)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw FileSystemError(.ioError(errno: n < 0 ? errno : EIO), "'\(path)': cannot read the source to copy") }
+            let result: Result<Void, FileSystemError> = buffer.withUnsafeBytes { raw in
+                Result { () throws(FileSystemError) in try write(UnsafeRawBufferPointer(rebasing: raw[0..<n]), at: offset + done) }
+            }
+            try result.get()
+            done += UInt64(n)
         }
     }
 

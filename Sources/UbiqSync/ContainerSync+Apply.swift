@@ -222,15 +222,7 @@ extension ContainerSync {
         transfers.begin(path, total: chunks.reduce(0) { $0 + UInt64($1.size) })
         defer { transfers.end(path) }
         do {
-            var missing: [ChunkRef] = []
-            for chunk in chunks {
-                if let bytes = readLocal(hash: chunk.hash, size: chunk.size) {
-                    try staged.write(bytes, at: chunk.offset)
-                    transfers.add(UInt64(chunk.size), to: path)
-                } else {
-                    missing.append(chunk)
-                }
-            }
+            let missing = try copyLocal(chunks, into: staged, path: path)
             try await fetchAll(missing, path: path, into: staged)
             return staged
         } catch {

@@ -39,16 +39,27 @@ struct FileSystemDisk: ContainerDisk {
         files.fileStat(of: path)
     }
 
-    func read(_ file: ChunkLocation.File, offset: UInt64, size: UInt32) throws -> [UInt8] {
-        let fd: Int32
+    private func open(_ file: ChunkLocation.File) throws -> Int32 {
         switch file {
         case .item(let path):
-            fd = try files.openForReading(path)
+            return try files.openForReading(path)
         case .version(let name):
             guard !name.contains("/"), !name.hasPrefix(".") else { throw DiskError(.escapesContainer, "bad version name") }
-            fd = open(layout.versionsFolder + "/" + name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            let fd = Glibc.open(layout.versionsFolder + "/" + name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             guard fd >= 0 else { throw DiskError(.notFound, "version file \(name) is missing") }
+            return fd
         }
+    }
+
+    func copy(_ file: ChunkLocation.File, offset: UInt64, length: UInt64, into staged: any StagedFile, at target: UInt64) throws {
+        guard let staged = staged as? Staged else { throw DiskError(.io, "not a staged file of this disk") }
+        let fd = try open(file)
+        defer { close(fd) }
+        try staged.copy(from: fd, at: offset, length: length, to: target)
+    }
+
+    func read(_ file: ChunkLocation.File, offset: UInt64, size: UInt32) throws -> [UInt8] {
+        let fd = try open(file)
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: Int(size))
         var done = 0
@@ -158,6 +169,11 @@ struct FileSystemDisk: ContainerDisk {
         func write(_ bytes: [UInt8], at offset: UInt64) throws {
             guard let file = self.file.withLock({ $0 }) else { throw DiskError(.io, "temp file already finished") }
             try file.write(bytes, at: offset)
+        }
+
+        func copy(from source: Int32, at offset: UInt64, length: UInt64, to target: UInt64) throws {
+            guard let file = self.file.withLock({ $0 }) else { throw DiskError(.io, "temp file already finished") }
+            try file.copy(from: source, at: offset, length: length, to: target)
         }
 
         func discard() {
