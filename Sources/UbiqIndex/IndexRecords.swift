@@ -18,6 +18,21 @@ public struct IndexedItem: Sendable, Equatable {
     }
 }
 
+/// What a rescan needs of each indexed path to tell what changed, without the rest of the
+/// item: a full rescan of a large container reads this for every path, and whole items only
+/// for the paths that changed.
+public struct ItemBaseline: Sendable, Equatable {
+    public var stat: FileStat?
+    public var deleted: Bool
+    public var downloaded: Bool
+
+    public init(stat: FileStat?, deleted: Bool, downloaded: Bool) {
+        self.stat = stat
+        self.deleted = deleted
+        self.downloaded = downloaded
+    }
+}
+
 /// Where a chunk can be read on this device: a container file or a kept conflict version.
 public struct ChunkLocation: Sendable, Equatable {
     public enum File: Sendable, Equatable {

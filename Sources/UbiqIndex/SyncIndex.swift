@@ -104,6 +104,34 @@ public struct SyncIndex: Sendable {
         }
     }
 
+    /// The baseline of every item at or under `root` (the whole container when nil).
+    public func baselines(_ container: ContainerID, under root: RelativePath? = nil) throws -> [RelativePath: ItemBaseline] {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return [:] }
+            let columns = "SELECT path, deleted, absent, statSize, statMtime, statCtime, statInode FROM item"
+            var result: [RelativePath: ItemBaseline] = [:]
+            if root == nil { result.reserveCapacity(try Int.fetchOne(db, cached: "SELECT COUNT(*) FROM item WHERE container = ?", arguments: [id]) ?? 0) }
+            // A cursor, not an array of rows: a full rescan of a large container reads every item.
+            func add(_ rows: RowCursor) throws {
+                while let row = try rows.next() {
+                    guard let path = try? RelativePath(row[0] as String) else { throw IndexError(.corrupt, "an item has an invalid path") }
+                    let stat = (row[3] as Int64?).map {
+                        FileStat(size: UInt64($0), mtimeNs: row[4], ctimeNs: row[5], inode: UInt64(bitPattern: row[6] as Int64))
+                    }
+                    result[path] = ItemBaseline(stat: stat, deleted: row[1], downloaded: !(row[2] as Bool))
+                }
+            }
+            if let root {
+                try add(Row.fetchCursor(db.cachedStatement(sql: "\(columns) WHERE container = ? AND path = ?"), arguments: [id, root.rawValue]))
+                try add(Row.fetchCursor(db.cachedStatement(sql: "\(columns) WHERE container = ? AND path >= ? AND path < ?"),
+                                        arguments: [id, root.rawValue + "/", root.rawValue + "/\u{10FFFF}"]))
+            } else {
+                try add(Row.fetchCursor(db.cachedStatement(sql: "\(columns) WHERE container = ?"), arguments: [id]))
+            }
+            return result
+        }
+    }
+
     /// Items whose sequence is above `sequence`, in sequence order.
     public func items(_ container: ContainerID, after sequence: Int64, limit: Int) throws -> [IndexedItem] {
         try pool.read { db in

@@ -190,20 +190,22 @@ public actor ContainerSync {
         var previousItems: [RelativePath: Item] = [:]
         var seen = 0
         for root in roots {
-            let existing = Dictionary(try index.items(id, under: root).map { ($0.item.path, $0) }, uniquingKeysWith: { a, _ in a })
-            for (path, indexed) in existing { previousItems[path] = indexed.item }
-            let stats = existing.compactMapValues(\.stat)
-            let outcome = try disk.scan(under: root) { stats[$0] }
+            let baselines = try index.baselines(id, under: root)
+            let outcome = try disk.scan(under: root) { baselines[$0]?.stat }
             seen += outcome.seen.count
             if root == nil {
                 logger.info("scanned container", metadata: ["entries": "\(outcome.seen.count)", "hashed": "\(outcome.filesHashed)"])
             }
-            var needs: [RelativePath: Item] = [:]
-            for entry in outcome.changed {
-                if let need = try index.need(id, entry.path) { needs[entry.path] = need }
+            // Whole items only where something changed: what the scan found changed, and what
+            // it did not find (a file of an on-demand container that is not downloaded is not
+            // on disk, and that is no deletion).
+            var involved = outcome.changed.map(\.path)
+            for (path, baseline) in baselines where !baseline.deleted && baseline.downloaded && !outcome.seen.contains(path) {
+                involved.append(path)
             }
-            // A file of an on-demand container that is not downloaded is not on disk, and
-            // that is no deletion.
+            let existing = try index.items(id, at: involved)
+            for (path, indexed) in existing { previousItems[path] = indexed.item }
+            let needs = try index.needs(id, at: outcome.changed.map(\.path))
             let present = existing.filter { $0.value.downloaded || outcome.seen.contains($0.key) }
             let plan = LocalChanges.plan(outcome, existing: present, needs: needs, device: device,
                                          now: Int64(Date().timeIntervalSince1970 * 1e9))

@@ -30,8 +30,10 @@ struct FileSystemDisk: ContainerDisk {
         let result = try scanner.scan(under: root, baseline: Baseline(lookup: baseline))
         var seen = result.seen
         // Files that changed while hashed, or could not be read, are not deletions.
-        seen.formUnion(result.unstable)
-        seen.formUnion(result.failures.map(\.path))
+        if !result.unstable.isEmpty || !result.failures.isEmpty {
+            seen.formUnion(result.unstable)
+            seen.formUnion(result.failures.map(\.path))
+        }
         return ScanOutcome(changed: result.changed, seen: seen, filesHashed: result.filesHashed)
     }
 
