@@ -119,12 +119,28 @@ def wait(condition, timeout, what, interval=0.001):
 COMPILERS = {"swift-frontend", "swift-build", "swift-driver", "swiftc", "clang", "ld.gold", "ld.lld", "cc1", "cc1plus", "rustc", "go"}
 
 
+def _busy_seconds():
+    """CPU seconds the whole machine spent busy since boot."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_seconds():
+    """CPU seconds of this process and of the children it waited for (the agents)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 class LoadWatch:
-    """Samples the load average and whether a compiler runs, every few seconds, so that a
-    report can say when its times come from a shared machine."""
+    """Measures the CPU that processes other than the benchmark and its agents used during a
+    run, and samples whether a compiler ran, so that a report can say when its times come
+    from a shared machine."""
 
     def __init__(self, every=2.0):
         import threading
+        self.start = (time.monotonic(), _busy_seconds(), _own_seconds())
         self.samples = []  # (load1, compiling)
         self.stop_event = threading.Event()
         self.thread = threading.Thread(target=self._run, args=(every,), daemon=True)
@@ -153,4 +169,6 @@ class LoadWatch:
         self.samples.append((load_average()[0], self._compiling()))
         loads = [s[0] for s in self.samples]
         busy = sum(1 for s in self.samples if s[1]) / len(self.samples)
-        return {"load_start": loads[0], "load_max": max(loads), "load_end": loads[-1], "compiling": busy}
+        wall, machine, own = (a - b for a, b in zip((time.monotonic(), _busy_seconds(), _own_seconds()), self.start))
+        return {"load_start": loads[0], "load_max": max(loads), "load_end": loads[-1], "compiling": busy,
+                "other_cores": max(0.0, (machine - own) / wall) if wall > 0 else 0.0}

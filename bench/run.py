@@ -135,14 +135,14 @@ def header(args, load, what):
     versions = []
     if "syncthing" in args.tools:
         versions.append(f"Syncthing {syncthing_side.version()} (Debian's package)")
-    shared = ""
-    if load["compiling"] > 0 or load["load_max"] > 1.5:
-        shared = (f" **Shared machine:** a compiler ran during {load['compiling']:.0%} of the samples and the load "
-                  f"average reached {load['load_max']:.1f}, so times are pessimistic; bytes are firm.")
+    compiling = f"; a compiler ran during {load['compiling']:.0%} of it" if load["compiling"] > 0 else ""
+    shared = (" **Shared machine:** times are pessimistic; bytes are firm."
+              if load["compiling"] > 0 or load["other_cores"] > 0.15 else "")
     command = "bench/run.py " + " ".join(sys.argv[1:])
     return (f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {host.machine()}; ubiq {build} build"
             f"{', ' + ', '.join(versions) if versions else ''}. `{command}`: {what}, min / median / max. "
-            f"Load average {load['load_start']:.2f} at the start, {load['load_end']:.2f} at the end.{shared}")
+            f"Other processes used {load['other_cores']:.2f} of the {os.cpu_count()} cores on average during the "
+            f"run{compiling}.{shared}")
 
 
 def main():
