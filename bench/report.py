@@ -129,11 +129,12 @@ BLOCK = re.compile(r"<!-- bench:(\w+) -->\n.*?<!-- /bench:\1 -->\n", re.S)
 
 def write_docs(path, heading, blocks):
     """Puts `blocks` (name -> Markdown) into the section titled `heading`: replaces blocks
-    of the same name, keeps the others; a new section goes above the older dated ones."""
+    of the same name, keeps the others (a hand-written `notes` block too); a new section goes
+    above the older dated ones."""
     with open(path) as f:
         text = f.read()
     wrapped = {k: f"<!-- bench:{k} -->\n{v.rstrip()}\n<!-- /bench:{k} -->\n" for k, v in blocks.items()}
-    order = ["main", "many", "limits"]
+    order = ["main", "many", "limits", "notes"]
     start = text.find(heading + "\n")
     if start >= 0:
         end = text.find("\n## ", start + len(heading))
@@ -141,7 +142,7 @@ def write_docs(path, heading, blocks):
         section = text[start:end]
         present = {m.group(1): m.group(0) for m in BLOCK.finditer(section)}
         present.update(wrapped)
-        body = "\n".join(present[k] for k in order if k in present)
+        body = "\n".join(present[k] for k in order + sorted(set(present) - set(order)) if k in present)
         text = text[:start] + heading + "\n\n" + body + "\n" + text[end:]
     else:
         body = "\n".join(wrapped[k] for k in order if k in wrapped)

@@ -139,7 +139,9 @@ def header(args, load, what):
     shared = (" **Shared machine:** times are pessimistic; bytes are firm."
               if load["compiling"] > 0 or load["other_cores"] > 0.15 else "")
     command = "bench/run.py " + " ".join(sys.argv[1:])
-    return (f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {host.machine()}; ubiq {build} build"
+    built = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(os.path.getmtime(os.path.join(args.bin, "ubiqd"))))
+    return (f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {host.machine()}; ubiq {build} build "
+            f"(ubiqd of {built})"
             f"{', ' + ', '.join(versions) if versions else ''}. `{command}`: {what}, min / median / max. "
             f"Other processes used {load['other_cores']:.2f} of the {os.cpu_count()} cores on average during the "
             f"run{compiling}.{shared}")
