@@ -87,7 +87,7 @@ def run_main(args, run, results):
     order = args.tools if run % 2 == 0 else list(reversed(args.tools))
     for tool in order:
         with Workspace(args.keep, f"bench-{tool}-") as work:
-            side = make_pair(tool, args.bin, os.path.join(work, "agents"))
+            side = make_pair(tool, args.agents, os.path.join(work, "agents"))
             staging = os.path.join(work, "staging")
             os.makedirs(staging)
             workload.prepare_dirs(side)
@@ -101,7 +101,7 @@ def run_main(args, run, results):
 
 def run_kv(args, results):
     with Workspace(args.keep, "bench-kv-") as work:
-        side = ubiq_side.UbiqPair(args.bin, work)
+        side = ubiq_side.UbiqPair(args.agents, work)
         side.start()
         try:
             results["ubiq"]["runs"].append({"kv": side.kv_latencies(args.sizes.kv_samples)})
@@ -118,7 +118,7 @@ def run_many(args, run, results):
         for tool in (args.tools if run % 2 == 0 else list(reversed(args.tools))):
             workload.clear_markers(root)
             home = os.path.join(work, tool)
-            single = ubiq_side.UbiqSingle(args.bin, home, root) if tool == "ubiq" else syncthing_side.SyncthingSingle(home, root)
+            single = ubiq_side.UbiqSingle(args.agents, home, root) if tool == "ubiq" else syncthing_side.SyncthingSingle(home, root)
             try:
                 results[tool]["many"].append(workload.run_many(single, n, log))
             finally:
@@ -139,10 +139,10 @@ def header(args, load, what):
     shared = (" **Shared machine:** times are pessimistic; bytes are firm."
               if load["compiling"] > 0 or load["other_cores"] > 0.15 else "")
     command = "bench/run.py " + " ".join(sys.argv[1:])
-    built = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(os.path.getmtime(os.path.join(args.bin, "ubiqd"))))
-    return (f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {host.machine()}; ubiq {build} build "
-            f"(ubiqd of {built})"
-            f"{', ' + ', '.join(versions) if versions else ''}. `{command}`: {what}, min / median / max. "
+    if args.built:
+        versions.insert(0, f"ubiq {build} build (ubiqd of {args.built})")
+    return (f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {host.machine()}; "
+            f"{', '.join(versions)}. `{command}`: {what}, min / median / max. "
             f"Other processes used {load['other_cores']:.2f} of the {os.cpu_count()} cores on average during the "
             f"run{compiling}.{shared}")
 
@@ -151,6 +151,13 @@ def main():
     args = parse()
     log(f"tools: {', '.join(args.tools)}; groups: {', '.join(sorted(args.groups))}; {args.runs} runs, {args.mode} sizes")
     results = {t: {"runs": [], "many": []} for t in ("ubiq", "syncthing")}
+    # A private copy of the binaries, so that a rebuild during the runs cannot mix builds.
+    args.agents = tempfile.mkdtemp(prefix="bench-bin-")
+    args.built = None
+    if "ubiq" in args.tools or "kv" in args.groups:
+        for name in ("ubiq", "ubiqd"):
+            shutil.copy2(os.path.join(args.bin, name), args.agents)
+        args.built = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(os.path.getmtime(os.path.join(args.bin, "ubiqd"))))
     samples = []
     started = time.monotonic()
     load = host.LoadWatch()
@@ -169,12 +176,13 @@ def main():
         sys.exit(1)
     finally:
         load = load.finish()
+        shutil.rmtree(args.agents, ignore_errors=True)
     wall = time.monotonic() - started
 
     blocks = {}
     if "main" in args.groups:
         note = report.wire_note(results, args.tools)
-        blocks["main"] = (header(args, load, f"{runs(args)} of each figure, both tools on the same seeded data") +
+        blocks["main"] = (header(args, load, f"{runs(args)} of each figure" + (", the tools on the same seeded data, one after the other" if len(args.tools) > 1 else "")) +
                           "\n\n" + report.main_table(results, args.sizes, args.tools) + ("\n\n" + note if note else ""))
     elif "kv" in args.groups:
         rs = results["ubiq"]["runs"]
