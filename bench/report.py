@@ -64,10 +64,12 @@ def main_table(results, sizes, tools):
            lambda t: latency("kv", statistics.median)(t) or "none: Syncthing has no key-value store")
     timing("the same, 95th percentile",
            lambda t: latency("kv", lambda v: percentile(v, 95))(t) or "none")
-    timing("CPU seconds, sender / receiver, whole run",
-           lambda t: f"{summary([r['cpu'][0] for r in runs[t]], 's', 1, 1)} / {summary([r['cpu'][1] for r in runs[t]], 's', 1, 1)}")
-    timing("peak memory, sender / receiver",
-           lambda t: f"{summary([r['rss'][0] for r in runs[t]], 'MiB', 1, 0)} / {summary([r['rss'][1] for r in runs[t]], 'MiB', 1, 0)}")
+    timing("CPU seconds of each agent, whole run",
+           lambda t: f"sender {summary([r['cpu'][0] for r in runs[t]], 's', 1, 1)}; "
+                     f"receiver {summary([r['cpu'][1] for r in runs[t]], 's', 1, 1)}")
+    timing("peak memory of each agent",
+           lambda t: f"sender {summary([r['rss'][0] for r in runs[t]], 'MiB', 1, 0)}; "
+                     f"receiver {summary([r['rss'][1] for r in runs[t]], 'MiB', 1, 0)}")
     return "\n".join(rows)
 
 
@@ -85,6 +87,15 @@ def wire_note(results, tools):
     return ("\"Received\" is what the receiving tool counted on its peer connection (ubiq: frames with their "
             "headers; Syncthing: `inBytesTotal` of `/rest/system/connections`). The kernel's count of bytes received "
             "on the same TCP connections (`ss -ti`, TLS records included) was " + ", ".join(parts) + " that.")
+
+
+def kv_table(results, sizes):
+    rs = results["ubiq"]["runs"]
+    return "\n".join([
+        "| figure | ubiq |", "| --- | --- |",
+        f"| a key-value change seen by a subscriber on the other agent, median of {sizes.kv_samples} | "
+        f"{summary([statistics.median(r['kv']) for r in rs], 'ms', 1000, 2)} |",
+        f"| the same, 95th percentile | {summary([percentile(r['kv'], 95) for r in rs], 'ms', 1000, 2)} |"])
 
 
 def many_table(results, n, tools):

@@ -2,14 +2,15 @@
 """Benchmarks ubiq and Syncthing side by side on loopback and prints Markdown tables.
 
 Usage: bench/run.py [--bin DIR] [--tools ubiq,syncthing] [--quick | --ci] [--runs N]
-                    [--only main,kv,many,limits] [--many N] [--keep] [--write-docs] [--json FILE]
+                    [--only main,kv,many,limits] [--many N] [--keep] [--write-docs]
+                    [--json FILE | --render FILE]
 
 Each run makes its seeded data once, then runs the same scenarios (workload.py) on each
 tool in turn: two agents of the tool on loopback, one writing, one receiving; one tool is
 stopped before the next starts. docs/benchmarks.md says what each figure means. Nothing
 here talks to anything but 127.0.0.1 (each tool's sockets are checked with `ss`).
 """
-import argparse, json, os, shutil, statistics, sys, tempfile, time
+import argparse, json, os, shutil, sys, tempfile, textwrap, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import host, limits, report, workload  # noqa: E402
@@ -37,6 +38,7 @@ def parse():
     p.add_argument("--keep", action="store_true", help="keep the agents' folders and logs")
     p.add_argument("--write-docs", action="store_true", help="write the tables into a dated section of docs/benchmarks.md")
     p.add_argument("--json", help="also write the raw figures to this file")
+    p.add_argument("--render", help="measure nothing: make the tables from raw figures written by --json")
     args = p.parse_args()
     if args.tools:
         args.tools = [t.strip().lower() for t in args.tools.split(",") if t.strip()]
@@ -126,38 +128,20 @@ def run_many(args, run, results):
             log(f"{single.name}: {results[tool]['many'][-1]}")
 
 
-def runs(args):
-    return "1 run" if args.runs == 1 else f"{args.runs} runs"
-
-
-def header(args, load, what):
-    build = "release" if "release" in os.path.abspath(args.bin) else "debug"
-    versions = []
-    if "syncthing" in args.tools:
-        versions.append(f"Syncthing {syncthing_side.version()} (Debian's package)")
-    compiling = f"; a compiler ran during {load['compiling']:.0%} of it" if load["compiling"] > 0 else ""
-    shared = (" **Shared machine:** times are pessimistic; bytes are firm."
-              if load["compiling"] > 0 or load["other_cores"] > 0.15 else "")
-    command = "bench/run.py " + " ".join(sys.argv[1:])
-    if args.built:
-        versions.insert(0, f"ubiq {build} build (ubiqd of {args.built})")
-    return (f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {host.machine()}; "
-            f"{', '.join(versions)}. `{command}`: {what}, min / median / max. "
-            f"Other processes used {load['other_cores']:.2f} of the {os.cpu_count()} cores on average during the "
-            f"run{compiling}.{shared}")
-
-
-def main():
-    args = parse()
+def measure(args):
+    """Runs the chosen groups; returns the record the tables are made from."""
     log(f"tools: {', '.join(args.tools)}; groups: {', '.join(sorted(args.groups))}; {args.runs} runs, {args.mode} sizes")
     results = {t: {"runs": [], "many": []} for t in ("ubiq", "syncthing")}
+    versions = []
     # A private copy of the binaries, so that a rebuild during the runs cannot mix builds.
     args.agents = tempfile.mkdtemp(prefix="bench-bin-")
-    args.built = None
     if "ubiq" in args.tools or "kv" in args.groups:
         for name in ("ubiq", "ubiqd"):
             shutil.copy2(os.path.join(args.bin, name), args.agents)
-        args.built = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(os.path.getmtime(os.path.join(args.bin, "ubiqd"))))
+        built = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(os.path.getmtime(os.path.join(args.bin, "ubiqd"))))
+        versions.append(f"ubiq {build_kind(args.bin)} build (ubiqd of {built})")
+    if "syncthing" in args.tools:
+        versions.append(f"Syncthing {syncthing_side.version()} (Debian's package)")
     samples = []
     started = time.monotonic()
     load = host.LoadWatch()
@@ -171,47 +155,84 @@ def main():
                 run_many(args, run, results)
             if "limits" in args.groups:
                 samples.append(limits.measure(0.5 if args.ci else 2))
-    except TimeoutError as e:
-        log(f"FAILED: {e}")
-        sys.exit(1)
     finally:
         load = load.finish()
         shutil.rmtree(args.agents, ignore_errors=True)
-    wall = time.monotonic() - started
+    return {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": host.machine(), "cores": os.cpu_count(),
+            "versions": versions, "command": "bench/run.py " + " ".join(sys.argv[1:]), "build": build_kind(args.bin),
+            "mode": args.mode, "tools": args.tools, "groups": sorted(args.groups), "runs": args.runs,
+            "sizes": vars(args.sizes), "load": load, "wall": time.monotonic() - started,
+            "results": results, "limits": samples}
 
+
+def build_kind(bindir):
+    return "release" if "release" in os.path.abspath(bindir) else "debug"
+
+
+def header(record, what):
+    load = record["load"]
+    compiling = f"; a compiler ran during {load['compiling']:.0%} of it" if load["compiling"] > 0 else ""
+    shared = (" **Shared machine:** times are pessimistic; bytes are firm."
+              if load["compiling"] > 0 or load["other_cores"] > 0.15 else "")
+    text = (f"Measured {record['when']} on {record['machine']}; {', '.join(record['versions'])}. "
+            f"`{record['command']}`: {what}, min / median / max. Other processes used {load['other_cores']:.2f} of the "
+            f"{record['cores']} cores on average during the run{compiling}.{shared}")
+    return wrap(text)
+
+
+def wrap(text):
+    return textwrap.fill(text, 92, break_long_words=False, break_on_hyphens=False)
+
+
+def render(record):
+    """The Markdown blocks of a record: main, kv, many, limits (those measured)."""
+    sizes = workload.Sizes(**record["sizes"])
+    tools, results, groups = record["tools"], record["results"], set(record["groups"])
+    n = record["runs"]
+    runs = "1 run" if n == 1 else f"{n} runs"
     blocks = {}
-    if "main" in args.groups:
-        note = report.wire_note(results, args.tools)
-        blocks["main"] = (header(args, load, f"{runs(args)} of each figure" + (", the tools on the same seeded data, one after the other" if len(args.tools) > 1 else "")) +
-                          "\n\n" + report.main_table(results, args.sizes, args.tools) + ("\n\n" + note if note else ""))
-    elif "kv" in args.groups:
-        rs = results["ubiq"]["runs"]
-        blocks["kv"] = (header(args, load, runs(args)) + "\n\n| figure | ubiq |\n| --- | --- |\n"
-                        f"| a key-value change seen by a subscriber on the other agent, median of {args.sizes.kv_samples} | "
-                        f"{report.summary([statistics.median(r['kv']) for r in rs], 'ms', 1000, 2)} |\n"
-                        f"| the same, 95th percentile | {report.summary([workload.percentile(r['kv'], 95) for r in rs], 'ms', 1000, 2)} |")
-    if "many" in args.groups:
-        blocks["many"] = (header(args, load, f"{runs(args)}, one agent alone indexing a folder it finds full") +
-                          "\n\n" + report.many_table(results, args.sizes.many, args.tools))
-    if "limits" in args.groups:
-        blocks["limits"] = "What this machine allows at most, beside the figures above:\n\n" + report.limits_table(samples)
+    if "main" in groups:
+        both = ", the tools on the same seeded data, one after the other" if len(tools) > 1 else ""
+        note = report.wire_note(results, tools)
+        blocks["main"] = (header(record, f"{runs} of each figure{both}") + "\n\n" + report.main_table(results, sizes, tools)
+                          + ("\n\n" + wrap(note) if note else ""))
+    elif "kv" in groups:
+        blocks["kv"] = header(record, runs) + "\n\n" + report.kv_table(results, sizes)
+    if "many" in groups:
+        blocks["many"] = (header(record, f"{runs}, one agent alone indexing a folder it finds full") + "\n\n"
+                          + report.many_table(results, sizes.many, tools))
+    if "limits" in groups:
+        blocks["limits"] = "What this machine allows at most, beside the figures above:\n\n" + report.limits_table(record["limits"])
+    return blocks
+
+
+def main():
+    args = parse()
+    if args.render:
+        with open(args.render) as f:
+            record = json.load(f)
+    else:
+        try:
+            record = measure(args)
+        except TimeoutError as e:
+            log(f"FAILED: {e}")
+            sys.exit(1)
+    blocks = render(record)
     for text in blocks.values():
         print(text + "\n")
-
-    if args.json:
+    if args.json and not args.render:
         with open(args.json, "w") as f:
-            json.dump({"args": {k: v for k, v in vars(args).items() if k != "sizes"}, "sizes": vars(args.sizes),
-                       "load": load, "results": results, "limits": samples}, f, indent=1, default=list)
+            json.dump(record, f, indent=1)
     if args.write_docs:
-        build = "release" if "release" in os.path.abspath(args.bin) else "debug"
-        heading = f"## {time.strftime('%Y-%m-%d', time.gmtime())}, ubiq {build} build, {args.mode} sizes"
+        heading = f"## {record['when'][:10]}, ubiq {record['build']} build, {record['mode']} sizes"
         report.write_docs(DOCS, heading, {k: v for k, v in blocks.items() if k != "kv"})
         log(f"wrote {heading[3:]} into {os.path.relpath(DOCS, ROOT)}")
 
-    failures = report.bound_failures(results, args.sizes) if "main" in args.groups else []
+    sizes = workload.Sizes(**record["sizes"])
+    failures = report.bound_failures(record["results"], sizes) if "main" in record["groups"] else []
     for f in failures:
         log(f"above the bound: {f}")
-    log(f"done in {wall:.1f} s")
+    log(f"done in {record['wall']:.1f} s")
     if args.ci and failures:
         sys.exit(1)
 
