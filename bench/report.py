@@ -1,7 +1,7 @@
 """Turns raw figures into Markdown tables (min / median / max over runs, one column pair
 per tool), checks the bounds on bytes received, and writes a dated section of
 docs/benchmarks.md."""
-import os, re, statistics
+import re, statistics
 
 from workload import percentile
 
