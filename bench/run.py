@@ -1,339 +1,240 @@
 #!/usr/bin/env python3
-"""Measures ubiq between two agents on loopback and prints a Markdown table.
+"""Benchmarks ubiq and Syncthing side by side on loopback and prints Markdown tables.
 
-Usage: bench/run.py [--bin DIR] [--quick] [--runs N] [--only kv]
+Usage: bench/run.py [--bin DIR] [--tools ubiq,syncthing] [--quick | --ci] [--runs N]
+                    [--only main,kv,many,limits] [--many N] [--keep] [--write-docs]
+                    [--json FILE | --render FILE]
 
-Each figure is timed from the moment the writer closes its file to the moment the other
-agent's copy is complete (checked by size and content hash afterwards), and reports the
-bytes the receiving agent counted on the wire. `--quick` uses small sizes, for CI.
-Nothing here talks to anything but 127.0.0.1.
+Each run makes its seeded data once, then runs the same scenarios (workload.py) on each
+tool in turn: two agents of the tool on loopback, one writing, one receiving; one tool is
+stopped before the next starts. docs/benchmarks.md says what each figure means. Nothing
+here talks to anything but 127.0.0.1 (each tool's sockets are checked with `ss`).
 """
-import argparse, hashlib, json, os, platform, random, shutil, socket, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, shutil, sys, tempfile, textwrap, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import host, limits, report, workload  # noqa: E402
+import syncthing_side, ubiq_side  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CONTAINER = "TEAMID.com.example.bench"
-KVSTORE = "TEAMID.com.example.bench.settings"
+DOCS = os.path.join(ROOT, "docs", "benchmarks.md")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-class Agent:
-    def __init__(self, bindir, home, name, peers=()):
-        self.bindir, self.home, self.name = bindir, home, name
-        self.port = free_port()
-        self.peers = list(peers)
-        self.state = os.path.join(home, "state")
-        self.root = os.path.join(home, "container")
-        self.sock = os.path.join(home, "agent.sock")
-        self.proc = None
+def parse():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--bin", default=os.path.join(ROOT, ".build", "release"), help="folder holding ubiq and ubiqd")
+    p.add_argument("--tools", help="comma-separated: ubiq, syncthing (default: both when syncthing is on PATH)")
+    p.add_argument("--quick", action="store_true", help="small sizes: seconds, not minutes")
+    p.add_argument("--ci", action="store_true",
+                   help="CI sizes, one run; fails only on a run that does not converge or bytes received above the bounds")
+    p.add_argument("--runs", type=int, help="runs of each figure (default 3; 1 with --ci)")
+    p.add_argument("--only", help="comma-separated groups: main (sync figures), kv (the key-value latency alone), "
+                                  "many (a container of many files), limits (SHA-256, loopback); default main,limits")
+    p.add_argument("--many", type=int, help="files in the many-files container (default 100,000; 2,000 quick; 500 CI)")
+    p.add_argument("--keep", action="store_true", help="keep the agents' folders and logs")
+    p.add_argument("--write-docs", action="store_true", help="write the tables into a dated section of docs/benchmarks.md")
+    p.add_argument("--json", help="also write the raw figures to this file")
+    p.add_argument("--render", help="measure nothing: make the tables from raw figures written by --json")
+    args = p.parse_args()
+    if args.tools:
+        args.tools = [t.strip().lower() for t in args.tools.split(",") if t.strip()]
+        unknown = set(args.tools) - {"ubiq", "syncthing"}
+        if unknown:
+            p.error(f"unknown tools: {', '.join(sorted(unknown))}")
+        if "syncthing" in args.tools and not syncthing_side.available():
+            p.error("syncthing is not on PATH (Debian: apt-get install syncthing)")
+    else:
+        args.tools = ["ubiq"] + (["syncthing"] if syncthing_side.available() else [])
+    groups = {"main", "many", "limits"} if args.ci else {"main", "limits"}
+    args.groups = set(args.only.split(",")) if args.only else groups
+    unknown = args.groups - {"main", "kv", "many", "limits"}
+    if unknown:
+        p.error(f"unknown groups: {', '.join(sorted(unknown))}")
+    args.runs = args.runs or (1 if args.ci else 3)
+    args.sizes = workload.Sizes.ci() if args.ci else workload.Sizes.quick() if args.quick else workload.Sizes.full()
+    if args.many:
+        args.sizes.many = args.many
+    args.mode = "CI" if args.ci else "quick" if args.quick else "full"
+    return args
 
-    def start(self):
-        args = [os.path.join(self.bindir, "ubiqd"), "--state", self.state, "--listen", f"127.0.0.1:{self.port}",
-                "--no-discovery", "--container", f"{CONTAINER}={self.root}", "--socket", self.sock,
-                "--device-name", self.name, "--log-level", os.environ.get("UBIQ_BENCH_LOG", "warning"), "--kvstore", KVSTORE]
-        for p in self.peers:
-            args += ["--peer", f"127.0.0.1:{p}"]
-        self.log = open(os.path.join(self.home, "ubiqd.log"), "ab")
-        self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log)
-        wait(lambda: self.status() is not None, 60, f"{self.name} to start")
 
-    def stop(self):
-        if self.proc:
-            self.proc.terminate()
-            self.proc.wait()
+class Workspace:
+    """A temporary folder, removed at the end unless --keep."""
 
-    def call(self, method, params=None):
-        with socket.socket(socket.AF_UNIX) as s:
-            s.connect(self.sock)
-            s.sendall((json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}) + "\n").encode())
-            data = b""
-            while not data.endswith(b"\n"):
-                chunk = s.recv(1 << 16)
-                if not chunk:
-                    break
-                data += chunk
-        return json.loads(data)["result"]
+    def __init__(self, keep, prefix):
+        self.keep = keep
+        self.path = tempfile.mkdtemp(prefix=prefix)
 
-    def status(self):
+    def __enter__(self):
+        return self.path
+
+    def __exit__(self, *exc):
+        if self.keep:
+            log(f"kept {self.path}")
+        else:
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+def make_pair(tool, bindir, work):
+    return ubiq_side.UbiqPair(bindir, work) if tool == "ubiq" else syncthing_side.SyncthingPair(work)
+
+
+def run_main(args, run, results):
+    log(f"run {run + 1}: making the seeded data")
+    data = workload.Data(run, args.sizes)
+    order = args.tools if run % 2 == 0 else list(reversed(args.tools))
+    for tool in order:
+        with Workspace(args.keep, f"bench-{tool}-") as work:
+            side = make_pair(tool, args.agents, os.path.join(work, "agents"))
+            staging = os.path.join(work, "staging")
+            os.makedirs(staging)
+            workload.prepare_dirs(side)
+            log(f"run {run + 1}: {side.name}")
+            side.start()
+            try:
+                results[tool]["runs"].append(workload.run_pair(side, data, staging, log))
+            finally:
+                side.stop()
+
+
+def run_kv(args, results):
+    with Workspace(args.keep, "bench-kv-") as work:
+        side = ubiq_side.UbiqPair(args.agents, work)
+        side.start()
         try:
-            return self.call("agent.status")
-        except (OSError, ValueError, KeyError):
-            return None
-
-    def received(self):
-        return self.status()["bytesReceived"]
-
-    def cpu_seconds(self):
-        with open(f"/proc/{self.proc.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def peak_rss_mib(self):
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-        return 0
-
-    def path(self, rel):
-        return os.path.join(self.root, rel)
+            results["ubiq"]["runs"].append({"kv": side.kv_latencies(args.sizes.kv_samples)})
+        finally:
+            side.stop()
 
 
-class Session:
-    """One control connection kept open: requests and the notifications pushed on it."""
-
-    def __init__(self, sock):
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.connect(sock)
-        self.buffer = b""
-        self.next_id = 0
-
-    def line(self, timeout=30):
-        self.sock.settimeout(timeout)
-        while b"\n" not in self.buffer:
-            chunk = self.sock.recv(1 << 16)
-            if not chunk:
-                raise RuntimeError("the agent closed the control connection")
-            self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return json.loads(line)
-
-    def call(self, method, params):
-        self.next_id += 1
-        self.sock.sendall((json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}) + "\n").encode())
-        while True:
-            message = self.line()
-            if message.get("id") == self.next_id:
-                if "error" in message:
-                    raise RuntimeError(f"{method}: {message['error']}")
-                return message["result"]
-
-    def close(self):
-        self.sock.close()
+def run_many(args, run, results):
+    n = args.sizes.many
+    with Workspace(args.keep, "bench-many-") as work:
+        root = os.path.join(work, "container")
+        log(f"making {n:,} files")
+        workload.make_tree(root, n, run)
+        for tool in (args.tools if run % 2 == 0 else list(reversed(args.tools))):
+            workload.clear_markers(root)
+            home = os.path.join(work, tool)
+            single = ubiq_side.UbiqSingle(args.agents, home, root) if tool == "ubiq" else syncthing_side.SyncthingSingle(home, root)
+            try:
+                results[tool]["many"].append(workload.run_many(single, n, log))
+            finally:
+                single.stop()
+            log(f"{single.name}: {results[tool]['many'][-1]}")
 
 
-def kv_latencies(a, b, samples):
-    """Seconds from sending kv.set to alpha until beta's subscriber reads the notice."""
-    watcher, writer = Session(b.sock), Session(a.sock)
-    watcher.call("kv.subscribe", {"store": KVSTORE})
-    result = []
+def measure(args):
+    """Runs the chosen groups; returns the record the tables are made from."""
+    log(f"tools: {', '.join(args.tools)}; groups: {', '.join(sorted(args.groups))}; {args.runs} runs, {args.mode} sizes")
+    results = {t: {"runs": [], "many": []} for t in ("ubiq", "syncthing")}
+    versions = []
+    # A private copy of the binaries, so that a rebuild during the runs cannot mix builds.
+    args.agents = tempfile.mkdtemp(prefix="bench-bin-")
+    if "ubiq" in args.tools or "kv" in args.groups:
+        for name in ("ubiq", "ubiqd"):
+            shutil.copy2(os.path.join(args.bin, name), args.agents)
+        built = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(os.path.getmtime(os.path.join(args.bin, "ubiqd"))))
+        versions.append(f"ubiq {build_kind(args.bin)} build (ubiqd of {built})")
+    if "syncthing" in args.tools:
+        versions.append(f"Syncthing {syncthing_side.version()} (Debian's package)")
+    samples = []
+    started = time.monotonic()
+    load = host.LoadWatch()
     try:
-        for i in range(samples):
-            t0 = time.monotonic()
-            writer.call("kv.set", {"store": KVSTORE, "key": "sample", "value": i})
-            while True:
-                notice = watcher.line()
-                if notice.get("method") == "kv.didChangeExternally" and "sample" in notice["params"]["keys"]:
-                    break
-            result.append(time.monotonic() - t0)
+        for run in range(args.runs):
+            if "main" in args.groups:
+                run_main(args, run, results)
+            elif "kv" in args.groups:
+                run_kv(args, results)
+            if "many" in args.groups:
+                run_many(args, run, results)
+            if "limits" in args.groups:
+                samples.append(limits.measure(0.5 if args.ci else 2))
     finally:
-        watcher.close()
-        writer.close()
-    return result
+        load = load.finish()
+        shutil.rmtree(args.agents, ignore_errors=True)
+    return {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": host.machine(), "cores": os.cpu_count(),
+            "versions": versions, "command": "bench/run.py " + " ".join(sys.argv[1:]), "build": build_kind(args.bin),
+            "mode": args.mode, "tools": args.tools, "groups": sorted(args.groups), "runs": args.runs,
+            "sizes": vars(args.sizes), "load": load, "wall": time.monotonic() - started,
+            "results": results, "limits": samples}
 
 
-def wait(condition, timeout, what, interval=0.001):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(interval)
-    raise SystemExit(f"timed out waiting for {what}")
+def build_kind(bindir):
+    return "release" if "release" in os.path.abspath(bindir) else "debug"
 
 
-def digest(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
+def header(record, what):
+    load = record["load"]
+    compiling = f"; a compiler ran during {load['compiling']:.0%} of it" if load["compiling"] > 0 else ""
+    shared = (" **Shared machine:** times are pessimistic; bytes are firm."
+              if load["compiling"] > 0 or load["other_cores"] > 0.15 else "")
+    text = (f"Measured {record['when']} on {record['machine']}; {', '.join(record['versions'])}. "
+            f"`{record['command']}`: {what}, min / median / max. Other processes used {load['other_cores']:.2f} of the "
+            f"{record['cores']} cores on average during the run{compiling}.{shared}")
+    return wrap(text)
 
 
-def random_file(path, size, seed):
-    rng = random.Random(seed)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as f:
-        left = size
-        while left:
-            n = min(left, 1 << 20)
-            f.write(rng.randbytes(n))
-            left -= n
+def wrap(text):
+    return textwrap.fill(text, 92, break_long_words=False, break_on_hyphens=False)
 
 
-def arrived(agent, rel, expected_hash, size):
-    """True once the agent holds the file complete (size first, then one hash check)."""
-    p = agent.path(rel)
-    try:
-        if os.path.getsize(p) != size:
-            return False
-    except OSError:
-        return False
-    status = agent.status()
-    if status is None or status["containers"][0]["needItems"] != 0:
-        return False
-    return digest(p) == expected_hash
-
-
-def timed_transfer(a, b, rel, change, size):
-    before = b.received()
-    t0 = time.monotonic()
-    change()
-    expected = digest(a.path(rel))
-    wait(lambda: arrived(b, rel, expected, size), 600, f"{rel} on {b.name}", interval=0.005)
-    return time.monotonic() - t0, b.received() - before
-
-
-def summary(values, unit="s", scale=1.0, digits=3):
-    v = sorted(x * scale for x in values)
-    return f"{v[0]:.{digits}f} / {statistics.median(v):.{digits}f} / {v[-1]:.{digits}f} {unit}"
+def render(record):
+    """The Markdown blocks of a record: main, kv, many, limits (those measured)."""
+    sizes = workload.Sizes(**record["sizes"])
+    tools, results, groups = record["tools"], record["results"], set(record["groups"])
+    n = record["runs"]
+    runs = "1 run" if n == 1 else f"{n} runs"
+    blocks = {}
+    if "main" in groups:
+        both = ", the tools on the same seeded data, one after the other" if len(tools) > 1 else ""
+        note = report.wire_note(results, tools)
+        blocks["main"] = (header(record, f"{runs} of each figure{both}") + "\n\n" + report.main_table(results, sizes, tools)
+                          + ("\n\n" + wrap(note) if note else ""))
+    elif "kv" in groups:
+        blocks["kv"] = header(record, runs) + "\n\n" + report.kv_table(results, sizes)
+    if "many" in groups:
+        blocks["many"] = (header(record, f"{runs}, one agent alone indexing a folder it finds full") + "\n\n"
+                          + report.many_table(results, sizes.many, tools))
+    if "limits" in groups:
+        blocks["limits"] = "What this machine allows at most, beside the figures above:\n\n" + report.limits_table(record["limits"])
+    return blocks
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "release"))
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--keep", action="store_true", help="keep the agents' folders and logs")
-    parser.add_argument("--only", choices=["kv"], help="measure only this figure")
-    args = parser.parse_args()
-    big = (8 if args.quick else 512) << 20
-    small_count = 200 if args.quick else 5000
-    latency_samples = 10 if args.quick else 50
-    rows = []
-
-    for run in range(args.runs):
-        work = tempfile.mkdtemp(prefix="ubiq-bench-")
+    args = parse()
+    if args.render:
+        with open(args.render) as f:
+            record = json.load(f)
+    else:
         try:
-            subprocess.run([os.path.join(args.bin, "ubiq"), "account", "create", "--state", os.path.join(work, "a", "state")],
-                           check=True, capture_output=True)
-            bundle = os.path.join(work, "bundle")
-            subprocess.run([os.path.join(args.bin, "ubiq"), "account", "export", "--state", os.path.join(work, "a", "state"),
-                            "--out", bundle], check=True, capture_output=True)
-            subprocess.run([os.path.join(args.bin, "ubiq"), "account", "join", bundle, "--state", os.path.join(work, "b", "state")],
-                           check=True, capture_output=True)
-            a = Agent(args.bin, os.path.join(work, "a"), "alpha")
-            a.start()
-            b = Agent(args.bin, os.path.join(work, "b"), "beta", peers=[a.port])
-            b.start()
-            wait(lambda: any(p["connected"] for p in b.status()["peers"]), 60, "the agents to connect")
-            result = {"kv": kv_latencies(a, b, latency_samples)}
-            if args.only == "kv":
-                a.stop()
-                b.stop()
-                rows.append(result)
-                continue
+            record = measure(args)
+        except TimeoutError as e:
+            log(f"FAILED: {e}")
+            sys.exit(1)
+    blocks = render(record)
+    for text in blocks.values():
+        print(text + "\n")
+    if args.json and not args.render:
+        with open(args.json, "w") as f:
+            json.dump(record, f, indent=1)
+    if args.write_docs:
+        heading = f"## {record['when'][:10]}, ubiq {record['build']} build, {record['mode']} sizes"
+        report.write_docs(DOCS, heading, {k: v for k, v in blocks.items() if k != "kv"})
+        log(f"wrote {heading[3:]} into {os.path.relpath(DOCS, ROOT)}")
 
-            rel = "Documents/big.bin"
-            result["initial"] = timed_transfer(a, b, rel, lambda: random_file(a.path(rel), big, run), big)
-
-            def overwrite():
-                with open(a.path(rel), "r+b") as f:
-                    f.seek(big // 2)
-                    f.write(random.Random(100 + run).randbytes(1 << 20))
-            result["overwrite"] = timed_transfer(a, b, rel, overwrite, big)
-
-            def insert():
-                with open(a.path(rel), "rb") as f:
-                    data = f.read()
-                with open(a.path(rel), "wb") as f:
-                    f.write(data[:4096] + random.Random(200 + run).randbytes(100) + data[4096:])
-            result["insert"] = timed_transfer(a, b, rel, insert, big + 100)
-
-            latencies = []
-            for i in range(latency_samples):
-                doc = f"Documents/latency/doc-{i}.txt"
-                payload = random.Random(i).randbytes(1024)
-                os.makedirs(os.path.dirname(a.path(doc)), exist_ok=True)
-                t0 = time.monotonic()
-                with open(a.path(doc), "wb") as f:
-                    f.write(payload)
-
-                def readable():
-                    try:
-                        with open(b.path(doc), "rb") as f:
-                            return f.read() == payload
-                    except OSError:
-                        return False
-                wait(readable, 30, doc, interval=0.0002)
-                latencies.append(time.monotonic() - t0)
-            result["latency"] = latencies
-
-            before = b.received()
-            t0 = time.monotonic()
-            total = 0
-            rng = random.Random(300 + run)
-            for i in range(small_count):
-                size = rng.randint(1024, 16384)
-                total += size
-                p = a.path(f"Documents/small/{i % 50}/{i // 50 % 10}/f{i}.bin")
-                os.makedirs(os.path.dirname(p), exist_ok=True)
-                with open(p, "wb") as f:
-                    f.write(rng.randbytes(size))
-            last = a.path(f"Documents/small/{(small_count - 1) % 50}/{(small_count - 1) // 50 % 10}/f{small_count - 1}.bin")
-
-            def all_small():
-                s = b.status()
-                if s is None or s["containers"][0]["needItems"]:
-                    return False
-                return s["containers"][0]["files"] == a.status()["containers"][0]["files"]
-            wait(all_small, 600, "the small files", interval=0.01)
-            result["small"] = (time.monotonic() - t0, b.received() - before, total)
-            for sub in ("small", "latency"):
-                for dirpath, _, names in os.walk(a.path(f"Documents/{sub}")):
-                    for n in names:
-                        relp = os.path.relpath(os.path.join(dirpath, n), a.root)
-                        assert digest(a.path(relp)) == digest(b.path(relp)), relp
-            result["cpu"] = (a.cpu_seconds(), b.cpu_seconds())
-            result["rss"] = (a.peak_rss_mib(), b.peak_rss_mib())
-            a.stop()
-            b.stop()
-            rows.append(result)
-        finally:
-            if args.keep:
-                print(f"kept {work}", file=sys.stderr)
-            else:
-                shutil.rmtree(work, ignore_errors=True)
-
-    cpu = "unknown"
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    mib = big >> 20
-    kv_med = [statistics.median(r["kv"]) for r in rows]
-    kv_p95 = [sorted(r["kv"])[int(len(r["kv"]) * 0.95) - 1] for r in rows]
-    kv_rows = [f"| a key-value change seen by a subscriber on the other agent, median of {latency_samples} | "
-               f"{summary(kv_med, 'ms', 1000, 2)} | |",
-               f"| the same, 95th percentile | {summary(kv_p95, 'ms', 1000, 2)} | |"]
-    print(f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {cpu}, {os.cpu_count()} cores, "
-          f"Linux {platform.release()}; {args.runs} runs, min / median / max.\n")
-    print("| figure | time | on the wire (received) |")
-    print("| --- | --- | --- |")
-    if args.only == "kv":
-        print("\n".join(kv_rows))
-        return
-    print(f"| initial sync of one {mib} MiB file | {summary([r['initial'][0] for r in rows])} | "
-          f"{summary([r['initial'][1] for r in rows], 'MiB', 1 / 2**20, 1)} |")
-    print(f"| 1 MiB overwritten in the middle of {mib} MiB | {summary([r['overwrite'][0] for r in rows])} | "
-          f"{summary([r['overwrite'][1] for r in rows], 'KiB', 1 / 1024, 0)} |")
-    print(f"| 100 bytes inserted near the start of {mib} MiB | {summary([r['insert'][0] for r in rows])} | "
-          f"{summary([r['insert'][1] for r in rows], 'KiB', 1 / 1024, 0)} |")
-    med = [statistics.median(r["latency"]) for r in rows]
-    p95 = [sorted(r["latency"])[int(len(r["latency"]) * 0.95) - 1] for r in rows]
-    print(f"| a new 1 KiB document readable on the other side, median of {latency_samples} | {summary(med, 'ms', 1000, 1)} | |")
-    print(f"| the same, 95th percentile | {summary(p95, 'ms', 1000, 1)} | |")
-    print("\n".join(kv_rows))
-    print(f"| {small_count} small files (1–16 KiB, {rows[0]['small'][2] / 2**20:.0f} MiB) | {summary([r['small'][0] for r in rows])} | "
-          f"{summary([r['small'][1] for r in rows], 'MiB', 1 / 2**20, 1)} |")
-    print(f"| CPU seconds, sender / receiver, whole run | {summary([r['cpu'][0] for r in rows], 's', 1, 1)} / "
-          f"{summary([r['cpu'][1] for r in rows], 's', 1, 1)} | |")
-    print(f"| peak memory, sender / receiver | {summary([r['rss'][0] for r in rows], 'MiB', 1, 0)} / "
-          f"{summary([r['rss'][1] for r in rows], 'MiB', 1, 0)} | |")
+    sizes = workload.Sizes(**record["sizes"])
+    failures = report.bound_failures(record["results"], sizes) if "main" in record["groups"] else []
+    for f in failures:
+        log(f"above the bound: {f}")
+    log(f"done in {record['wall']:.1f} s")
+    if args.ci and failures:
+        sys.exit(1)
 
 
 if __name__ == "__main__":
