@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages ubiq builds and tests with, where they are missing.
 # The namespace LAN of the tests (Sources/UbiqTestSupport/LAN) needs iproute2, util-linux
-# (unshare, nsenter), mount, dbus, avahi-daemon, and avahi-utils and iputils-ping for its tests.
+# (unshare, nsenter), mount, dbus, avahi-daemon, and avahi-utils and iputils-ping for its tests;
+# the benchmark at CI sizes needs python3 (and openssl for its limits rows).
 set -euo pipefail
 packages=(libsqlite3-dev libavahi-compat-libdnssd-dev protobuf-compiler socat util-linux
-          iproute2 mount dbus avahi-daemon avahi-utils iputils-ping)
+          iproute2 mount dbus avahi-daemon avahi-utils iputils-ping python3 openssl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
