@@ -199,9 +199,11 @@ public struct SyncIndex: Sendable {
                   row[2] as Int64? == stat.ctimeNs, (row[3] as Int64?).map({ UInt64(bitPattern: $0) }) == stat.inode
             else { return false }
             let file = "i:" + path.rawValue
+            // By hash: SQLite would otherwise walk every chunk of the file for each one.
             for chunk in run {
                 guard try Bool.fetchOne(db, cached: """
-                    SELECT EXISTS (SELECT 1 FROM chunk WHERE hash = ? AND container = ? AND file = ? AND offset = ? AND size = ?)
+                    SELECT EXISTS (SELECT 1 FROM chunk INDEXED BY chunk_by_hash
+                                   WHERE hash = ? AND container = ? AND file = ? AND offset = ? AND size = ?)
                     """, arguments: [Data(chunk.hash.bytes), id, file, Int64(chunk.offset), Int64(chunk.size)]) == true
                 else { return false }
             }
