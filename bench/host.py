@@ -172,3 +172,17 @@ class LoadWatch:
         wall, machine, own = (a - b for a, b in zip((time.monotonic(), _busy_seconds(), _own_seconds()), self.start))
         return {"load_start": loads[0], "load_max": max(loads), "load_end": loads[-1], "compiling": busy,
                 "other_cores": max(0.0, (machine - own) / wall) if wall > 0 else 0.0}
+
+
+class AgentPair:
+    """What both tools' pairs share: a writer `a` and a receiver `b`, each a process with a port."""
+
+    def stop(self):
+        self.b.stop()
+        self.a.stop()
+
+    def pids(self):
+        return self.a.proc.pid, self.b.proc.pid
+
+    def ports(self):
+        return {self.a.port, self.b.port}

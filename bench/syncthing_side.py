@@ -151,7 +151,7 @@ class Instance:
         return self.rest("GET", "/rest/system/connections")["connections"].get(device_id, {})
 
 
-class SyncthingPair:
+class SyncthingPair(host.AgentPair):
     """The side interface of workload.py for two Syncthing instances: alpha writes, beta
     receives. With `triggers` the writer's folder is scanned through REST right after each
     write, so that the watcher's delay (10 s by default) does not decide the figure."""
@@ -172,16 +172,6 @@ class SyncthingPair:
         host.wait(lambda: self.b.connection(self.a.device_id).get("connected"), 120, "the Syncthing instances to connect", 0.05)
         for i in (self.a, self.b):
             host.wait(lambda: i.folder_status()["state"] == "idle", 120, f"syncthing {i.name}'s folder to be idle", 0.05)
-
-    def stop(self):
-        self.b.stop()
-        self.a.stop()
-
-    def pids(self):
-        return self.a.proc.pid, self.b.proc.pid
-
-    def ports(self):
-        return {self.a.port, self.b.port}
 
     def after_write(self, rel, trigger=True):
         if trigger and self.triggers:

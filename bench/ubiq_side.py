@@ -115,7 +115,7 @@ def make_account(bindir, work, names):
                        check=True, capture_output=True)
 
 
-class UbiqPair:
+class UbiqPair(host.AgentPair):
     """The side interface of workload.py for two ubiq agents: alpha writes, beta receives."""
 
     name = "ubiq"
@@ -132,16 +132,6 @@ class UbiqPair:
         self.a.start()
         self.b.start()
         host.wait(lambda: any(p["connected"] for p in self.b.status()["peers"]), 60, "the ubiq agents to connect", 0.01)
-
-    def stop(self):
-        self.b.stop()
-        self.a.stop()
-
-    def pids(self):
-        return self.a.proc.pid, self.b.proc.pid
-
-    def ports(self):
-        return {self.a.port, self.b.port}
 
     def after_write(self, rel, trigger=True):
         pass

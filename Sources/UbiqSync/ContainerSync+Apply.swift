@@ -13,15 +13,33 @@ extension ContainerSync {
         pendingMoves = hasItemSubscribers ? (try? renames(in: needs)) ?? [:] : [:]
         fetchWanted = onDemand ? (try? index.fetchRequests(id)) ?? [] : []
         defer { pendingMoves = [:] }
+        var groups: [[Item]] = []
         for step in Self.applySteps(Self.applyOrder(needs)) {
             if Task.isCancelled { return }
             if step.count == 1 {
+                await applyGroups(groups)
+                groups = []
                 await applyLogged(step[0])
             } else {
-                // Small files and new folders do not depend on each other (a file's missing
-                // folders are created with it): they are fetched side by side and made
-                // durable together.
-                await applyBatch(step)
+                groups.append(step)
+            }
+        }
+        await applyGroups(groups)
+    }
+
+    /// Small files and new folders do not depend on each other (a file's missing folders are
+    /// created with it): each group is fetched side by side and made durable together, and
+    /// two groups are under way at a time, so one fetches while the other is flushed.
+    private func applyGroups(_ groups: [[Item]]) async {
+        await withTaskGroup(of: Void.self) { tasks in
+            var next = groups.makeIterator()
+            for _ in 0..<2 {
+                guard let group = next.next() else { break }
+                tasks.addTask { await self.applyBatch(group) }
+            }
+            while await tasks.next() != nil {
+                if Task.isCancelled { break }
+                if let group = next.next() { tasks.addTask { await self.applyBatch(group) } }
             }
         }
     }

@@ -90,7 +90,9 @@ extension ContainerSync {
             }
             commits.append(StagedCommit(staged: file, path: goal.path, executable: goal.executable, mtime: goal.mtime))
         }
-        let results = disk.commitAll(commits)
+        // The flush waits for the disk: off the actor, so other work goes on meanwhile.
+        let disk = self.disk
+        let results = await Task.detached { disk.commitAll(commits) }.value
         var writes: [ItemWrite] = []
         for (goal, _) in files {
             switch results[goal.path] {
