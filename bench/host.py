@@ -174,6 +174,19 @@ class LoadWatch:
                 "other_cores": max(0.0, (machine - own) / wall) if wall > 0 else 0.0}
 
 
+def stop_process(proc, log):
+    """Ends an agent: SIGTERM, then SIGKILL if it has not gone within 30 s; closes its log."""
+    if proc and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    if proc:
+        log.close()
+
+
 class AgentPair:
     """What both tools' pairs share: a writer `a` and a receiver `b`, each a process with a port."""
 

@@ -114,15 +114,7 @@ class Instance:
         host.wait(self.up, 120, f"syncthing {self.name} to start", interval=0.02)
 
     def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if self.proc:
-            self.log.close()
+        host.stop_process(self.proc, self.log)
 
     def rest(self, method, path, timeout=600):
         request = urllib.request.Request(f"http://127.0.0.1:{self.gui_port}{path}", method=method,

@@ -76,15 +76,7 @@ class Agent:
         host.wait(lambda: self.status() is not None, 120, f"ubiq {self.name} to start", interval=0.01)
 
     def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if self.proc:
-            self.log.close()
+        host.stop_process(self.proc, self.log)
 
     def call(self, method, params=None, timeout=60):
         s = Session(self.sock)
