@@ -13,6 +13,7 @@ extension SafeFileSystem {
     @discardableResult
     public func commit(_ file: TempFile, to path: RelativePath, executable: Bool, mtimeNs: Int64) throws(FileSystemError) -> FileStat {
         let result = commit([PendingCommit(file: file, path: path, executable: executable, mtimeNs: mtimeNs)])
+        removeReplaced(result.replaced)
         if let error = result.failures[path] { throw error }
         return result.committed[path]!
     }
@@ -75,6 +76,13 @@ extension SafeFileSystem {
             }
             for (item, stat) in group {
                 let name = String(item.path.name)
+                // Renaming over a large file frees its blocks then and there (0.17 s for
+                // 512 MiB on ext4): keep a link to it, to be removed later.
+                if let old = Posix.lstat(at: parent.fd, name), Posix.kind(of: old.st_mode) == .regular,
+                   Int64(old.st_size) >= Self.deferredRemovalSize {
+                    let keep = Self.randomName(prefix: "r")
+                    if linkat(parent.fd, name, temporary.fd, keep, 0) == 0 { result.replaced.append(keep) }
+                }
                 guard renameat(temporary.fd, item.file.name, parent.fd, name) == 0 else {
                     result.failures[item.path] = .posix(errno, "rename into place", item.path.rawValue)
                     unlinkat(temporary.fd, item.file.name, 0)
@@ -90,6 +98,15 @@ extension SafeFileSystem {
             logger.warning("cannot flush the file system after renames", metadata: ["errno": "\(errno)"])
         }
         return result
+    }
+
+    /// Replaced files at least this large are removed after the commit, not during it.
+    static let deferredRemovalSize: Int64 = 32 << 20
+
+    /// Removes what `commit` kept of the large files it replaced.
+    public func removeReplaced(_ names: [String]) {
+        guard !names.isEmpty, let folder = try? agentFolder(ContainerLayout.temporaryName) else { return }
+        for name in names where name.hasPrefix("r-") && !name.contains("/") { unlinkat(folder.fd, name, 0) }
     }
 
     /// The stat to record for a file just renamed into place: the inode and mtime it had as a

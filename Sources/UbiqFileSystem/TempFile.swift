@@ -102,6 +102,10 @@ public struct PendingCommit: Sendable {
 public struct CommitResult: Sendable {
     public var committed: [RelativePath: FileStat] = [:]
     public var failures: [RelativePath: FileSystemError] = [:]
+    /// Large files this commit replaced, still linked in `.ubiq/tmp/` under these names so
+    /// that freeing their blocks does not hold up the rename; give them to
+    /// `SafeFileSystem.removeReplaced` when convenient (a restart removes them too).
+    public var replaced: [String] = []
 
     public init() {}
 }

@@ -41,6 +41,25 @@ import UbiqTestSupport
         #expect(c.lstatOf("Documents/a.txt")!.st_mode & 0o111 == 0)
     }
 
+    /// A large file replaced in a batch stays linked in `.ubiq/tmp/` (its blocks are not
+    /// freed during the rename) until it is removed; the new content is in place at once.
+    @Test func aReplacedLargeFileIsRemovedAfterTheCommit() throws {
+        let c = try ContainerFixture()
+        try c.write("Documents/big.bin", "old")
+        let old = try FileHandle(forWritingTo: URL(fileURLWithPath: c.layout.root + "/Documents/big.bin"))
+        try old.truncate(atOffset: 40 << 20)
+        try old.close()
+        let file = try c.fileSystem.makeTempFile()
+        try file.write(Array("new".utf8), at: 0)
+        let result = c.fileSystem.commit([PendingCommit(file: file, path: path("Documents/big.bin"), executable: false, mtimeNs: 1)])
+        #expect(result.failures.isEmpty)
+        #expect(c.read("Documents/big.bin") == Array("new".utf8))
+        #expect(result.replaced.count == 1)
+        #expect(try tempNames(c) == result.replaced)
+        c.fileSystem.removeReplaced(result.replaced)
+        #expect(try tempNames(c).isEmpty)
+    }
+
     @Test func refusesAParentThatLinksOutside() throws {
         let c = try ContainerFixture()
         let outside = try TempDirectory(prefix: "ubiq-outside")

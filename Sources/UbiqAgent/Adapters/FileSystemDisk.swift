@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Logging
 import Synchronization
 import UbiqFileSystem
@@ -80,7 +81,18 @@ struct FileSystemDisk: ContainerDisk {
 
     func commit(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> FileStat {
         let file = try Self.take(staged)
-        return try files.commit(file, to: path, executable: executable, mtimeNs: mtime)
+        let result = files.commit([PendingCommit(file: file, path: path, executable: executable, mtimeNs: mtime)])
+        removeLater(result.replaced)
+        if let error = result.failures[path] { throw error }
+        return result.committed[path]!
+    }
+
+    /// Frees replaced large files off the caller's path: the new version is in place and
+    /// recorded sooner.
+    private func removeLater(_ replaced: [String]) {
+        guard !replaced.isEmpty else { return }
+        let files = self.files
+        DispatchQueue.global(qos: .utility).async { files.removeReplaced(replaced) }
     }
 
     func commitAll(_ staged: [StagedCommit]) -> [RelativePath: Result<FileStat, DiskError>] {
@@ -94,6 +106,7 @@ struct FileSystemDisk: ContainerDisk {
             pending.append(PendingCommit(file: file, path: entry.path, executable: entry.executable, mtimeNs: entry.mtime))
         }
         let outcome = files.commit(pending)
+        removeLater(outcome.replaced)
         for (path, stat) in outcome.committed { results[path] = .success(stat) }
         for (path, error) in outcome.failures {
             results[path] = .failure(DiskError(error.code == .escapesContainer ? .escapesContainer : .io, error.message))
