@@ -140,18 +140,21 @@ public actor FileLeases {
     /// True when a claim of `outer` is on a path at or above a claim of `inner` (the whole
     /// container counts as above everything) and one of the two writes.
     private static func covers(_ outer: Lease, _ inner: Lease) -> Bool {
+        // Per container, each claimed path ("" for the whole container) and whether any claim
+        // on it writes.
         var writes: [ContainerID: [Substring: Bool]] = [:]
         for claim in outer.claims {
-            writes[claim.container, default: [:]][claim.path.map { Substring($0.rawValue) } ?? "", default: false] =
-                (writes[claim.container]?[claim.path.map { Substring($0.rawValue) } ?? ""] ?? false) || claim.access == .write
+            let key = claim.path.map { Substring($0.rawValue) } ?? ""
+            let earlier = writes[claim.container]?[key] ?? false
+            writes[claim.container, default: [:]][key] = earlier || claim.access == .write
         }
         for claim in inner.claims {
             guard let paths = writes[claim.container] else { continue }
-            if let write = paths[""], write || claim.access == .write { return true }
-            var path = claim.path.map { Substring($0.rawValue) }
+            // The claim's own path, each folder above it, then the whole container.
+            var path: Substring? = claim.path.map { Substring($0.rawValue) }
             while let current = path {
                 if let write = paths[current], write || claim.access == .write { return true }
-                path = current.lastIndex(of: "/").map { current[..<$0] }
+                path = current.isEmpty ? nil : current.lastIndex(of: "/").map { current[..<$0] } ?? ""
             }
         }
         return false
