@@ -90,17 +90,9 @@ public struct SyncIndex: Sendable {
     public func items(_ container: ContainerID, under root: RelativePath? = nil) throws -> [IndexedItem] {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return [] }
-            guard let root else {
-                return try Row.fetchAll(db, cached: "SELECT * FROM item WHERE container = ? ORDER BY path", arguments: [id])
-                    .map(Self.decodeItem)
-            }
-            // Two searches of the primary key: with an OR between them SQLite reads every item
-            // of the container.
-            let itself = try Row.fetchOne(db, cached: "SELECT * FROM item WHERE container = ? AND path = ?", arguments: [id, root.rawValue])
-            let inside = try Row.fetchAll(db, cached: """
-                SELECT * FROM item WHERE container = ? AND path >= ? AND path < ? ORDER BY path
-                """, arguments: [id, root.rawValue + "/", root.rawValue + "/\u{10FFFF}"])
-            return try (itself.map { [$0] } ?? []).map(Self.decodeItem) + inside.map(Self.decodeItem)
+            var result: [IndexedItem] = []
+            try Self.forEachItemRow(db, "SELECT * FROM item", container: id, under: root) { result.append(try Self.decodeItem($0)) }
+            return result
         }
     }
 
@@ -108,28 +100,38 @@ public struct SyncIndex: Sendable {
     public func baselines(_ container: ContainerID, under root: RelativePath? = nil) throws -> [RelativePath: ItemBaseline] {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return [:] }
-            let columns = "SELECT path, deleted, absent, statSize, statMtime, statCtime, statInode FROM item"
             var result: [RelativePath: ItemBaseline] = [:]
             if root == nil { result.reserveCapacity(try Int.fetchOne(db, cached: "SELECT COUNT(*) FROM item WHERE container = ?", arguments: [id]) ?? 0) }
-            // A cursor, not an array of rows: a full rescan of a large container reads every item.
-            func add(_ rows: RowCursor) throws {
-                while let row = try rows.next() {
-                    guard let path = try? RelativePath(row[0] as String) else { throw IndexError(.corrupt, "an item has an invalid path") }
-                    let stat = (row[3] as Int64?).map {
-                        FileStat(size: UInt64($0), mtimeNs: row[4], ctimeNs: row[5], inode: UInt64(bitPattern: row[6] as Int64))
-                    }
-                    result[path] = ItemBaseline(stat: stat, deleted: row[1], downloaded: !(row[2] as Bool))
+            let select = "SELECT path, deleted, absent, statSize, statMtime, statCtime, statInode FROM item"
+            try Self.forEachItemRow(db, select, container: id, under: root) { row in
+                guard let path = try? RelativePath(row[0] as String) else { throw IndexError(.corrupt, "an item has an invalid path") }
+                let stat = (row[3] as Int64?).map {
+                    FileStat(size: UInt64($0), mtimeNs: row[4], ctimeNs: row[5], inode: UInt64(bitPattern: row[6] as Int64))
                 }
-            }
-            if let root {
-                try add(Row.fetchCursor(db.cachedStatement(sql: "\(columns) WHERE container = ? AND path = ?"), arguments: [id, root.rawValue]))
-                try add(Row.fetchCursor(db.cachedStatement(sql: "\(columns) WHERE container = ? AND path >= ? AND path < ?"),
-                                        arguments: [id, root.rawValue + "/", root.rawValue + "/\u{10FFFF}"]))
-            } else {
-                try add(Row.fetchCursor(db.cachedStatement(sql: "\(columns) WHERE container = ?"), arguments: [id]))
+                result[path] = ItemBaseline(stat: stat, deleted: row[1], downloaded: !(row[2] as Bool))
             }
             return result
         }
+    }
+
+    /// Calls `body` with each row of `select` (a `SELECT … FROM item`) at or under `root`
+    /// (every item of the container when nil), in path order, through a cursor: a full
+    /// rescan of a large container reads every item. A subtree is two searches of the
+    /// primary key; with an OR between them SQLite reads every item of the container.
+    private static func forEachItemRow(
+        _ db: Database, _ select: String, container id: Int64, under root: RelativePath?, _ body: (Row) throws -> Void
+    ) throws {
+        let rows: RowCursor
+        if let root {
+            if let row = try Row.fetchOne(db, cached: "\(select) WHERE container = ? AND path = ?", arguments: [id, root.rawValue]) {
+                try body(row)
+            }
+            rows = try Row.fetchCursor(db.cachedStatement(sql: "\(select) WHERE container = ? AND path >= ? AND path < ? ORDER BY path"),
+                                       arguments: [id, root.rawValue + "/", root.rawValue + "/\u{10FFFF}"])
+        } else {
+            rows = try Row.fetchCursor(db.cachedStatement(sql: "\(select) WHERE container = ? ORDER BY path"), arguments: [id])
+        }
+        while let row = try rows.next() { try body(row) }
     }
 
     /// Items whose sequence is above `sequence`, in sequence order.
