@@ -73,5 +73,23 @@ import UbiqTestSupport
         for i in 0..<20 { #expect(listed.contains("Documents/rescan/\(i % 4)/file-\(i).txt")) }
         let human = try AgentProcess.cli(["--socket", agent.socket, "rescan", "\(agent.container)"])
         #expect(human.contains("\(onDisk.count) entries scanned") && human.contains("0 changed"))
+
+        // An edit the watcher cannot see (made through a hard link outside the container) is
+        // found by the rescan and recorded before it answers.
+        func version() async throws -> String? {
+            try await agent.withClient { try await $0.items(container: agent.container, path: "Documents/rescan/0") }
+                .first { $0.path == "Documents/rescan/0/file-0.txt" }?.version
+        }
+        let before = try await version()
+        let outside = agent.home + "/outside-link"
+        try FileManager.default.linkItem(atPath: agent.path("Documents/rescan/0/file-0.txt"), toPath: outside)
+        let handle = try #require(FileHandle(forWritingAtPath: outside))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data("edited behind the watcher's back".utf8))
+        try handle.close()
+        let edited = try AgentProcess.cli(["--socket", agent.socket, "rescan", "\(agent.container)", "--json"])
+        let editedResult = try #require(try JSONSerialization.jsonObject(with: Data(edited.utf8)) as? [String: Any])
+        #expect(editedResult["changed"] as? Int == 1)
+        #expect(try await version() != before)
     }
 }
