@@ -80,11 +80,11 @@ struct FileSystemDisk: ContainerDisk {
     }
 
     func commit(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> FileStat {
-        let file = try Self.take(staged)
-        let result = files.commit([PendingCommit(file: file, path: path, executable: executable, mtimeNs: mtime)])
-        removeLater(result.replaced)
-        if let error = result.failures[path] { throw error }
-        return result.committed[path]!
+        switch commitAll([StagedCommit(staged: staged, path: path, executable: executable, mtime: mtime)])[path] {
+        case .success(let stat): return stat
+        case .failure(let error): throw error
+        case nil: throw DiskError(.io, "'\(path)' was not committed")
+        }
     }
 
     /// Frees replaced large files off the caller's path: the new version is in place and
