@@ -44,14 +44,12 @@ extension ContainerSync {
         }
     }
 
-    func applyLogged(_ target: Item) async {
-        do { try await apply(target) } catch {
-            logger.warning("could not apply change; will retry", metadata: ["path": "\(target.path)", "error": "\(error)"])
-        }
-    }
-
-    func applyLeasedLogged(_ target: Item) async {
-        do { try await applyLeased(target) } catch {
+    /// Applies one need and logs a failure (the need stays and is retried); `leased` when
+    /// the caller already holds the write lease on its path.
+    func applyLogged(_ target: Item, leased: Bool = false) async {
+        do {
+            if leased { try await applyLeased(target) } else { try await apply(target) }
+        } catch {
             logger.warning("could not apply change; will retry", metadata: ["path": "\(target.path)", "error": "\(error)"])
         }
     }

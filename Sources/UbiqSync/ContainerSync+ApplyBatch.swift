@@ -39,7 +39,7 @@ extension ContainerSync {
         for target in targets {
             let local = locals[target.path]
             guard let goal = plainGoal(target, local: local) else {
-                await applyLeasedLogged(target)
+                await applyLogged(target, leased: true)
                 continue
             }
             if goal.kind == .directory { folders.append(goal) } else { files.append((goal, local)) }
