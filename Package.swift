@@ -54,7 +54,7 @@ let package = Package(
             "UbiqModel", "UbiqChunking", log,
         ], swiftSettings: swiftSettings),
         .target(name: "UbiqWire", dependencies: [
-            "UbiqModel",
+            "UbiqModel", "UbiqChunking",
             .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             .product(name: "NIOCore", package: "swift-nio"),
         ], swiftSettings: swiftSettings),

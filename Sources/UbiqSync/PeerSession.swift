@@ -14,8 +14,15 @@ public actor PeerSession {
     let hello: Ubiq_Wire_Hello
     let index: SyncIndex
     let logger: Logger
-    private var pending: [UInt64: CheckedContinuation<[UInt8], any Error>] = [:]
+    /// Requests sent and not yet answered, by ID; each resumes with the answer's message.
+    private var pending: [UInt64: CheckedContinuation<Ubiq_Wire_Envelope.OneOf_Message, any Error>] = [:]
     private var nextRequest: UInt64 = 1
+    /// Per container: files whose chunk lists are being asked for, path → the entry's sequence.
+    var awaitingLists: [ContainerID: [RelativePath: Int64]] = [:]
+    /// Per container: the last sequence of the peer's latest index update recorded.
+    var recordedSequence: [ContainerID: Int64] = [:]
+    let listRequests: AsyncStream<AwaitingLists>.Continuation
+    private let listQueue: AsyncStream<AwaitingLists>
     private(set) var agreement: Handshake.Agreement?
     public private(set) var remoteName = ""
     private var ended = false
@@ -41,6 +48,7 @@ public actor PeerSession {
         logger[metadataKey: "peer"] = "\(link.remoteDevice)"
         logger[metadataKey: "address"] = "\(link.remoteAddress)"
         self.logger = logger
+        (listQueue, listRequests) = AsyncStream.makeStream()
     }
 
     /// True once both hellos agreed.
@@ -87,6 +95,7 @@ public actor PeerSession {
                         group.addTask { try await self.sendKeyValues(store, offer: snapshot.offer, snapshot: snapshot.entries) }
                     }
                     group.addTask { try await self.keepAlive() }
+                    group.addTask { await self.resolveChunkLists(self.listQueue) }
                     try await group.waitForAll()
                 }
             }
@@ -132,6 +141,7 @@ public actor PeerSession {
         await leaveStores()
         for continuation in pending.values { continuation.resume(throwing: FetchError("connection to \(link.remoteDevice) ended")) }
         pending.removeAll()
+        listRequests.finish()
         await link.close()
     }
 
@@ -163,7 +173,7 @@ public actor PeerSession {
                 update.containerID = container.id.rawValue
                 update.indexID = state.indexID
                 update.lastSequence = UInt64(last.sequence)
-                update.items = batch.map { ItemMapping.fileInfo($0.item, sequence: $0.sequence, absent: !$0.downloaded) }
+                update.items = batch.map { ItemMapping.fileInfo($0.item, sequence: $0.sequence, absent: !$0.downloaded, grouped: grouped) }
                 try await link.send(Ubiq_Wire_Envelope(.indexUpdate(update)))
                 sent = last.sequence
             }
@@ -180,7 +190,11 @@ public actor PeerSession {
         case .chunkRequest(let request):
             serve(request)
         case .chunkResponse(let response):
-            answer(response)
+            answer(response.id, .chunkResponse(response))
+        case .chunkListRequest(let request):
+            serve(request)
+        case .chunkListResponse(let response):
+            answer(response.id, .chunkListResponse(response))
         case .close(let close):
             logger.info("peer closed the connection", metadata: ["reason": "\(close.reason)"])
             await end()
@@ -205,20 +219,31 @@ public actor PeerSession {
         guard update.indexID == offer.indexID else {
             throw WireError(.malformed, "index update with index ID \(update.indexID), the hello said \(offer.indexID)")
         }
-        var items: [Item] = []
-        var absent: Set<RelativePath> = []
-        items.reserveCapacity(update.items.count)
+        var entries: [AnnouncedItem] = []
+        entries.reserveCapacity(update.items.count)
         for info in update.items {
-            do {
-                let item = try ItemMapping.item(info)
-                items.append(item)
-                if info.absent { absent.insert(item.path) }
-            } catch {
+            do { entries.append(try ItemMapping.announced(info)) } catch {
                 logger.warning("refused index entry", metadata: ["container": "\(id)", "code": "\(error.code)", "reason": "\(error.reason)"])
             }
         }
-        try await container.receive(items, absent: absent, from: link.remoteDevice,
-                                    state: PeerIndexState(indexID: update.indexID, maxSequence: Int64(clamping: update.lastSequence)))
+        let last = Int64(clamping: update.lastSequence)
+        let held = try heldChunkGroups(id, for: entries)
+        for entry in entries { supersede(id, entry.item.path) }
+        var items: [Item] = []
+        var absent: Set<RelativePath> = []
+        items.reserveCapacity(entries.count)
+        for entry in entries {
+            guard let item = entry.resolved(from: held) else {
+                // The whole update waits, so a rename's deletion is not applied before its creation.
+                try awaitLists(entries, container: container, indexID: update.indexID, held: held)
+                recordedSequence[id] = max(recordedSequence[id] ?? 0, last)
+                return
+            }
+            items.append(item)
+            if entry.absent { absent.insert(item.path) }
+        }
+        try await container.receive(items, absent: absent, from: link.remoteDevice, state: indexState(id, indexID: update.indexID, upTo: last))
+        recordedSequence[id] = max(recordedSequence[id] ?? 0, last)
     }
 
     private nonisolated func serve(_ request: Ubiq_Wire_ChunkRequest) {
@@ -257,35 +282,45 @@ public actor PeerSession {
     /// The most one response carries beyond its first chunk.
     static let maxRunBytes: UInt64 = 4 << 20
 
-    private func answer(_ response: Ubiq_Wire_ChunkResponse) {
-        guard let continuation = pending.removeValue(forKey: response.id) else { return }
-        if response.error != .none {
-            continuation.resume(throwing: FetchError("peer \(link.remoteDevice) does not have the chunk (\(response.error))"))
-        } else {
-            continuation.resume(returning: Array(response.data))
-        }
+    private func answer(_ id: UInt64, _ message: Ubiq_Wire_Envelope.OneOf_Message) {
+        pending.removeValue(forKey: id)?.resume(returning: message)
     }
 
     // MARK: chunk requests out
 
     func request(_ container: ContainerID, path: RelativePath, run: [ChunkRef]) async throws -> [UInt8] {
-        guard !ended else { throw FetchError("connection to \(link.remoteDevice) ended") }
         guard let first = run.first else { return [] }
+        let answer = try await exchange { id in
+            var request = Ubiq_Wire_ChunkRequest()
+            request.id = id
+            request.containerID = container.rawValue
+            request.path = path.rawValue
+            request.offset = first.offset
+            request.size = first.size
+            request.hash = Data(first.hash.bytes)
+            request.following = run.dropFirst().map { chunk in
+                var following = Ubiq_Wire_ChunkEntry()
+                following.size = chunk.size
+                following.hash = Data(chunk.hash.bytes)
+                return following
+            }
+            return Ubiq_Wire_Envelope(.chunkRequest(request))
+        }
+        guard case .chunkResponse(let response) = answer else {
+            throw FetchError("peer \(link.remoteDevice) answered a chunk request with something else")
+        }
+        guard response.error == .none else {
+            throw FetchError("peer \(link.remoteDevice) does not have the chunk (\(response.error))")
+        }
+        return Array(response.data)
+    }
+
+    /// Sends the request `make` builds with a fresh ID and waits for the answer with that ID.
+    func exchange(_ make: (UInt64) -> Ubiq_Wire_Envelope) async throws -> Ubiq_Wire_Envelope.OneOf_Message {
+        guard !ended else { throw FetchError("connection to \(link.remoteDevice) ended") }
         let id = nextRequest
         nextRequest += 1
-        var request = Ubiq_Wire_ChunkRequest()
-        request.id = id
-        request.containerID = container.rawValue
-        request.path = path.rawValue
-        request.offset = first.offset
-        request.size = first.size
-        request.hash = Data(first.hash.bytes)
-        request.following = run.dropFirst().map { chunk in
-            var following = Ubiq_Wire_FollowingChunk()
-            following.size = chunk.size
-            following.hash = Data(chunk.hash.bytes)
-            return following
-        }
+        let envelope = make(id)
         let timeout = Task { [weak self] in
             try await Task.sleep(for: Self.requestTimeout)
             await self?.expire(id)
@@ -294,12 +329,12 @@ public actor PeerSession {
         return try await withCheckedThrowingContinuation { continuation in
             pending[id] = continuation
             Task { [link] in
-                do { try await link.send(Ubiq_Wire_Envelope(.chunkRequest(request))) } catch { self.expire(id) }
+                do { try await link.send(envelope) } catch { self.expire(id) }
             }
         }
     }
 
     private func expire(_ id: UInt64) {
-        pending.removeValue(forKey: id)?.resume(throwing: FetchError("chunk request to \(link.remoteDevice) timed out"))
+        pending.removeValue(forKey: id)?.resume(throwing: FetchError("request to \(link.remoteDevice) timed out"))
     }
 }

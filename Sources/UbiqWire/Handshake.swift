@@ -2,8 +2,9 @@ import UbiqModel
 
 /// The outcome of comparing our `Hello` with a peer's: a pure function, testable without I/O.
 public enum Handshake {
-    /// Versions of the peer protocol this build speaks, newest last.
-    public static let supportedVersions: [UInt32] = [1]
+    /// Versions of the peer protocol this build speaks, newest last. Version 2 adds chunk
+    /// groups: a large file's entry names groups of chunks, fetched with `ChunkListRequest`.
+    public static let supportedVersions: [UInt32] = [1, 2]
 
     public struct Agreement: Sendable, Equatable {
         public var version: UInt32

@@ -1,3 +1,4 @@
+import UbiqChunking
 import UbiqModel
 
 /// Converts index items to wire messages and back. Decoding is where a peer's claims are
@@ -7,7 +8,9 @@ public enum ItemMapping {
     /// Upper bound on one chunk a peer may describe (ours are at most 256 KiB).
     public static let maxChunkSize: UInt32 = 4 * 1024 * 1024
 
-    public static func fileInfo(_ item: Item, sequence: Int64, absent: Bool = false) -> Ubiq_Wire_FileInfo {
+    /// `grouped`: name a file of ``ChunkGroups/threshold`` chunks or more by its chunk groups
+    /// (protocol 2) instead of listing every chunk.
+    public static func fileInfo(_ item: Item, sequence: Int64, absent: Bool = false, grouped: Bool = false) -> Ubiq_Wire_FileInfo {
         var info = Ubiq_Wire_FileInfo()
         info.absent = absent && item.kind == .file && !item.deleted
         info.path = item.path.rawValue
@@ -17,7 +20,11 @@ public enum ItemMapping {
         info.mtimeNs = item.mtime
         info.executable = item.executable
         info.symlinkTarget = item.symlinkTarget ?? ""
-        info.blocks = item.chunks.map(block)
+        if grouped && item.chunks.count >= ChunkGroups.threshold {
+            info.chunkGroups = ChunkGroups.groups(item.chunks).map { chunkGroup($0.group) }
+        } else {
+            info.blocks = item.chunks.map(block)
+        }
         info.version = counters(item.version)
         info.modifiedBy = item.modifiedBy.rawValue
         info.conflicts = item.conflicts.map(conflictInfo)
@@ -25,23 +32,37 @@ public enum ItemMapping {
         return info
     }
 
+    /// The item an entry with a whole chunk list describes; an entry naming chunk groups is
+    /// refused here (see ``announced(_:)``).
     public static func item(_ info: Ubiq_Wire_FileInfo) throws(WireError) -> Item {
+        let announced = try announced(info)
+        guard announced.groups.isEmpty else {
+            throw WireError(.invalidChunks, "'\(announced.item.path)' names chunk groups where a whole chunk list was expected")
+        }
+        return announced.item
+    }
+
+    /// A peer's index entry, checked; a file named by chunk groups comes with an empty chunk
+    /// list until ``AnnouncedItem/resolved(from:)`` fills it.
+    public static func announced(_ info: Ubiq_Wire_FileInfo) throws(WireError) -> AnnouncedItem {
         let path: RelativePath
         do { path = try RelativePath(info.path) } catch {
             throw WireError(.invalidPath, "refused path '\(info.path.prefix(200))': \(error.reason)")
         }
         guard path.isSyncable else { throw WireError(.invalidPath, "refused path '\(path)': inside a .nosync folder") }
         let kind = try kind(info.kind)
-        let chunks = try chunks(info.blocks, size: info.size, kind: kind, deleted: info.deleted)
+        let groups = try groups(info.chunkGroups, size: info.size, kind: kind, deleted: info.deleted, blocks: info.blocks.count)
+        let chunks = groups.isEmpty ? try chunks(info.blocks, size: info.size, kind: kind, deleted: info.deleted) : []
         try checkSymlink(kind: kind, deleted: info.deleted, target: info.symlinkTarget, path: path.rawValue)
         var conflicts: [ConflictVersion] = []
         for info in info.conflicts { conflicts.append(try conflict(info, path: path.rawValue)) }
-        return Item(
+        let item = Item(
             path: path, kind: kind, deleted: info.deleted, size: info.deleted || kind != .file ? 0 : info.size,
             mtime: info.mtimeNs, executable: info.executable,
             symlinkTarget: kind == .symlink && !info.deleted ? info.symlinkTarget : nil,
             chunks: chunks, version: try version(info.version), modifiedBy: try device(info.modifiedBy),
             conflicts: conflicts)
+        return AnnouncedItem(item: item, groups: groups, sequence: Int64(clamping: info.sequence), absent: info.absent)
     }
 
     // MARK: pieces
@@ -69,6 +90,14 @@ public enum ItemMapping {
         block.size = chunk.size
         block.hash = .init(chunk.hash.bytes)
         return block
+    }
+
+    static func chunkGroup(_ group: ChunkGroup) -> Ubiq_Wire_ChunkGroup {
+        var wire = Ubiq_Wire_ChunkGroup()
+        wire.hash = .init(group.hash.bytes)
+        wire.chunks = UInt32(group.count)
+        wire.size = group.size
+        return wire
     }
 
     static func counters(_ version: VersionVector) -> [Ubiq_Wire_Counter] {
@@ -124,6 +153,31 @@ public enum ItemMapping {
             offset += UInt64(block.size)
         }
         guard offset == size else { throw WireError(.invalidChunks, "chunks add up to \(offset) bytes, not the \(size) claimed") }
+        return result
+    }
+
+    /// Checks that chunk groups could describe the file: each a plausible run of chunks, all
+    /// adding up to its size. Their chunks are checked against them when they arrive.
+    static func groups(_ wire: [Ubiq_Wire_ChunkGroup], size: UInt64, kind: ItemKind, deleted: Bool, blocks: Int) throws(WireError) -> [ChunkGroup] {
+        guard !wire.isEmpty else { return [] }
+        guard kind == .file, !deleted, blocks == 0 else {
+            throw WireError(.invalidChunks, "only present files have chunk groups, and not beside a chunk list")
+        }
+        var total: UInt64 = 0
+        var result: [ChunkGroup] = []
+        result.reserveCapacity(wire.count)
+        for group in wire {
+            guard let hash = ChunkHash(bytes: Array(group.hash)), group.chunks > 0, group.chunks <= ChunkGroups.maxChunks,
+                  group.size >= UInt64(group.chunks), group.size <= UInt64(group.chunks) * UInt64(maxChunkSize)
+            else { throw WireError(.invalidChunks, "a chunk group has a bad hash, count or size") }
+            let (next, overflow) = total.addingReportingOverflow(group.size)
+            guard !overflow, next <= size else { break }
+            total = next
+            result.append(ChunkGroup(hash: hash, count: Int(group.chunks), size: group.size))
+        }
+        guard total == size, result.count == wire.count else {
+            throw WireError(.invalidChunks, "chunk groups do not add up to the \(size) bytes claimed")
+        }
         return result
     }
 

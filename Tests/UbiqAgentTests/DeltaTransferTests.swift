@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import UbiqChunking
+import UbiqModel
 import UbiqTestSupport
 
 /// Only what changed crosses the network: counted by the agents' own byte counters.
@@ -47,6 +49,56 @@ import UbiqTestSupport
         let afterRename = try await b.status().bytesReceived
         print("rename of 64 MiB: \(afterRename - afterEdit) bytes received")
         #expect(afterRename - afterEdit < 64 << 10, "a rename moved \(afterRename - afterEdit) bytes")
+    }
+
+    /// The bytes of the chunks of `new` that `old` does not have.
+    static func newChunkBytes(_ old: String, _ new: String) throws -> Int {
+        let held = Set(try FileChunker().chunks(ofFileAt: old).chunks.map(\.hash))
+        var counted: Set<ChunkHash> = []
+        return try FileChunker().chunks(ofFileAt: new).chunks
+            .filter { !held.contains($0.hash) && counted.insert($0.hash).inserted }
+            .reduce(0) { $0 + Int($1.size) }
+    }
+
+    /// A large file's index entry names its chunk groups (protocol 2): a change costs the
+    /// new chunks and a few KiB, not the whole chunk list again; a change of its mode alone
+    /// costs no chunk at all. A peer of protocol 1 still gets every change.
+    @Test(arguments: ["2", "1"]) func aLargeFileChangeCostsItsNewChunksAndLittleMore(protocolVersion: String) async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        b.environment["UBIQ_TEST_PROTOCOL_VERSIONS"] = protocolVersion
+        try await cluster.start()
+        try await cluster.waitConnected()
+
+        // About 770 chunks: their whole list is about 35 KiB on the wire.
+        var data = Self.randomData(48 << 20, seed: 5)
+        try a.write("Documents/large.bin", data)
+        try await waitForConvergence([a, b], timeout: .seconds(120), "the 48 MiB file on beta") { $0["Documents/large.bin"] != nil }
+        try FileManager.default.copyItem(atPath: a.path("Documents/large.bin"), toPath: cluster.directory.appending("large-before.bin"))
+
+        let before = try await b.status().bytesReceived
+        data.insert(contentsOf: Self.randomData(104, seed: 6).prefix(100), at: 5000)
+        try a.write("Documents/large.bin", data)
+        let newChunks = try Self.newChunkBytes(cluster.directory.appending("large-before.bin"), a.path("Documents/large.bin"))
+        let edited = try TreeDigest.fileHash(a.path("Documents/large.bin"))
+        try await waitForConvergence([a, b], "the insertion on beta") { $0["Documents/large.bin"] == edited }
+        let afterInsert = try await b.status().bytesReceived
+        print("protocol \(protocolVersion): 100 bytes inserted in 48 MiB: \(afterInsert - before) bytes received, new chunks \(newChunks)")
+        if protocolVersion == "2" {
+            #expect(afterInsert - before < newChunks + 16 << 10, "an insertion moved \(afterInsert - before) bytes for \(newChunks) of new chunks")
+        }
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: a.path("Documents/large.bin"))
+        try await waitUntil("beta's copy to become executable") {
+            FileManager.default.isExecutableFile(atPath: b.path("Documents/large.bin"))
+        }
+        let afterMode = try await b.status().bytesReceived
+        print("protocol \(protocolVersion): mode change of 48 MiB: \(afterMode - afterInsert) bytes received")
+        if protocolVersion == "2" {
+            #expect(afterMode - afterInsert < 8 << 10, "a mode change moved \(afterMode - afterInsert) bytes")
+        }
+        #expect(try TreeDigest.fileHash(b.path("Documents/large.bin")) == edited)
     }
 
     @Test func killedDuringATransferResumesAndCompletes() async throws {

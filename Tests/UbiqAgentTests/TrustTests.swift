@@ -199,7 +199,7 @@ import UbiqWire
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         let future = try AgentProcess(name: "future", in: cluster.directory, peers: [a.port])
         try future.join(a)
-        future.environment["UBIQ_TEST_PROTOCOL_VERSIONS"] = "2"
+        future.environment["UBIQ_TEST_PROTOCOL_VERSIONS"] = "99"
         defer { future.stop() }
         try await cluster.start()
         try await future.startAndWait()

@@ -26,7 +26,7 @@ import UbiqWire
         request.size = first
         request.hash = Data(repeating: 7, count: hashBytes)
         request.following = following.map { size in
-            var next = Ubiq_Wire_FollowingChunk()
+            var next = Ubiq_Wire_ChunkEntry()
             next.size = size
             next.hash = Data(repeating: 8, count: 32)
             return next

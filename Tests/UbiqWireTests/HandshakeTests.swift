@@ -26,6 +26,13 @@ import UbiqWire
         #expect(Set(agreement.containers.keys) == [try ContainerID("T.c.d")])
     }
 
+    /// A peer of the first protocol still syncs with this build, without chunk groups.
+    @Test func speaksTheFirstVersionWithAnOlderPeer() throws {
+        let agreement = try Handshake.agree(ours: hello(Handshake.supportedVersions, device: "ME", containers: []),
+                                            theirs: hello([1], containers: []), authenticatedDevice: device)
+        #expect(agreement.version == 1)
+    }
+
     @Test func refusesAPeerWithNoCommonVersion() {
         #expect {
             try Handshake.agree(ours: hello([1], device: "ME", containers: []), theirs: hello([2], containers: []),

@@ -218,6 +218,22 @@ public nonisolated struct Ubiq_Wire_Envelope: Sendable {
     set {message = .keyValueAck(newValue)}
   }
 
+  public var chunkListRequest: Ubiq_Wire_ChunkListRequest {
+    get {
+      if case .chunkListRequest(let v)? = message {return v}
+      return Ubiq_Wire_ChunkListRequest()
+    }
+    set {message = .chunkListRequest(newValue)}
+  }
+
+  public var chunkListResponse: Ubiq_Wire_ChunkListResponse {
+    get {
+      if case .chunkListResponse(let v)? = message {return v}
+      return Ubiq_Wire_ChunkListResponse()
+    }
+    set {message = .chunkListResponse(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Message: Equatable, Sendable {
@@ -230,6 +246,8 @@ public nonisolated struct Ubiq_Wire_Envelope: Sendable {
     case ping(Ubiq_Wire_Ping)
     case close(Ubiq_Wire_Close)
     case keyValueAck(Ubiq_Wire_KeyValueAck)
+    case chunkListRequest(Ubiq_Wire_ChunkListRequest)
+    case chunkListResponse(Ubiq_Wire_ChunkListResponse)
 
   }
 
@@ -392,6 +410,77 @@ public nonisolated struct Ubiq_Wire_FileInfo: Sendable {
   /// downloaded, or evicted). Receivers count only holders of content for isUploaded.
   public var absent: Bool = false
 
+  /// Instead of blocks, for a file with many chunks (protocol 2): its chunk list cut into
+  /// content-defined groups (UbiqChunking.ChunkGroups). The receiver rebuilds the groups it
+  /// already holds and asks for the others with a ChunkListRequest.
+  public var chunkGroups: [Ubiq_Wire_ChunkGroup] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Ubiq_Wire_ChunkGroup: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// SHA-256 over each chunk's size (4 bytes, little-endian) and hash, in order.
+  public var hash: Data = Data()
+
+  public var chunks: UInt32 = 0
+
+  public var size: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Asks for the chunks of groups of the sender's current version of a file (protocol 2).
+public nonisolated struct Ubiq_Wire_ChunkListRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var id: UInt64 = 0
+
+  public var containerID: String = String()
+
+  public var path: String = String()
+
+  public var groups: [Data] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// The groups asked for that the file's current version still has, in the order asked;
+/// a group the file no longer has is left out (a newer index entry is on its way).
+public nonisolated struct Ubiq_Wire_ChunkListResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var id: UInt64 = 0
+
+  public var groups: [Ubiq_Wire_GroupChunks] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Ubiq_Wire_GroupChunks: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var hash: Data = Data()
+
+  public var chunks: [Ubiq_Wire_ChunkEntry] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -418,14 +507,15 @@ public nonisolated struct Ubiq_Wire_ChunkRequest: Sendable {
   /// Chunks that follow this one directly in the file, asked for in the same request so a
   /// run of chunks costs one round trip. The response holds the first chunk and as many of
   /// these as the server could serve, in order; the requester asks again for the rest.
-  public var following: [Ubiq_Wire_FollowingChunk] = []
+  public var following: [Ubiq_Wire_ChunkEntry] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 }
 
-public nonisolated struct Ubiq_Wire_FollowingChunk: Sendable {
+/// A chunk named by its size and hash; where it lies follows from the chunks before it.
+public nonisolated struct Ubiq_Wire_ChunkEntry: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
@@ -587,7 +677,7 @@ nonisolated extension Ubiq_Wire_CloseCode: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{3}index_update\0\u{3}chunk_request\0\u{3}chunk_response\0\u{3}key_value_update\0\u{2}\u{2}ping\0\u{1}close\0\u{3}key_value_ack\0\u{c}\u{6}\u{1}")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{3}index_update\0\u{3}chunk_request\0\u{3}chunk_response\0\u{3}key_value_update\0\u{2}\u{2}ping\0\u{1}close\0\u{3}key_value_ack\0\u{3}chunk_list_request\0\u{3}chunk_list_response\0\u{c}\u{6}\u{1}")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -699,6 +789,32 @@ nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
           self.message = .keyValueAck(v)
         }
       }()
+      case 10: try {
+        var v: Ubiq_Wire_ChunkListRequest?
+        var hadOneofValue = false
+        if let current = self.message {
+          hadOneofValue = true
+          if case .chunkListRequest(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.message = .chunkListRequest(v)
+        }
+      }()
+      case 11: try {
+        var v: Ubiq_Wire_ChunkListResponse?
+        var hadOneofValue = false
+        if let current = self.message {
+          hadOneofValue = true
+          if case .chunkListResponse(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.message = .chunkListResponse(v)
+        }
+      }()
       default: break
       }
     }
@@ -741,6 +857,14 @@ nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
     case .keyValueAck?: try {
       guard case .keyValueAck(let v)? = self.message else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 9)
+    }()
+    case .chunkListRequest?: try {
+      guard case .chunkListRequest(let v)? = self.message else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
+    }()
+    case .chunkListResponse?: try {
+      guard case .chunkListResponse(let v)? = self.message else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
     }()
     case nil: break
     }
@@ -1046,7 +1170,7 @@ nonisolated extension Ubiq_Wire_ConflictInfo: SwiftProtobuf.Message, SwiftProtob
 
 nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".FileInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}kind\0\u{1}deleted\0\u{1}size\0\u{3}mtime_ns\0\u{1}executable\0\u{3}symlink_target\0\u{1}blocks\0\u{1}version\0\u{3}modified_by\0\u{1}conflicts\0\u{1}sequence\0\u{1}absent\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}kind\0\u{1}deleted\0\u{1}size\0\u{3}mtime_ns\0\u{1}executable\0\u{3}symlink_target\0\u{1}blocks\0\u{1}version\0\u{3}modified_by\0\u{1}conflicts\0\u{1}sequence\0\u{1}absent\0\u{3}chunk_groups\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1067,6 +1191,7 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
       case 11: try { try decoder.decodeRepeatedMessageField(value: &self.conflicts) }()
       case 12: try { try decoder.decodeSingularUInt64Field(value: &self.sequence) }()
       case 13: try { try decoder.decodeSingularBoolField(value: &self.absent) }()
+      case 14: try { try decoder.decodeRepeatedMessageField(value: &self.chunkGroups) }()
       default: break
       }
     }
@@ -1112,6 +1237,9 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
     if self.absent != false {
       try visitor.visitSingularBoolField(value: self.absent, fieldNumber: 13)
     }
+    if !self.chunkGroups.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.chunkGroups, fieldNumber: 14)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1129,6 +1257,162 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
     if lhs.conflicts != rhs.conflicts {return false}
     if lhs.sequence != rhs.sequence {return false}
     if lhs.absent != rhs.absent {return false}
+    if lhs.chunkGroups != rhs.chunkGroups {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_ChunkGroup: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ChunkGroup"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hash\0\u{1}chunks\0\u{1}size\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.hash) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.chunks) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.size) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.hash.isEmpty {
+      try visitor.visitSingularBytesField(value: self.hash, fieldNumber: 1)
+    }
+    if self.chunks != 0 {
+      try visitor.visitSingularUInt32Field(value: self.chunks, fieldNumber: 2)
+    }
+    if self.size != 0 {
+      try visitor.visitSingularUInt64Field(value: self.size, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_ChunkGroup, rhs: Ubiq_Wire_ChunkGroup) -> Bool {
+    if lhs.hash != rhs.hash {return false}
+    if lhs.chunks != rhs.chunks {return false}
+    if lhs.size != rhs.size {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_ChunkListRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ChunkListRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}container_id\0\u{1}path\0\u{1}groups\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.id) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.containerID) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.path) }()
+      case 4: try { try decoder.decodeRepeatedBytesField(value: &self.groups) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.id != 0 {
+      try visitor.visitSingularUInt64Field(value: self.id, fieldNumber: 1)
+    }
+    if !self.containerID.isEmpty {
+      try visitor.visitSingularStringField(value: self.containerID, fieldNumber: 2)
+    }
+    if !self.path.isEmpty {
+      try visitor.visitSingularStringField(value: self.path, fieldNumber: 3)
+    }
+    if !self.groups.isEmpty {
+      try visitor.visitRepeatedBytesField(value: self.groups, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_ChunkListRequest, rhs: Ubiq_Wire_ChunkListRequest) -> Bool {
+    if lhs.id != rhs.id {return false}
+    if lhs.containerID != rhs.containerID {return false}
+    if lhs.path != rhs.path {return false}
+    if lhs.groups != rhs.groups {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_ChunkListResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ChunkListResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}groups\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.id) }()
+      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.groups) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.id != 0 {
+      try visitor.visitSingularUInt64Field(value: self.id, fieldNumber: 1)
+    }
+    if !self.groups.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.groups, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_ChunkListResponse, rhs: Ubiq_Wire_ChunkListResponse) -> Bool {
+    if lhs.id != rhs.id {return false}
+    if lhs.groups != rhs.groups {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_GroupChunks: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GroupChunks"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hash\0\u{1}chunks\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBytesField(value: &self.hash) }()
+      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.chunks) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.hash.isEmpty {
+      try visitor.visitSingularBytesField(value: self.hash, fieldNumber: 1)
+    }
+    if !self.chunks.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.chunks, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_GroupChunks, rhs: Ubiq_Wire_GroupChunks) -> Bool {
+    if lhs.hash != rhs.hash {return false}
+    if lhs.chunks != rhs.chunks {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1194,8 +1478,8 @@ nonisolated extension Ubiq_Wire_ChunkRequest: SwiftProtobuf.Message, SwiftProtob
   }
 }
 
-nonisolated extension Ubiq_Wire_FollowingChunk: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".FollowingChunk"
+nonisolated extension Ubiq_Wire_ChunkEntry: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ChunkEntry"
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}size\0\u{1}hash\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
@@ -1221,7 +1505,7 @@ nonisolated extension Ubiq_Wire_FollowingChunk: SwiftProtobuf.Message, SwiftProt
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Ubiq_Wire_FollowingChunk, rhs: Ubiq_Wire_FollowingChunk) -> Bool {
+  public static func ==(lhs: Ubiq_Wire_ChunkEntry, rhs: Ubiq_Wire_ChunkEntry) -> Bool {
     if lhs.size != rhs.size {return false}
     if lhs.hash != rhs.hash {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}

@@ -1,0 +1,138 @@
+import Foundation
+import UbiqChunking
+import UbiqIndex
+import UbiqModel
+import UbiqWire
+
+/// An index update of which some large file's chunk groups could not all be rebuilt here,
+/// waiting for the peer's lists of the rest.
+struct AwaitingLists: Sendable {
+    let container: ContainerSync
+    let indexID: UInt64
+    let entries: [AnnouncedItem]
+    /// Groups this device already holds, by hash.
+    let held: [ChunkHash: ArraySlice<ChunkRef>]
+}
+
+/// Chunk groups (protocol 2): a large file's index entry names groups of chunks, the
+/// receiver rebuilds those it holds and asks for the rest.
+///
+/// The receive loop must not wait for those answers (they arrive through it), so such an
+/// update waits in a queue that one task works through, and the sequence recorded for the
+/// peer stays below every entry still waiting: after a restart the peer sends it again. A
+/// later entry for the same path replaces a waiting one (the peer's index keeps only the
+/// latest), and version vectors make the order in which updates are recorded safe.
+extension PeerSession {
+    /// Entries a peer may leave waiting for chunk lists at once before it counts as flooding.
+    static let maxAwaitingLists = 65_536
+
+    /// Whether our index entries may name chunk groups.
+    var grouped: Bool { (agreement?.version ?? 1) >= 2 }
+
+    /// The chunk groups this device has or will fetch that `entries` may name: at their own
+    /// paths, and at the paths the same update deletes (a rename).
+    nonisolated func heldChunkGroups(_ container: ContainerID, for entries: [AnnouncedItem]) throws -> [ChunkHash: ArraySlice<ChunkRef>] {
+        guard entries.contains(where: { !$0.groups.isEmpty }) else { return [:] }
+        let paths = entries.filter { !$0.groups.isEmpty || ($0.item.deleted && $0.item.kind == .file) }.map(\.item.path)
+        let items = try index.items(container, at: paths).values.map(\.item.chunks)
+        let needs = try index.needs(container, at: paths).values.map(\.chunks)
+        return ChunkGroups.catalog((items + needs).filter { !$0.isEmpty })
+    }
+
+    /// A newer entry for `path` arrived: a waiting one is dropped when its lists come.
+    func supersede(_ container: ContainerID, _ path: RelativePath) {
+        if awaitingLists[container]?[path] != nil { awaitingLists[container]?[path] = nil }
+    }
+
+    /// Queues an update that needs chunk lists from the peer.
+    func awaitLists(_ entries: [AnnouncedItem], container: ContainerSync, indexID: UInt64,
+                    held: [ChunkHash: ArraySlice<ChunkRef>]) throws {
+        let waiting = awaitingLists.values.reduce(0) { $0 + $1.count }
+        guard waiting + entries.count <= Self.maxAwaitingLists else {
+            throw WireError(.malformed, "more than \(Self.maxAwaitingLists) index entries wait for their chunk lists")
+        }
+        for entry in entries { awaitingLists[container.id, default: [:]][entry.item.path] = entry.sequence }
+        listRequests.yield(AwaitingLists(container: container, indexID: indexID, entries: entries, held: held))
+    }
+
+    /// The peer's index state to record: up to `last`, but below any entry still waiting.
+    func indexState(_ container: ContainerID, indexID: UInt64, upTo last: Int64) -> PeerIndexState {
+        var reached = last
+        if let waiting = awaitingLists[container]?.values.min() { reached = min(reached, waiting - 1) }
+        return PeerIndexState(indexID: indexID, maxSequence: max(0, reached))
+    }
+
+    /// Works through waiting updates one at a time until the session ends.
+    func resolveChunkLists(_ queue: AsyncStream<AwaitingLists>) async {
+        for await waiting in queue {
+            guard await resolve(waiting) else { return }
+        }
+    }
+
+    private func isWaiting(_ entry: AnnouncedItem, in container: ContainerID) -> Bool {
+        awaitingLists[container]?[entry.item.path] == entry.sequence
+    }
+
+    /// Asks for the missing groups, then records the update. A group the peer no longer has
+    /// means it changed the file since; its newer entry follows, so this one is dropped.
+    /// False when the peer did not answer (the session ends).
+    private func resolve(_ waiting: AwaitingLists) async -> Bool {
+        let id = waiting.container.id
+        var lists = waiting.held
+        do {
+            for entry in waiting.entries where isWaiting(entry, in: id) {
+                let missing = entry.missing(from: lists)
+                for start in stride(from: 0, to: missing.count, by: ChunkListMapping.maxGroups) {
+                    let batch = Array(missing[start..<min(start + ChunkListMapping.maxGroups, missing.count)])
+                    let answer = try await exchange { requestID in
+                        Ubiq_Wire_Envelope(.chunkListRequest(
+                            ChunkListMapping.request(id: requestID, container: id, path: entry.item.path, groups: batch)))
+                    }
+                    guard case .chunkListResponse(let response) = answer else {
+                        throw FetchError("peer \(link.remoteDevice) answered a chunk-list request with something else")
+                    }
+                    lists.merge(ChunkListMapping.lists(response)) { held, _ in held }
+                }
+            }
+        } catch {
+            logger.info("peer did not list the chunks of a file; ending the connection so it sends the entry again",
+                        metadata: ["container": "\(id)", "error": "\(error)"])
+            await end()
+            return false
+        }
+        var items: [Item] = []
+        var absent: Set<RelativePath> = []
+        for entry in waiting.entries where isWaiting(entry, in: id) {
+            awaitingLists[id]?[entry.item.path] = nil
+            guard let item = entry.resolved(from: lists) else {
+                logger.info("peer no longer has the chunk lists of a file it announced; its newer entry follows",
+                            metadata: ["container": "\(id)", "path": "\(entry.item.path)"])
+                continue
+            }
+            items.append(item)
+            if entry.absent { absent.insert(item.path) }
+        }
+        let state = indexState(id, indexID: waiting.indexID, upTo: recordedSequence[id] ?? 0)
+        do {
+            try await waiting.container.receive(items, absent: absent, from: link.remoteDevice, state: state)
+        } catch {
+            logger.warning("could not record a peer's index update", metadata: ["container": "\(id)", "error": "\(error)"])
+        }
+        return true
+    }
+
+    /// Answers a chunk-list request from our index entry of the file, off the receive loop.
+    nonisolated func serve(_ request: Ubiq_Wire_ChunkListRequest) {
+        let link = self.link, index = self.index
+        let container = (try? ContainerID(request.containerID)).flatMap { containers[$0] != nil ? $0 : nil }
+        Task {
+            var chunks: [ChunkRef] = []
+            if let container, let path = try? RelativePath(request.path),
+               let item = try? index.items(container, at: [path])[path]?.item {
+                chunks = item.chunks
+            }
+            let response = ChunkListMapping.response(to: request, chunks: chunks)
+            try? await link.send(Ubiq_Wire_Envelope(.chunkListResponse(response)))
+        }
+    }
+}
