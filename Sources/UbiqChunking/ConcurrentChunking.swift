@@ -4,8 +4,10 @@ import Synchronization
 import UbiqModel
 
 extension FileChunker {
-    /// Finds boundaries on a helper thread while the calling thread reads each chunk again
-    /// (from the page cache) and hashes it, calling `body` in order on the calling thread.
+    /// Reads the file once on a helper thread, in blocks, and finds boundaries there while the
+    /// calling thread hashes each chunk straight from its block, calling `body` in order on
+    /// the calling thread. Reading the bytes only once matters: copying them out of the page
+    /// cache a second time cost as much as a quarter of the hashing.
     func forEachChunkConcurrently(
         ofFileDescriptor fd: Int32, _ body: (ChunkRef) -> Void
     ) throws(ChunkingError) -> UInt64 {
@@ -13,10 +15,7 @@ extension FileChunker {
         let chunker = self
         let thread = Thread {
             do throws(ChunkingError) {
-                let size = try chunker.forEachCut(ofFileDescriptor: fd) { offset, bytes in
-                    queue.push(Cut(offset: offset, length: bytes.count))
-                }
-                queue.finish(.success(size))
+                queue.finish(.success(try chunker.cutBlocks(of: fd, into: queue)))
             } catch {
                 queue.finish(.failure(error))
             }
@@ -24,75 +23,133 @@ extension FileChunker {
         thread.name = "ubiq-chunker"
         thread.start()
 
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: parameters.maximumSize, alignment: 4096)
-        defer { buffer.deallocate() }
-        var failure: ChunkingError?
         // Always drain the queue: the helper must be done with `fd` before this returns.
         while let cut = queue.pop() {
-            guard failure == nil else { continue }
-            let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[..<cut.length])
-            if let error = Self.read(fd, into: bytes, at: cut.offset) {
-                failure = error
-                queue.cancel()
-                continue
-            }
-            body(ChunkRef(offset: cut.offset, size: UInt32(cut.length), hash: ChunkHasher.hash(buffer: UnsafeRawBufferPointer(bytes))))
+            let bytes = UnsafeRawBufferPointer(start: cut.block.base + cut.start, count: cut.length)
+            body(ChunkRef(offset: cut.offset, size: UInt32(cut.length), hash: ChunkHasher.hash(buffer: bytes)))
         }
-        if let failure { throw failure }
         return try queue.result.get()
     }
 
-    private static func read(_ fd: Int32, into bytes: UnsafeMutableRawBufferPointer, at offset: UInt64) -> ChunkingError? {
-        var done = 0
-        while done < bytes.count {
-            let n = pread(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
-            if n > 0 {
-                done += n
-            } else if n == 0 {
-                return ChunkingError(.fileChanged, "the file got shorter while it was being chunked")
-            } else if errno != EINTR {
-                return ChunkingError.reading(errno)
+    /// The bytes one block of the helper thread holds beyond the rest of the previous one.
+    var blockSize: Int { max(readSize * 4, parameters.maximumSize) }
+
+    /// Reads `fd` into blocks and queues every chunk's place in them; returns the bytes read.
+    /// The bytes of a chunk that a block cuts short move to the start of the next block.
+    private func cutBlocks(of fd: Int32, into queue: CutQueue) throws(ChunkingError) -> UInt64 {
+        #if os(Linux)
+        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
+        #endif
+        let maximum = parameters.maximumSize
+        let capacity = blockSize + maximum
+        let pool = BlockPool(capacity: capacity)
+        var carried: (block: ReadBlock, start: Int, count: Int)?
+        var blockOffset: UInt64 = 0  // file offset of the block's first byte
+        while true {
+            let block = ReadBlock(from: pool)
+            var end = 0
+            if let carried {
+                block.base.copyMemory(from: carried.block.base + carried.start, byteCount: carried.count)
+                end = carried.count
             }
+            carried = nil
+            var atEnd = false
+            while !atEnd && end < capacity {
+                let n = pread(fd, block.base + end, capacity - end, off_t(blockOffset + UInt64(end)))
+                if n > 0 {
+                    end += n
+                } else if n == 0 {
+                    atEnd = true
+                } else if errno != EINTR {
+                    throw ChunkingError.reading(errno)
+                }
+            }
+            var start = 0
+            while start < end && (atEnd || end - start >= maximum) {
+                let length = cdc.cutPoint(in: UnsafeRawBufferPointer(start: block.base + start, count: end - start))
+                queue.push(Cut(block: block, start: start, length: length, offset: blockOffset + UInt64(start)))
+                start += length
+            }
+            if atEnd { return blockOffset + UInt64(end) }
+            if start < end { carried = (block, start, end - start) }
+            blockOffset += UInt64(start)
         }
-        return nil
     }
 }
 
-/// One boundary found by the helper thread.
+/// A buffer of file bytes shared by the reading and the hashing thread. The reader fills it
+/// before handing out cuts into it and never writes it again, so both may read it freely.
+/// It goes back to its pool when the last cut into it is hashed.
+final class ReadBlock: @unchecked Sendable {
+    let base: UnsafeMutableRawPointer
+    private let pool: BlockPool
+
+    /// Waits until the pool has a free buffer.
+    init(from pool: BlockPool) {
+        self.pool = pool
+        base = pool.take()
+    }
+
+    deinit { pool.give(base) }
+}
+
+/// The few buffers one file's chunking reuses, so the reader cannot run ahead of the hasher
+/// by more than ``blocks`` and fresh memory is not faulted in for every block.
+final class BlockPool: @unchecked Sendable {
+    static let blocks = 4
+    /// Free buffers by address (raw pointers are not `Sendable`).
+    private let free: Mutex<[UInt]>
+    private let available = DispatchSemaphore(value: BlockPool.blocks)
+
+    init(capacity: Int) {
+        free = Mutex((0..<Self.blocks).map { _ in UInt(bitPattern: UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 4096)) })
+    }
+
+    func take() -> UnsafeMutableRawPointer {
+        available.wait()
+        return UnsafeMutableRawPointer(bitPattern: free.withLock { $0.removeLast() })!
+    }
+
+    func give(_ buffer: UnsafeMutableRawPointer) {
+        free.withLock { $0.append(UInt(bitPattern: buffer)) }
+        available.signal()
+    }
+
+    deinit {
+        free.withLock { buffers in
+            for address in buffers { UnsafeMutableRawPointer(bitPattern: address)?.deallocate() }
+        }
+    }
+}
+
+/// One chunk found by the helper thread: where it lies in its block and in the file.
 struct Cut: Sendable {
-    var offset: UInt64
+    var block: ReadBlock
+    var start: Int
     var length: Int
+    var offset: UInt64
 }
 
 /// Hands cuts from the boundary thread to the hashing thread, in order.
 final class CutQueue: Sendable {
     private struct State {
-        var cuts: [Cut] = []
+        /// Taken cuts are cleared at once, so their blocks are freed as soon as they are hashed.
+        var cuts: [Cut?] = []
         var head = 0
         var result: Result<UInt64, ChunkingError>?
-        var cancelled = false
     }
 
     private let state = Mutex(State())
     private let available = DispatchSemaphore(value: 0)
 
-    /// Adds a cut; false once the consumer has cancelled.
-    func push(_ cut: Cut) -> Bool {
-        let cancelled = state.withLock { state in
-            state.cuts.append(cut)
-            return state.cancelled
-        }
+    func push(_ cut: Cut) {
+        state.withLock { $0.cuts.append(cut) }
         available.signal()
-        return !cancelled
     }
 
     func finish(_ result: Result<UInt64, ChunkingError>) {
         state.withLock { $0.result = result }
         available.signal()
-    }
-
-    func cancel() {
-        state.withLock { $0.cancelled = true }
     }
 
     /// The next cut, waiting for it; nil once the producer has finished and all are taken.
@@ -101,6 +158,7 @@ final class CutQueue: Sendable {
         return state.withLock { state in
             guard state.head < state.cuts.count else { return nil }
             let cut = state.cuts[state.head]
+            state.cuts[state.head] = nil
             state.head += 1
             if state.head >= 4096 {
                 state.cuts.removeFirst(state.head)

@@ -73,6 +73,8 @@ import UbiqModel
         #expect(concurrent.chunks == sequential.chunks)
         #expect(concurrent.size == UInt64(data.count) && sequential.size == UInt64(data.count))
         #expect(concurrent.chunks == FileChunker().chunks(of: data))
+        // Blocks of the smallest size: many chunks are cut short by a block and carried over.
+        #expect(try FileChunker(readSize: 4096, concurrencyThreshold: 1).chunks(ofFileAt: path).chunks == sequential.chunks)
     }
 
     @Test func concurrentEmptyFile() throws {
