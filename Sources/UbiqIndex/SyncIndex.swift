@@ -177,14 +177,26 @@ public struct SyncIndex: Sendable {
 
     /// Places on this device where a chunk with this hash can be read.
     public func locations(of hash: ChunkHash) throws -> [ChunkLocation] {
+        try locations(of: [hash])[hash] ?? []
+    }
+
+    /// Places where each of these chunks can be read, looked up in one read: a new large
+    /// file asks for thousands. Hashes held nowhere are left out.
+    public func locations(of hashes: some Sequence<ChunkHash>) throws -> [ChunkHash: [ChunkLocation]] {
         try pool.read { db in
-            try Row.fetchAll(db, cached: """
+            var result: [ChunkHash: [ChunkLocation]] = [:]
+            let statement = try db.cachedStatement(sql: """
                 SELECT container.identifier, chunk.file, chunk.offset, chunk.size FROM chunk
                 JOIN container ON container.id = chunk.container WHERE chunk.hash = ? LIMIT 8
-                """, arguments: [Data(hash.bytes)]).compactMap { row in
-                guard let container = try? ContainerID(row[0] as String), let file = Self.decodeFile(row[1]) else { return nil }
-                return ChunkLocation(container: container, file: file, offset: UInt64(row[2] as Int64), size: UInt32(row[3] as Int64))
+                """)
+            for hash in hashes where result[hash] == nil {
+                let found = try Row.fetchAll(statement, arguments: [Data(hash.bytes)]).compactMap { row -> ChunkLocation? in
+                    guard let container = try? ContainerID(row[0] as String), let file = Self.decodeFile(row[1]) else { return nil }
+                    return ChunkLocation(container: container, file: file, offset: UInt64(row[2] as Int64), size: UInt32(row[3] as Int64))
+                }
+                if !found.isEmpty { result[hash] = found }
             }
+            return result
         }
     }
 
@@ -437,12 +449,36 @@ public struct SyncIndex: Sendable {
                           chunks: item.deleted || item.kind != .file || absent ? [] : item.chunks)
     }
 
+    /// Makes the chunk table list exactly `chunks` for the file. Rows of chunks the file keeps
+    /// stay (only their offset is updated where it moved), so a change to a large file
+    /// rewrites the rows of what changed, not of every chunk and its two index entries.
     private static func replaceChunks(_ db: Database, container: Int64, file: String, chunks: [ChunkRef]) throws {
-        try db.execute(cached: "DELETE FROM chunk WHERE container = ? AND file = ?", arguments: [container, file])
-        let statement = try db.cachedStatement(sql: "INSERT INTO chunk (hash, container, file, offset, size) VALUES (?, ?, ?, ?, ?)")
-        for chunk in chunks {
-            try statement.execute(arguments: [Data(chunk.hash.bytes), container, file, Int64(chunk.offset), Int64(chunk.size)])
+        struct Place: Hashable { var hash: Data; var size: Int64; var offset: Int64 }
+        struct Content: Hashable { var hash: Data; var size: Int64 }
+        var byPlace: [Place: Int64] = [:]
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT rowid, hash, offset, size FROM chunk WHERE container = ? AND file = ?"),
+                                       arguments: [container, file])
+        while let row = try rows.next() {
+            byPlace[Place(hash: row[1], size: row[3], offset: row[2])] = row[0]
         }
+        var moved: [(chunk: ChunkRef, content: Content)] = []
+        for chunk in chunks {
+            let place = Place(hash: Data(chunk.hash.bytes), size: Int64(chunk.size), offset: Int64(chunk.offset))
+            if byPlace.removeValue(forKey: place) == nil { moved.append((chunk, Content(hash: place.hash, size: place.size))) }
+        }
+        var unused: [Content: [Int64]] = [:]
+        for (place, rowid) in byPlace { unused[Content(hash: place.hash, size: place.size), default: []].append(rowid) }
+        let insert = try db.cachedStatement(sql: "INSERT INTO chunk (hash, container, file, offset, size) VALUES (?, ?, ?, ?, ?)")
+        let update = try db.cachedStatement(sql: "UPDATE chunk SET offset = ? WHERE rowid = ?")
+        for (chunk, content) in moved {
+            if let rowid = unused[content]?.popLast() {
+                try update.execute(arguments: [Int64(chunk.offset), rowid])
+            } else {
+                try insert.execute(arguments: [content.hash, container, file, Int64(chunk.offset), content.size])
+            }
+        }
+        let delete = try db.cachedStatement(sql: "DELETE FROM chunk WHERE rowid = ?")
+        for rowid in unused.values.joined() { try delete.execute(arguments: [rowid]) }
     }
 
     private static func decodeFile(_ raw: String) -> ChunkLocation.File? {

@@ -23,6 +23,7 @@ extension ContainerSync {
             previousStat = stat
             for chunk in indexed.item.chunks where previous[chunk.hash] == nil { previous[chunk.hash] = chunk }
         }
+        let elsewhere = (try? index.locations(of: chunks.lazy.filter { previous[$0.hash]?.size != $0.size }.map(\.hash))) ?? [:]
         var missing: [ChunkRef] = []
         var run: [Source] = []
         func flush() throws {
@@ -45,7 +46,7 @@ extension ContainerSync {
             let source: Source
             if let old = previous[chunk.hash], old.size == chunk.size {
                 source = Source(chunk: chunk, file: .item(path), offset: old.offset)
-            } else if let location = try? index.locations(of: chunk.hash).first(where: { $0.container == id && $0.size == chunk.size }) {
+            } else if let location = elsewhere[chunk.hash]?.first(where: { $0.container == id && $0.size == chunk.size }) {
                 source = Source(chunk: chunk, file: location.file, offset: location.offset)
             } else {
                 try flush()

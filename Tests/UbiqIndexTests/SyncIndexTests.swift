@@ -55,6 +55,37 @@ import UbiqTestSupport
         #expect(try index.locations(of: ChunkHash(bytes: [UInt8](repeating: 1, count: 32))!).isEmpty)
     }
 
+    /// A new version keeps the chunk rows of what it shares with the old one; afterwards the
+    /// chunk table lists exactly the new chunks, at their new offsets, duplicates included.
+    @Test func chunkRowsFollowEachNewVersionExactly() throws {
+        func hash(_ byte: UInt8) -> ChunkHash { ChunkHash(bytes: [UInt8](repeating: byte, count: 32))! }
+        func places(_ byte: UInt8) throws -> [UInt64] { try index.locations(of: hash(byte)).map(\.offset).sorted() }
+        var item = file("Documents/a.bin", byte: 1, version: [me: 1])
+        item.chunks = [ChunkRef(offset: 0, size: 60, hash: hash(1)), ChunkRef(offset: 60, size: 40, hash: hash(2)),
+                       ChunkRef(offset: 100, size: 60, hash: hash(1)), ChunkRef(offset: 160, size: 5, hash: hash(3))]
+        item.size = 165
+        try index.commit(container, [ItemWrite(item: item, stat: nil)])
+        #expect(try places(1) == [0, 100] && places(2) == [60] && places(3) == [160])
+
+        // Something inserted at the start, one copy of a chunk gone, a chunk changed size.
+        item.chunks = [ChunkRef(offset: 0, size: 10, hash: hash(4)), ChunkRef(offset: 10, size: 60, hash: hash(1)),
+                       ChunkRef(offset: 70, size: 40, hash: hash(2)), ChunkRef(offset: 110, size: 7, hash: hash(3))]
+        item.size = 117
+        item.version = VersionVector([me: 2])
+        let stat = FileStat(size: 117, mtimeNs: 1, ctimeNs: 2, inode: 3)
+        try index.commit(container, [ItemWrite(item: item, stat: stat)])
+        #expect(try places(4) == [0] && places(1) == [10] && places(2) == [70] && places(3) == [110])
+        #expect(try index.locations(of: hash(3)).map(\.size) == [7])
+        #expect(try index.holds(container, path: item.path, run: item.chunks, stat: stat))
+
+        item.deleted = true
+        item.chunks = []
+        item.size = 0
+        item.version = VersionVector([me: 3])
+        try index.commit(container, [ItemWrite(item: item, stat: nil)])
+        #expect(try (1...4).allSatisfy { try places(UInt8($0)).isEmpty })
+    }
+
     @Test func needsAndPeerStateAreStoredTogether() throws {
         let peer = DeviceID("BBBB")
         let need = file("Documents/b.txt", byte: 9, version: [peer: 4])
