@@ -42,7 +42,8 @@ class Sizes:
 
     @staticmethod
     def ci():
-        return Sizes(big=8 * MIB, small_count=100, latency_samples=10, watcher_samples=0, kv_samples=10, many=500,
+        # 24 MiB: about 380 chunks, so its index entries name chunk groups as at full size.
+        return Sizes(big=24 * MIB, small_count=100, latency_samples=10, watcher_samples=0, kv_samples=10, many=500,
                      settle_s=0.3, doc_gap_s=0.3)
 
 
