@@ -10,6 +10,18 @@ enum LinuxCalls {
     private typealias SyncFileRange = @convention(c) (Int32, off_t, off_t, UInt32) -> Int32
     private typealias CopyFileRange = @convention(c) (Int32, UnsafeMutablePointer<off_t>?, Int32, UnsafeMutablePointer<off_t>?, Int, UInt32) -> Int
 
+    private typealias Fallocate = @convention(c) (Int32, Int32, off_t, off_t) -> Int32
+    private static let fallocate: Fallocate? = dlsym(nil, "fallocate").map { unsafeBitCast($0, to: Fallocate.self) }
+
+    /// `fallocate(fd, 0, 0, length)`: 0, or -1 with errno (ENOSYS where the call is missing).
+    static func allocate(_ fd: Int32, length: UInt64) -> Int32 {
+        guard let fallocate else {
+            errno = ENOSYS
+            return -1
+        }
+        return fallocate(fd, 0, 0, off_t(length))
+    }
+
     private static let syncFileRange: SyncFileRange? = dlsym(nil, "sync_file_range").map { unsafeBitCast($0, to: SyncFileRange.self) }
     private static let copyFileRange: CopyFileRange? = dlsym(nil, "copy_file_range").map { unsafeBitCast($0, to: CopyFileRange.self) }
 

@@ -85,6 +85,15 @@ public struct TempFile: Sendable {
         try result.get()
     }
 
+    /// Allocates disk space for the first `size` bytes (`fallocate`), without changing what
+    /// reads return. Where the file system cannot, nothing happens; a full disk throws.
+    public func reserve(_ size: UInt64) throws(FileSystemError) {
+        guard size > 0, LinuxCalls.allocate(fd, length: size) != 0 else { return }
+        let code = errno
+        guard code != EOPNOTSUPP && code != ENOSYS else { return }
+        throw FileSystemError.posix(code, "reserve space for", path)
+    }
+
     /// Sets the final size (for preallocating, or truncating a copy of an old version).
     public func truncate(to size: UInt64) throws(FileSystemError) {
         if ftruncate(fd, off_t(size)) != 0 { throw FileSystemError.posix(errno, "truncate", path) }

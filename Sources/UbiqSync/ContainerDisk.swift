@@ -18,6 +18,9 @@ public struct ScanOutcome: Sendable {
 
 /// A file being assembled in the container's `.ubiq/tmp/` before it is renamed into place.
 public protocol StagedFile: Sendable {
+    /// Sets aside disk space for `size` bytes before they are written, so a large file gets
+    /// few extents and a full disk shows before anything is fetched.
+    func reserve(_ size: UInt64) throws
     func write(_ bytes: [UInt8], at offset: UInt64) throws
     func discard()
 }

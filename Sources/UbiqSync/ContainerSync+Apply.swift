@@ -235,9 +235,11 @@ extension ContainerSync {
     /// Builds a file from its chunks in `.ubiq/tmp/`: local copies first, then peers.
     func assemble(_ chunks: [ChunkRef], path: RelativePath) async throws -> any StagedFile {
         let staged = try disk.stage()
-        transfers.begin(path, total: chunks.reduce(0) { $0 + UInt64($1.size) })
+        let total = chunks.reduce(0) { $0 + UInt64($1.size) }
+        transfers.begin(path, total: total)
         defer { transfers.end(path) }
         do {
+            if total >= Self.reserveSize { try staged.reserve(total) }
             let missing = try copyLocal(chunks, into: staged, path: path)
             try await fetchAll(missing, path: path, into: staged)
             return staged
@@ -246,6 +248,9 @@ extension ContainerSync {
             throw error
         }
     }
+
+    /// Files at least this large get their space set aside before they are assembled.
+    static let reserveSize: UInt64 = 1 << 20
 
     /// A run asked for in one request: chunks that follow each other in the file, up to this
     /// many bytes.

@@ -31,6 +31,21 @@ import UbiqTestSupport
         #expect(scan.filesHashed == 0 && scan.changed.isEmpty)
     }
 
+    /// Space set aside before a large file is assembled: allocated at once, reads as zeros
+    /// until written, and the file committed is exactly what was written.
+    @Test func reservedSpaceIsAllocatedAndFilledByTheWrites() throws {
+        let c = try ContainerFixture()
+        let file = try c.fileSystem.makeTempFile()
+        try file.reserve(4 << 20)
+        var st = stat()
+        #expect(fstat(file.fd, &st) == 0)
+        #expect(st.st_size == 4 << 20 && st.st_blocks * 512 >= 4 << 20)
+        let bytes = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try file.write(bytes, at: 0)
+        try c.fileSystem.commit(file, to: path("Documents/reserved.bin"), executable: false, mtimeNs: 1)
+        #expect(c.read("Documents/reserved.bin") == bytes)
+    }
+
     @Test func commitReplacesAnExistingFile() throws {
         let c = try ContainerFixture()
         try c.write("Documents/a.txt", "old")

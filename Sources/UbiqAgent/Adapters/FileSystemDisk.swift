@@ -181,6 +181,11 @@ struct FileSystemDisk: ContainerDisk {
             self.file = Mutex(file)
         }
 
+        func reserve(_ size: UInt64) throws {
+            guard let file = self.file.withLock({ $0 }) else { throw DiskError(.io, "temp file already finished") }
+            try file.reserve(size)
+        }
+
         func write(_ bytes: [UInt8], at offset: UInt64) throws {
             guard let file = self.file.withLock({ $0 }) else { throw DiskError(.io, "temp file already finished") }
             try file.write(bytes, at: offset)
