@@ -122,10 +122,10 @@ extension PeerSession {
     }
 
     /// Answers a chunk-list request from our index entry of the file, off the receive loop.
-    nonisolated func serve(_ request: Ubiq_Wire_ChunkListRequest) {
+    func serve(_ request: Ubiq_Wire_ChunkListRequest) {
         let link = self.link, index = self.index
-        let container = (try? ContainerID(request.containerID)).flatMap { containers[$0] != nil ? $0 : nil }
-        Task {
+        let container = shared(request.containerID)?.id
+        Task.detached {
             var chunks: [ChunkRef] = []
             if let container, let path = try? RelativePath(request.path),
                let item = try? index.items(container, at: [path])[path]?.item {

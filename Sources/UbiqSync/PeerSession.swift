@@ -246,10 +246,17 @@ public actor PeerSession {
         recordedSequence[id] = max(recordedSequence[id] ?? 0, last)
     }
 
-    private nonisolated func serve(_ request: Ubiq_Wire_ChunkRequest) {
+    /// The container a peer's request names, if this session shares it with that peer.
+    func shared(_ raw: String) -> ContainerSync? {
+        guard let id = try? ContainerID(raw), agreement?.containers[id] != nil else { return nil }
+        return containers[id]
+    }
+
+    /// Answers a chunk request off the receive loop.
+    private func serve(_ request: Ubiq_Wire_ChunkRequest) {
         let link = self.link
-        let container = (try? ContainerID(request.containerID)).flatMap { containers[$0] }
-        Task {
+        let container = shared(request.containerID)
+        Task.detached {
             var response = Ubiq_Wire_ChunkResponse()
             response.id = request.id
             if let run = Self.run(of: request), let container,

@@ -49,9 +49,9 @@ import UbiqWire
             try await connection.send(Ubiq_Wire_Envelope(message).payload())
         }
 
-        func hello(_ container: ContainerID, indexID: UInt64) async throws {
+        func hello(_ container: ContainerID, indexID: UInt64, versions: [UInt32] = [1]) async throws {
             var hello = Ubiq_Wire_Hello()
-            hello.protocolVersions = [1]
+            hello.protocolVersions = versions
             hello.deviceID = identity.deviceID.rawValue
             hello.deviceName = "rogue"
             var offer = Ubiq_Wire_ContainerOffer()
@@ -154,6 +154,95 @@ import UbiqWire
         // The honest peer still syncs both ways.
         try b.write("Documents/from-beta.txt", "still syncing")
         try await waitForConvergence([a, b], "beta's file on alpha") { $0["Documents/from-beta.txt"] != nil && $0["Documents/delivered.txt"] != nil }
+        #expect(a.isRunning)
+    }
+
+    /// Protocol 2: chunk lists that do not match the group a peer announced are refused and
+    /// the entry is not applied; the same file announced again with honest lists arrives.
+    /// A chunk-list request for a container the session does not share gets nothing.
+    @Test func chunkListsThatDoNotMatchTheirGroupAreRefused() async throws {
+        let cluster = try LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        try await cluster.start()
+        try a.write("Documents/own.txt", "alpha's own file")
+        try await waitUntil("alpha to index its file") { try await a.status().containers.first?.items ?? 0 >= 2 }
+
+        let rogue = try await RoguePeer(joining: a, in: cluster.directory)
+        try await rogue.hello(a.container, indexID: 21, versions: [1, 2])
+        let content = Array("content named by a chunk group".utf8)
+        let chunk = ChunkRef(offset: 0, size: UInt32(content.count), hash: ChunkHasher.hash(content))
+        let group = ChunkGroups.groups([chunk])[0].group
+        func announce(_ sequence: UInt64) async throws {
+            var info = RoguePeer.file("Documents/grouped.txt", content: content, sequence: sequence, device: rogue.identity.deviceID)
+            info.blocks = []
+            var wire = Ubiq_Wire_ChunkGroup()
+            wire.hash = Data(group.hash.bytes)
+            wire.chunks = 1
+            wire.size = group.size
+            info.chunkGroups = [wire]
+            var update = Ubiq_Wire_IndexUpdate()
+            update.containerID = a.container.rawValue
+            update.indexID = 21
+            update.lastSequence = sequence
+            update.items = [info]
+            try await rogue.send(.indexUpdate(update))
+        }
+        func listRequest(_ id: UInt64, container: String, path: String) -> Ubiq_Wire_Envelope.OneOf_Message {
+            var request = Ubiq_Wire_ChunkListRequest()
+            request.id = id
+            request.containerID = container
+            request.path = path
+            request.groups = [Data(repeating: 1, count: 32)]
+            return .chunkListRequest(request)
+        }
+
+        try await announce(1)
+        try await rogue.send(listRequest(900, container: "TEAMID.com.example.unshared", path: "Documents/own.txt"))
+        let deadline = ContinuousClock.now + .seconds(60)
+        var listsAnswered = 0
+        var unsharedAnswer: Ubiq_Wire_ChunkListResponse?
+        var iterator = rogue.connection.frames.makeAsyncIterator()
+        while a.read("Documents/grouped.txt") == nil || unsharedAnswer == nil, let frame = try await iterator.next() {
+            switch try Ubiq_Wire_Envelope(payload: frame).message {
+            case .chunkListRequest(let request)?:
+                #expect(request.path == "Documents/grouped.txt" && request.groups == [Data(group.hash.bytes)])
+                var entry = Ubiq_Wire_ChunkEntry()
+                entry.size = chunk.size
+                // First a list that does not add up to the group's hash, then the true one.
+                entry.hash = Data(listsAnswered == 0 ? ChunkHasher.hash(Array("other bytes".utf8)).bytes : chunk.hash.bytes)
+                var answer = Ubiq_Wire_GroupChunks()
+                answer.hash = request.groups[0]
+                answer.chunks = [entry]
+                var response = Ubiq_Wire_ChunkListResponse()
+                response.id = request.id
+                response.groups = [answer]
+                try await rogue.send(.chunkListResponse(response))
+                listsAnswered += 1
+                if listsAnswered == 1 {
+                    try await waitUntil("alpha to drop the entry") { a.logText().contains("no longer has the chunk lists") }
+                    #expect(a.read("Documents/grouped.txt") == nil)
+                    try await announce(2)
+                }
+            case .chunkRequest(let request)?:
+                var response = Ubiq_Wire_ChunkResponse()
+                response.id = request.id
+                response.data = Data(content)
+                try await rogue.send(.chunkResponse(response))
+            case .chunkListResponse(let response)? where response.id == 900:
+                unsharedAnswer = response
+            default:
+                break
+            }
+            // Frames (a ping every few seconds at least) keep coming, so the deadline is seen.
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out: \(listsAnswered) lists answered, file: \(a.read("Documents/grouped.txt") ?? "none")")
+                break
+            }
+        }
+        #expect(listsAnswered == 2)
+        #expect(a.read("Documents/grouped.txt") == String(decoding: content, as: UTF8.self))
+        #expect(unsharedAnswer?.groups.isEmpty == true)
         #expect(a.isRunning)
     }
 
