@@ -1,4 +1,5 @@
 import Foundation
+import UbiqModel
 
 /// Settings only tests use, read from the environment so that no user-facing flag exists
 /// for them.
@@ -11,6 +12,16 @@ enum TestHooks {
         return versions.isEmpty ? nil : versions
     }
 
+    /// `UBIQ_TEST_CRASH_AT=staged|before-rename|renamed` with `UBIQ_TEST_CRASH_PATH=Documents/a`:
+    /// die at once (SIGKILL, as a crash would) at that step of putting a file from a peer in
+    /// place, to show that after a restart the file and the index agree and nothing is lost.
+    static let crashPoint: CrashPoint? = {
+        let environment = ProcessInfo.processInfo.environment
+        guard let raw = environment["UBIQ_TEST_CRASH_AT"], let step = CrashPoint.Step(rawValue: raw),
+              let path = environment["UBIQ_TEST_CRASH_PATH"] else { return nil }
+        return CrashPoint(step: step, path: path)
+    }()
+
     /// `UBIQ_TEST_CLOCK_OFFSET_SECONDS=-3600`: run the key-value clock this far off real
     /// time, to show that causally later writes win whatever the wall clocks say.
     static var clockOffsetMilliseconds: Int64 {
@@ -18,5 +29,25 @@ enum TestHooks {
               let seconds = Double(raw.trimmingCharacters(in: .whitespaces)), seconds.isFinite, abs(seconds) < 1e9
         else { return 0 }
         return Int64(seconds * 1000)
+    }
+}
+
+/// A step of putting a file in place at which a test wants the agent to die.
+struct CrashPoint: Sendable {
+    enum Step: String, Sendable {
+        /// The temp file holds every byte, not yet flushed or renamed.
+        case staged
+        /// The temp file is durable; the rename is next.
+        case beforeRename = "before-rename"
+        /// The file is in place; the index does not know it yet.
+        case renamed
+    }
+
+    let step: Step
+    let path: String
+
+    func reached(_ step: Step, _ path: RelativePath) {
+        guard step == self.step, path.rawValue == self.path else { return }
+        kill(getpid(), SIGKILL)
     }
 }

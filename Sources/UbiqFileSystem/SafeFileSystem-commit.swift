@@ -83,6 +83,7 @@ extension SafeFileSystem {
                     let keep = Self.randomName(prefix: "r")
                     if linkat(parent.fd, name, temporary.fd, keep, 0) == 0 { result.replaced.append(keep) }
                 }
+                beforeRename?(item.path)
                 guard renameat(temporary.fd, item.file.name, parent.fd, name) == 0 else {
                     result.failures[item.path] = .posix(errno, "rename into place", item.path.rawValue)
                     unlinkat(temporary.fd, item.file.name, 0)

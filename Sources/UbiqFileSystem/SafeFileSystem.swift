@@ -11,6 +11,9 @@ import UbiqModel
 public struct SafeFileSystem: Sendable {
     public let layout: ContainerLayout
     let logger: Logger
+    /// Called for each file after its temp file is durable and just before it is renamed
+    /// into place; tests stop the agent here to show that a crash at that step loses nothing.
+    public var beforeRename: (@Sendable (RelativePath) -> Void)?
 
     public init(layout: ContainerLayout, logger: Logger) {
         self.layout = layout

@@ -16,9 +16,14 @@ struct FileSystemDisk: ContainerDisk {
     let files: SafeFileSystem
     let scanner: ContainerScanner
 
+    /// Where a test asked the agent to die while applying a file (never set otherwise).
+    let crash = TestHooks.crashPoint
+
     init(root: String, logger: Logger) {
         layout = ContainerLayout(root: root)
-        files = SafeFileSystem(layout: layout, logger: logger)
+        var files = SafeFileSystem(layout: layout, logger: logger)
+        if let crash { files.beforeRename = { crash.reached(.beforeRename, $0) } }
+        self.files = files
         scanner = ContainerScanner(layout: layout, logger: logger)
     }
 
@@ -98,6 +103,7 @@ struct FileSystemDisk: ContainerDisk {
     func commitAll(_ staged: [StagedCommit]) -> [RelativePath: Result<FileStat, DiskError>] {
         var results: [RelativePath: Result<FileStat, DiskError>] = [:]
         var pending: [PendingCommit] = []
+        for entry in staged { crash?.reached(.staged, entry.path) }
         for entry in staged {
             guard let file = (entry.staged as? Staged)?.take() else {
                 results[entry.path] = .failure(DiskError(.io, "temp file already finished"))
@@ -106,6 +112,7 @@ struct FileSystemDisk: ContainerDisk {
             pending.append(PendingCommit(file: file, path: entry.path, executable: entry.executable, mtimeNs: entry.mtime))
         }
         let outcome = files.commit(pending)
+        for path in outcome.committed.keys { crash?.reached(.renamed, path) }
         removeLater(outcome.replaced)
         for (path, stat) in outcome.committed { results[path] = .success(stat) }
         for (path, error) in outcome.failures {
