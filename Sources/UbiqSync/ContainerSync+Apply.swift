@@ -8,7 +8,9 @@ import UbiqModel
 /// and renamed into place only when complete.
 extension ContainerSync {
     func pullNeeds() async {
-        guard let needs = try? index.needs(id), !needs.isEmpty else { return }
+        guard let needs = try? index.needs(id) else { return }
+        keepFailures(of: needs)
+        guard !needs.isEmpty else { return }
         // Renames only matter to whoever hears of changes; pairing them reads the index twice a need.
         pendingMoves = hasItemSubscribers ? (try? renames(in: needs)) ?? [:] : [:]
         fetchWanted = onDemand ? (try? index.fetchRequests(id)) ?? [] : []
@@ -50,6 +52,7 @@ extension ContainerSync {
         do {
             if leased { try await applyLeased(target) } else { try await apply(target) }
         } catch {
+            failed(target, error)
             logger.warning("could not apply change; will retry", metadata: ["path": "\(target.path)", "error": "\(error)"])
         }
     }

@@ -32,6 +32,7 @@ extension ContainerSync {
             locals = try index.items(id, at: targets.map(\.path))
         } catch {
             logger.warning("could not apply a group of changes; will retry", metadata: ["count": "\(targets.count)", "error": "\(error)"])
+            for target in targets { failed(target, error) }
             return
         }
         var folders: [Item] = []
@@ -47,6 +48,7 @@ extension ContainerSync {
         var writes: [ItemWrite] = []
         for folder in folders {
             do { writes.append(ItemWrite(item: folder, stat: try disk.makeDirectory(folder.path), settlesNeed: true)) } catch {
+                failed(folder, error)
                 logger.warning("could not create folder; will retry", metadata: ["path": "\(folder.path)", "error": "\(error)"])
             }
         }
@@ -61,25 +63,30 @@ extension ContainerSync {
     /// Assembles the files side by side, then commits those still safe to replace together.
     private func commitFiles(_ files: [(goal: Item, local: IndexedItem?)]) async -> [ItemWrite] {
         var staged: [RelativePath: any StagedFile] = [:]
+        var fetchFailures: [RelativePath: any Error] = [:]
         let logger = self.logger
-        await withTaskGroup(of: (RelativePath, (any StagedFile)?).self) { group in
+        await withTaskGroup(of: (RelativePath, Result<any StagedFile, any Error>).self) { group in
             var next = files.makeIterator()
             func startNext() -> Bool {
                 guard let (goal, _) = next.next() else { return false }
                 group.addTask {
-                    do { return (goal.path, try await self.assemble(goal.chunks, path: goal.path)) } catch {
+                    do { return (goal.path, .success(try await self.assemble(goal.chunks, path: goal.path))) } catch {
                         logger.warning("could not fetch a file; will retry", metadata: ["path": "\(goal.path)", "error": "\(error)"])
-                        return (goal.path, nil)
+                        return (goal.path, .failure(error))
                     }
                 }
                 return true
             }
             for _ in 0..<Self.assembleWidth where !startNext() { break }
             while let (path, file) = await group.next() {
-                if let file { staged[path] = file }
+                switch file {
+                case .success(let file): staged[path] = file
+                case .failure(let error): fetchFailures[path] = error
+                }
                 _ = startNext()
             }
         }
+        for (goal, _) in files { if let error = fetchFailures[goal.path] { failed(goal, error) } }
         var commits: [StagedCommit] = []
         for (goal, local) in files {
             guard let file = staged[goal.path] else { continue }
@@ -98,6 +105,7 @@ extension ContainerSync {
             switch results[goal.path] {
             case .success(let stat): writes.append(ItemWrite(item: goal, stat: stat, settlesNeed: true))
             case .failure(let error):
+                failed(goal, error)
                 logger.warning("could not write file; will retry", metadata: ["path": "\(goal.path)", "error": "\(error)"])
             case nil: break
             }

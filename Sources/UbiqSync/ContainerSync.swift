@@ -26,6 +26,9 @@ public actor ContainerSync {
 
     private let sequenceMoved = Broadcaster<Void>(policy: .bufferingNewest(1))
     private let itemFeed = Broadcaster<ItemChange>(policy: .bufferingOldest(ContainerSync.itemChangeBuffer))
+    let failureFeed = Broadcaster<ApplyFailure>(policy: .bufferingNewest(256))
+    /// Changes from peers that failed and are still needed, by path.
+    var applyFailures: [RelativePath: ApplyFailure] = [:]
     /// Renames the puller is carrying out, old path → new path, so the removal of the old
     /// path can be reported as a move.
     var pendingMoves: [RelativePath: RelativePath] = [:]
@@ -105,6 +108,7 @@ public actor ContainerSync {
 
     /// Commits `writes` to the index and tells item-change subscribers.
     func record(_ writes: [ItemWrite], origin: ItemChange.Origin, previous known: [RelativePath: Item]? = nil) throws {
+        settled(writes.map(\.item.path))
         guard hasItemSubscribers else {
             try index.commit(id, writes)
             return

@@ -34,7 +34,8 @@ struct StatusCommand: AgentCommand {
             var notes: [String] = []
             for container in status.containers {
                 let need = container.needItems == 0 ? "-" : "\(container.needItems) (\(ByteCount.format(container.needBytes)))"
-                let state = container.scanning ? "scanning" : container.needItems > 0 ? "syncing" : "idle"
+                let state = container.scanning ? "scanning" : !container.failures.isEmpty ? "failing"
+                    : container.needItems > 0 ? "syncing" : "idle"
                 table.append([container.id.rawValue, "\(container.items)", ByteCount.format(container.bytes), need,
                               "\(container.conflicts)", state, container.path])
                 notes += container.caseConflicts.map { "\(container.id.rawValue): case conflict at \($0)" }
@@ -42,6 +43,7 @@ struct StatusCommand: AgentCommand {
                     notes.append("\(container.id.rawValue): on demand, \(container.notDownloaded) file\(container.notDownloaded == 1 ? "" : "s") not downloaded")
                 }
                 notes += container.transfers.map { ProgressBar.line(path: $0.path, done: $0.done, total: $0.total) }
+                notes += container.failures.map { "\(container.id.rawValue): cannot apply \($0.path) yet (will retry): \($0.error)" }
             }
             sections.append(([table.render()] + notes).joined(separator: "\n"))
         }

@@ -34,6 +34,7 @@ struct WatchCommand: AgentCommand {
         var line = "\(time)  \(event.origin == "remote" ? "peer " : "local")  \(event.change.padding(toLength: 7, withPad: " ", startingAt: 0))  \(event.path)"
         if let to = event.to { line += " -> \(to)" }
         if event.conflicts > 0 { line += "  (\(event.conflicts) conflict\(event.conflicts == 1 ? "" : "s"))" }
+        if let error = event.error { line += "  (\(error))" }
         return line
     }
 }

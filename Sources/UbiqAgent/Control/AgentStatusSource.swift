@@ -45,6 +45,9 @@ struct AgentStatusSource: Sendable {
             entry.transfers = container.transfers.all.map {
                 TransferStatus(path: $0.path.rawValue, done: Int64($0.done), total: Int64($0.total))
             }
+            entry.failures = await container.failures().map {
+                ApplyFailureStatus(path: $0.item.path.rawValue, version: "\($0.item.version)", error: $0.reason)
+            }
             result.append(entry)
         }
         let peers = await peers()

@@ -3,7 +3,8 @@ import UbiqControlAPI
 import UbiqModel
 import UbiqSync
 
-/// `events.subscribe`: every item change the agent records, as `events.item` notifications.
+/// `events.subscribe`: every item change the agent records, and every change from a peer
+/// that fails here, as `events.item` notifications.
 struct EventMethods: Sendable {
     let status: AgentStatusSource
 
@@ -12,6 +13,12 @@ struct EventMethods: Sendable {
         let containers = try request.container.map { [try status.container($0)] } ?? status.containers
         for container in containers {
             await connection.forward(container.itemChanges(), as: .eventsItem, Self.event)
+            await connection.forward(container.failureEvents(), as: .eventsItem) { failure in
+                let item = failure.item
+                return ItemEvent(container: container.id, path: item.path.rawValue, change: "failed", to: nil, kind: item.kind,
+                                 origin: "remote", version: "\(item.version)", modifiedBy: item.modifiedBy,
+                                 conflicts: item.conflicts.count, error: failure.reason)
+            }
         }
         return try JSONValue(encoding: EventsSubscribeResult(containers: containers.map(\.id)))
     }

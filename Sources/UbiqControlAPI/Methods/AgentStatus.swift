@@ -71,6 +71,8 @@ public struct ContainerStatus: Hashable, Sendable, Codable {
     public var notDownloaded: Int = 0
     /// Files being fetched right now.
     public var transfers: [TransferStatus] = []
+    /// Changes from peers that could not be applied yet (retried every few seconds).
+    public var failures: [ApplyFailureStatus] = []
 
     public init(
         id: ContainerID, path: String, items: Int, files: Int, directories: Int, symlinks: Int, bytes: Int64,
@@ -88,6 +90,20 @@ public struct ContainerStatus: Hashable, Sendable, Codable {
         self.conflicts = conflicts
         self.caseConflicts = caseConflicts
         self.scanning = scanning
+    }
+}
+
+/// A change from a peer that could not be applied, and why (a full disk, a folder in the way).
+public struct ApplyFailureStatus: Hashable, Sendable, Codable {
+    public var path: String
+    /// The version that could not be applied, in display form.
+    public var version: String
+    public var error: String
+
+    public init(path: String, version: String, error: String) {
+        self.path = path
+        self.version = version
+        self.error = error
     }
 }
 

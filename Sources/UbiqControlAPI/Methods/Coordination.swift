@@ -108,7 +108,9 @@ public struct EventsSubscribeResult: Hashable, Sendable, Codable {
 public struct ItemEvent: Hashable, Sendable, Codable {
     public var container: ContainerID
     public var path: String
-    /// `changed` (created or modified), `deleted`, or `moved` (then `to` says where).
+    /// `changed` (created or modified), `deleted`, `moved` (then `to` says where), or
+    /// `failed`: a peer's change could not be applied here (then `error` says why; it is
+    /// retried, and a later event says when it went through).
     public var change: String
     public var to: String?
     public var kind: ItemKind
@@ -117,9 +119,10 @@ public struct ItemEvent: Hashable, Sendable, Codable {
     public var modifiedBy: DeviceID
     /// Unresolved conflict versions the item now has.
     public var conflicts: Int
+    public var error: String?
 
     public init(container: ContainerID, path: String, change: String, to: String?, kind: ItemKind, origin: String,
-                version: String, modifiedBy: DeviceID, conflicts: Int) {
+                version: String, modifiedBy: DeviceID, conflicts: Int, error: String? = nil) {
         self.container = container
         self.path = path
         self.change = change
@@ -129,5 +132,6 @@ public struct ItemEvent: Hashable, Sendable, Codable {
         self.version = version
         self.modifiedBy = modifiedBy
         self.conflicts = conflicts
+        self.error = error
     }
 }
