@@ -86,9 +86,20 @@ public struct TempFile: Sendable {
     }
 
     /// Allocates disk space for the first `size` bytes (`fallocate`), without changing what
-    /// reads return. Where the file system cannot, nothing happens; a full disk throws.
+    /// reads return. Where the file system cannot, nothing happens. A file larger than the
+    /// free space throws at once, before anything is allocated: allocating what there is
+    /// would fill the disk for everyone until the attempt gives up.
     public func reserve(_ size: UInt64) throws(FileSystemError) {
-        guard size > 0, LinuxCalls.allocate(fd, length: size) != 0 else { return }
+        guard size > 0 else { return }
+        var info = statvfs()
+        if fstatvfs(fd, &info) == 0 {
+            let free = UInt64(info.f_bavail) * UInt64(info.f_frsize)
+            guard free >= size else {
+                throw FileSystemError(.ioError(errno: ENOSPC),
+                    "'\(path)': \(String(cString: strerror(ENOSPC))): \(size) bytes needed, \(free) free; free some space and it is retried")
+            }
+        }
+        guard LinuxCalls.allocate(fd, length: size) != 0 else { return }
         let code = errno
         guard code != EOPNOTSUPP && code != ENOSYS else { return }
         throw FileSystemError.posix(code, "reserve space for", path)

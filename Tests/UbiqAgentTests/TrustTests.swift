@@ -246,6 +246,75 @@ import UbiqWire
         #expect(a.isRunning)
     }
 
+    /// A peer that announces an older version of a file after a newer one changes nothing; a
+    /// file it claims is 1 TiB fails to be set aside, is reported, and hurts nothing else.
+    @Test func versionsGoingBackwardsAndHugeSizesChangeNothing() async throws {
+        let cluster = try LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        try await cluster.start()
+        let rogue = try await RoguePeer(joining: a, in: cluster.directory)
+        try await rogue.hello(a.container, indexID: 31)
+        let device = rogue.identity.deviceID
+        let newer = Array("the newer content".utf8), older = Array("the older content".utf8)
+        let marker = Array("processed".utf8)
+        var contents: [Data: [UInt8]] = [:]
+        for content in [newer, older, marker] { contents[Data(ChunkHasher.hash(content).bytes)] = content }
+
+        var first = Ubiq_Wire_IndexUpdate()
+        first.containerID = a.container.rawValue
+        first.indexID = 31
+        first.lastSequence = 5
+        first.items = [RoguePeer.file("Documents/vv.txt", content: newer, sequence: 5, device: device)]
+        try await rogue.send(.indexUpdate(first))
+        var second = first
+        second.lastSequence = 7
+        var backwards = RoguePeer.file("Documents/vv.txt", content: older, sequence: 6, device: device)
+        backwards.version[0].value = 3
+        var huge = RoguePeer.file("Documents/huge.bin", content: [], sequence: 7, device: device)
+        huge.size = 1 << 40
+        huge.blocks = (0..<(1 << 18)).map { index in
+            var block = Ubiq_Wire_Block()
+            block.offset = UInt64(index) << 22
+            block.size = 1 << 22
+            block.hash = Data(repeating: UInt8(truncatingIfNeeded: index), count: 32)
+            return block
+        }
+        second.items = [backwards, RoguePeer.file("Documents/marker.txt", content: marker, sequence: 8, device: device), huge]
+        second.lastSequence = 8
+
+        let answering = Task {
+            var iterator = rogue.connection.frames.makeAsyncIterator()
+            var sentSecond = false
+            while let frame = try await iterator.next() {
+                guard case .chunkRequest(let request)? = try Ubiq_Wire_Envelope(payload: frame).message else { continue }
+                var response = Ubiq_Wire_ChunkResponse()
+                response.id = request.id
+                if let content = contents[request.hash] { response.data = Data(content) } else { response.error = .notFound }
+                try await rogue.send(.chunkResponse(response))
+                if !sentSecond, request.hash == Data(ChunkHasher.hash(newer).bytes) {
+                    sentSecond = true
+                    try await waitUntil("the newer version on alpha") { a.read("Documents/vv.txt") == "the newer content" }
+                    try await rogue.send(.indexUpdate(second))
+                }
+            }
+        }
+        defer { answering.cancel() }
+        try await waitUntil("the marker after the backwards entry") { a.read("Documents/marker.txt") == "processed" }
+        #expect(a.read("Documents/vv.txt") == "the newer content")
+        #expect(try await a.versions("Documents/vv.txt").conflicts.isEmpty)
+        try await waitUntil("the huge file to be reported as failing") {
+            try await a.status().containers.first?.failures.contains { $0.path == "Documents/huge.bin" } == true
+        }
+        #expect(!FileManager.default.fileExists(atPath: a.path("Documents/huge.bin")))
+        // Each retry makes a temp file and removes it when the space is refused.
+        try await waitUntil("no temp file to stay") { try FileManager.default.contentsOfDirectory(atPath: a.root + "/.ubiq/tmp").isEmpty }
+        try a.write("Documents/after.txt", "alpha still works")
+        // Documents, vv.txt, marker.txt and after.txt.
+        try await waitUntil("alpha to index a new file") { try await a.status().containers.first?.items ?? 0 >= 4 }
+        #expect(a.isRunning)
+    }
+
     @Test func aFrameOverTheLimitClosesOnlyThatConnection() async throws {
         let cluster = try LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
