@@ -55,14 +55,8 @@ extension FileChunker {
             carried = nil
             var atEnd = false
             while !atEnd && end < capacity {
-                let n = pread(fd, block.base + end, capacity - end, off_t(blockOffset + UInt64(end)))
-                if n > 0 {
-                    end += n
-                } else if n == 0 {
-                    atEnd = true
-                } else if errno != EINTR {
-                    throw ChunkingError.reading(errno)
-                }
+                let n = try Self.readSome(fd, into: block.base + end, count: capacity - end, at: blockOffset + UInt64(end))
+                if n == 0 { atEnd = true } else { end += n }
             }
             var start = 0
             while start < end && (atEnd || end - start >= maximum) {

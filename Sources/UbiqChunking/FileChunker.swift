@@ -85,14 +85,8 @@ public struct FileChunker: Sendable {
                     end -= start
                     start = 0
                 }
-                let n = pread(fd, base + end, capacity - end, off_t(bufferOffset + UInt64(end)))
-                if n > 0 {
-                    end += n
-                } else if n == 0 {
-                    atEnd = true
-                } else if errno != EINTR {
-                    throw ChunkingError.reading(errno)
-                }
+                let n = try Self.readSome(fd, into: base + end, count: capacity - end, at: bufferOffset + UInt64(end))
+                if n == 0 { atEnd = true } else { end += n }
             }
             if start == end { break }
             let available = UnsafeRawBufferPointer(start: base + start, count: end - start)
@@ -101,6 +95,15 @@ public struct FileChunker: Sendable {
             start += length
         }
         return bufferOffset + UInt64(end)
+    }
+
+    /// Reads up to `count` bytes at `offset`, again after an interruption; 0 at the end.
+    static func readSome(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int, at offset: UInt64) throws(ChunkingError) -> Int {
+        while true {
+            let n = pread(fd, buffer, count, off_t(offset))
+            if n >= 0 { return n }
+            if errno != EINTR { throw ChunkingError.reading(errno) }
+        }
     }
 
     /// Chunks bytes already in memory, with the same boundaries a file of these bytes gets.
