@@ -2,13 +2,17 @@ import Synchronization
 
 /// Fans values out to any number of `AsyncStream` subscribers; a subscriber is dropped when
 /// its stream ends. Each subscriber buffers per `policy`, so a slow one never blocks the
-/// sender.
+/// sender. With `endsWhenFull`, a subscriber whose buffer is full is ended instead of losing
+/// values silently: its stream finishes after what it holds, and its reader can tell its
+/// client that it fell behind.
 final class Broadcaster<Element: Sendable>: Sendable {
     private let subscribers = Mutex<(next: Int, continuations: [Int: AsyncStream<Element>.Continuation])>((0, [:]))
     private let policy: AsyncStream<Element>.Continuation.BufferingPolicy
+    private let endsWhenFull: Bool
 
-    init(policy: AsyncStream<Element>.Continuation.BufferingPolicy) {
+    init(policy: AsyncStream<Element>.Continuation.BufferingPolicy, endsWhenFull: Bool = false) {
         self.policy = policy
+        self.endsWhenFull = endsWhenFull
     }
 
     /// A new subscription; `initial`, if given, is its first element.
@@ -29,6 +33,8 @@ final class Broadcaster<Element: Sendable>: Sendable {
     var hasSubscribers: Bool { subscribers.withLock { !$0.continuations.isEmpty } }
 
     func yield(_ element: Element) {
-        for continuation in subscribers.withLock({ Array($0.continuations.values) }) { continuation.yield(element) }
+        for continuation in subscribers.withLock({ Array($0.continuations.values) }) {
+            if case .dropped = continuation.yield(element), endsWhenFull { continuation.finish() }
+        }
     }
 }

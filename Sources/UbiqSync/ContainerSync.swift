@@ -25,8 +25,8 @@ public actor ContainerSync {
     var deferredScans: Set<RelativePath?> = []
 
     private let sequenceMoved = Broadcaster<Void>(policy: .bufferingNewest(1))
-    private let itemFeed = Broadcaster<ItemChange>(policy: .bufferingOldest(ContainerSync.itemChangeBuffer))
-    let failureFeed = Broadcaster<ApplyFailure>(policy: .bufferingNewest(256))
+    private let itemFeed = Broadcaster<ItemChange>(policy: .bufferingOldest(ContainerSync.itemChangeBuffer), endsWhenFull: true)
+    let failureFeed = Broadcaster<ApplyFailure>(policy: .bufferingOldest(256), endsWhenFull: true)
     /// Changes from peers that failed and are still needed, by path.
     var applyFailures: [RelativePath: ApplyFailure] = [:]
     /// Renames the puller is carrying out, old path → new path, so the removal of the old
@@ -35,7 +35,8 @@ public actor ContainerSync {
     /// On-demand files whose content was asked for, read at the start of each pull.
     var fetchWanted: Set<RelativePath> = []
 
-    /// Item changes a subscriber may fall behind by before later ones are dropped for it.
+    /// Item changes a subscriber may fall behind by before its stream is ended (it must then
+    /// look again at what it follows).
     public static let itemChangeBuffer = 8192
     private let pullTrigger: AsyncStream<Void>.Continuation
     private let pullRequests: AsyncStream<Void>
@@ -100,7 +101,8 @@ public actor ContainerSync {
 
     func announce() { sequenceMoved.yield(()) }
 
-    /// Every change the index records for this container from now on, local and remote.
+    /// Every change the index records for this container from now on, local and remote. A
+    /// subscriber that falls ``itemChangeBuffer`` changes behind sees its stream end.
     public nonisolated func itemChanges() -> AsyncStream<ItemChange> { itemFeed.subscribe() }
 
     /// Whether anyone listens to ``itemChanges()``; what only they need is skipped otherwise.

@@ -3,7 +3,8 @@ import UbiqControlAPI
 
 extension ControlConnection {
     /// Sends each element of `stream` to this client as a `method` notification, until the
-    /// stream ends, a send fails, or the connection closes.
+    /// stream ends, a send fails, or the connection closes. A stream that ends on its own
+    /// ended because the client fell behind: it is told so.
     func forward<Element: Sendable, Params: Encodable & Sendable>(
         _ stream: AsyncStream<Element>, as method: ControlNotification, _ params: @escaping @Sendable (Element) -> Params
     ) async {
@@ -15,7 +16,15 @@ extension ControlConnection {
                     return
                 }
             }
+            await self.tellFellBehind(FellBehindNotice(method: method.rawValue))
         }
         await onClose { forwarder.cancel() }
+    }
+
+    /// Tells the client a subscription ended because it read too slowly; nothing when the
+    /// subscription was ended on purpose.
+    func tellFellBehind(_ notice: FellBehindNotice) async {
+        guard !Task.isCancelled, let params = try? JSONValue(encoding: notice) else { return }
+        try? await notify(method: ControlNotification.subscriptionFellBehind.rawValue, params: params)
     }
 }

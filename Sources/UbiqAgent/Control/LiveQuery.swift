@@ -74,7 +74,10 @@ final class LiveQuery: Sendable {
         let (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let task = Task {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.collect(signal: signal) }
+                group.addTask {
+                    await self.collect(signal: signal)
+                    await connection.tellFellBehind(FellBehindNotice(method: ControlNotification.queryUpdate.rawValue, query: self.id))
+                }
                 group.addTask { await self.deliver(signals, to: connection, batching: batching) }
                 await group.next()
                 group.cancelAll()

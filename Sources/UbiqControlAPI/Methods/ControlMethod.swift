@@ -72,4 +72,6 @@ public enum ControlNotification: String, Sendable, CaseIterable {
     case coordinateProgress = "coordinate.progress"
     /// ``QueryUpdateNotice``
     case queryUpdate = "query.update"
+    /// ``FellBehindNotice``: a subscription ended because its client read too slowly.
+    case subscriptionFellBehind = "subscription.fellBehind"
 }

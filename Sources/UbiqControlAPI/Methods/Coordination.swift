@@ -97,6 +97,23 @@ public struct EventsSubscribeParams: Hashable, Sendable, Codable {
     public init(container: ContainerID? = nil) { self.container = container }
 }
 
+/// The params of a `subscription.fellBehind` notification: a subscription whose client read
+/// its notifications too slowly was ended rather than let the agent's memory grow or lose
+/// notices silently. Subscribe again and look at the current state (a new query, `items.list`).
+public struct FellBehindNotice: Hashable, Sendable, Codable {
+    /// The notification that stopped: `events.item`, `kv.didChangeExternally`, a presenter's
+    /// or `query.update`.
+    public var method: String
+    public var presenter: UInt64?
+    public var query: String?
+
+    public init(method: String, presenter: UInt64? = nil, query: String? = nil) {
+        self.method = method
+        self.presenter = presenter
+        self.query = query
+    }
+}
+
 /// The result of `events.subscribe`: the containers now watched.
 public struct EventsSubscribeResult: Hashable, Sendable, Codable {
     public var containers: [ContainerID]

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import UbiqControlAPI
+import UbiqTestSupport
+
+/// A subscriber that reads its notifications too slowly is told it fell behind, and its
+/// subscription ends, rather than growing the agent's memory or losing notices unsaid.
+@Suite(.serialized) struct SlowSubscriberTests {
+    @Test func aSubscriberThatFallsBehindIsToldSo() async throws {
+        let cluster = try LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        try await cluster.start()
+        let slow = try await RawLineClient(socketPath: a.socket)
+        try await slow.send(line: #"{"jsonrpc":"2.0","id":1,"method":"events.subscribe"}"#)
+        _ = try await slow.readJSON()
+
+        // More new files at once than a subscriber may fall behind by: a tree moved in.
+        let count = ContainerSyncBuffer.items + 2_000
+        let tree = cluster.directory.appending("tree")
+        for index in 0..<count {
+            let folder = tree + "/d\(index / 500)"
+            if index % 500 == 0 { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+            try Data("file \(index)".utf8).write(to: URL(fileURLWithPath: folder + "/f\(index).txt"))
+        }
+        try FileManager.default.moveItem(atPath: tree, toPath: a.path("Documents/tree"))
+        // The agent answers others while the slow client reads nothing.
+        try await waitUntil("alpha to index the tree", timeout: .seconds(120)) {
+            try await a.status().containers.first?.items ?? 0 > count
+        }
+
+        var events = 0
+        var notice: JSONValue?
+        while notice == nil, let line = try await slow.readJSON() {
+            if line["method"] == "events.item" { events += 1 }
+            if line["method"] == "subscription.fellBehind" { notice = line["params"] }
+        }
+        #expect(notice?["method"] == "events.item")
+        #expect(events >= ContainerSyncBuffer.items && events < count, "\(events) events before the notice")
+        // The same connection still answers requests.
+        try await slow.send(line: #"{"jsonrpc":"2.0","id":2,"method":"agent.status"}"#)
+        var answered = false
+        while !answered, let line = try await slow.readJSON() { answered = line["id"] == 2 }
+        #expect(answered)
+        await slow.close()
+        #expect(a.isRunning)
+    }
+}
+
+/// How many item changes a subscriber may fall behind by (`ContainerSync.itemChangeBuffer`).
+enum ContainerSyncBuffer {
+    static let items = 8192
+}
