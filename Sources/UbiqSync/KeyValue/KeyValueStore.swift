@@ -23,10 +23,10 @@ public actor KeyValueStore {
     private var sequence: Int64 = 0
     private var hasSynced = false
     private let sequenceMoved = Broadcaster<Void>(policy: .bufferingNewest(1))
-    private let changeFeed = Broadcaster<KeyValueChange>(policy: .bufferingOldest(KeyValueStore.subscriberBuffer))
+    private let changeFeed = Broadcaster<KeyValueChange>(policy: .bufferingOldest(KeyValueStore.subscriberBuffer), endsWhenFull: true)
     private var acknowledgements = AcknowledgementTracker()
 
-    /// Notices a subscriber may fall behind by before later ones are dropped for it.
+    /// Notices a subscriber may fall behind by before its stream is ended (its client is told).
     public static let subscriberBuffer = 4096
 
     /// Set when this start found the store holding another account's entries and dropped
