@@ -85,9 +85,7 @@ public actor MetadataQuery {
         let notifications = connection.notifications
         let started: QueryStartResult
         do {
-            started = try await connection.call(ControlMethod.queryStart.rawValue, params: QueryStartParams(
-                container: container, scope: scope, glob: glob, ignoreCase: ignoreCase, sort: order.key,
-                descending: order.descending))
+            started = try await connection.call(ControlMethod.queryStart.rawValue, params: startParams)
         } catch {
             await connection.close()
             if case .starting = phase { phase = .idle }
@@ -100,12 +98,8 @@ public actor MetadataQuery {
         queryID = started.query
         known = QueryResults(started.items)
         results = started.items
-        let id = started.query
         let pump = Task { [weak self] in
-            for await notification in notifications where notification.method == ControlNotification.queryUpdate.rawValue {
-                guard let update = try? notification.params?.decode(QueryUpdateNotice.self), update.query == id else { continue }
-                await self?.apply(update)
-            }
+            for await notification in notifications { await self?.receive(notification) }
             await self?.connectionEnded()
         }
         phase = .running(connection, pump: pump)
@@ -126,6 +120,44 @@ public actor MetadataQuery {
         if case .running(let connection, let pump) = running {
             await connection.close()
             await pump.value
+        }
+    }
+
+    private var startParams: QueryStartParams {
+        QueryStartParams(container: container, scope: scope, glob: glob, ignoreCase: ignoreCase, sort: order.key,
+                         descending: order.descending)
+    }
+
+    private func receive(_ notification: RPCNotification) async {
+        switch notification.method {
+        case ControlNotification.queryUpdate.rawValue:
+            guard let update = try? notification.params?.decode(QueryUpdateNotice.self), update.query == queryID else { return }
+            apply(update)
+        case ControlNotification.subscriptionFellBehind.rawValue:
+            guard let notice = try? notification.params?.decode(FellBehindNotice.self), notice.query == queryID else { return }
+            await gatherAgain()
+        default:
+            return
+        }
+    }
+
+    /// The agent ended the query because more changed at once than it follows for one query
+    /// (a large folder moved in): the query starts again, and what differs from the results
+    /// so far goes out as one update, so results and updates stay whole.
+    private func gatherAgain() async {
+        guard case .running(let connection, _) = phase else { return }
+        do {
+            let started: QueryStartResult = try await connection.call(ControlMethod.queryStart.rawValue, params: startParams)
+            guard case .running = phase else { return }
+            var latest: [String: QueryItem?] = [:]
+            for path in known.items.keys { latest.updateValue(nil, forKey: path) }
+            for item in started.items { latest[item.path] = item }
+            queryID = started.query
+            guard let update = known.merge(latest, query: started.query, order: order) else { return }
+            results = known.sorted(order)
+            updateSink.yield(QueryUpdate(added: update.added, changed: update.changed, removed: update.removed, results: results))
+        } catch {
+            connectionEnded()
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UbiqClient
 import UbiqControlAPI
 import UbiqTestSupport
 
@@ -44,6 +45,39 @@ import UbiqTestSupport
         #expect(answered)
         await slow.close()
         #expect(a.isRunning)
+    }
+}
+
+extension SlowSubscriberTests {
+    /// A query whose agent side fell behind a burst (a tree of 10,192 files moved in at once)
+    /// starts again by itself: its results hold every file, its updates add up to them, and
+    /// it keeps following later changes.
+    @Test func aQueryKeepsUpWithABurstLargerThanItsBuffer() async throws {
+        let cluster = try LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        try await cluster.start()
+        let query = MetadataQuery(container: a.container, sort: .name)
+        _ = try await query.start(socketPath: a.socket)
+        let updates = Collected(query.updates)
+
+        let count = ContainerSyncBuffer.items + 2_000
+        let tree = cluster.directory.appending("tree")
+        for index in 0..<count {
+            let folder = tree + "/d\(index / 500)"
+            if index % 500 == 0 { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+            try Data("file \(index)".utf8).write(to: URL(fileURLWithPath: folder + "/f\(index).txt"))
+        }
+        try FileManager.default.moveItem(atPath: tree, toPath: a.path("Documents/tree"))
+        func files(_ items: [QueryItem]) -> Int { items.filter { $0.name.hasSuffix(".txt") }.count }
+        try await waitUntil("the query to hold every file", timeout: .seconds(120)) {
+            await files(query.results) == count && updates.all.reduce(0) { $0 + files($1.added) } == count
+        }
+        try a.write("Documents/later.txt", "after the burst")
+        try await waitUntil("the query to follow a later change") {
+            updates.all.contains { $0.added.contains { $0.path == "Documents/later.txt" } }
+        }
+        await query.stop()
     }
 }
 
