@@ -10,17 +10,6 @@ import UbiqTestSupport
     static let canMount = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/mount")
     static let path = "Documents/large.bin"
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
     static func freeBytes(_ path: String) -> Int {
         var info = statvfs()
         return statvfs(path, &info) == 0 ? Int(info.f_bavail) * Int(info.f_frsize) : 0
@@ -32,10 +21,10 @@ import UbiqTestSupport
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try FileManager.default.createDirectory(atPath: b.root, withIntermediateDirectories: true)
-        try #require(try Self.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", b.root]) == 0, "cannot mount a tmpfs")
+        try #require(try exitStatus(of: ["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", b.root]) == 0, "cannot mount a tmpfs")
         defer {
             b.stop()
-            _ = try? Self.run(["umount", b.root])
+            _ = try? exitStatus(of: ["umount", b.root])
         }
         try await cluster.start()
         try await cluster.waitConnected()

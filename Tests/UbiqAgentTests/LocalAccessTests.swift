@@ -10,14 +10,7 @@ import UbiqTestSupport
 
     /// Runs `arguments` as `nobody`; its exit status.
     static func asNobody(_ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups"] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        try exitStatus(of: ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] + arguments)
     }
 
     /// Every file and folder under `root`, itself included.

@@ -7,6 +7,18 @@ import UbiqTestSupport
 /// A subscriber that reads its notifications too slowly is told it fell behind, and its
 /// subscription ends, rather than growing the agent's memory or losing notices unsaid.
 @Suite(.serialized) struct SlowSubscriberTests {
+    /// Makes `count` small files in folders of 500 beside the container, then moves them in
+    /// at once as `Documents/tree`: one burst of changes.
+    static func moveTreeIn(_ count: Int, to agent: AgentProcess, via directory: TempDirectory) throws {
+        let tree = directory.appending("tree")
+        for index in 0..<count {
+            let folder = tree + "/d\(index / 500)"
+            if index % 500 == 0 { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+            try Data("file \(index)".utf8).write(to: URL(fileURLWithPath: folder + "/f\(index).txt"))
+        }
+        try FileManager.default.moveItem(atPath: tree, toPath: agent.path("Documents/tree"))
+    }
+
     @Test func aSubscriberThatFallsBehindIsToldSo() async throws {
         let cluster = try LiveCluster(["alpha"])
         defer { cluster.stopAll() }
@@ -18,13 +30,7 @@ import UbiqTestSupport
 
         // More new files at once than a subscriber may fall behind by: a tree moved in.
         let count = ContainerSyncBuffer.items + 2_000
-        let tree = cluster.directory.appending("tree")
-        for index in 0..<count {
-            let folder = tree + "/d\(index / 500)"
-            if index % 500 == 0 { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-            try Data("file \(index)".utf8).write(to: URL(fileURLWithPath: folder + "/f\(index).txt"))
-        }
-        try FileManager.default.moveItem(atPath: tree, toPath: a.path("Documents/tree"))
+        try Self.moveTreeIn(count, to: a, via: cluster.directory)
         // The agent answers others while the slow client reads nothing.
         try await waitUntil("alpha to index the tree", timeout: .seconds(120)) {
             try await a.status().containers.first?.items ?? 0 > count
@@ -62,13 +68,7 @@ extension SlowSubscriberTests {
         let updates = Collected(query.updates)
 
         let count = ContainerSyncBuffer.items + 2_000
-        let tree = cluster.directory.appending("tree")
-        for index in 0..<count {
-            let folder = tree + "/d\(index / 500)"
-            if index % 500 == 0 { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-            try Data("file \(index)".utf8).write(to: URL(fileURLWithPath: folder + "/f\(index).txt"))
-        }
-        try FileManager.default.moveItem(atPath: tree, toPath: a.path("Documents/tree"))
+        try Self.moveTreeIn(count, to: a, via: cluster.directory)
         func files(_ items: [QueryItem]) -> Int { items.filter { $0.name.hasSuffix(".txt") }.count }
         try await waitUntil("the query to hold every file", timeout: .seconds(120)) {
             await files(query.results) == count && updates.all.reduce(0) { $0 + files($1.added) } == count
