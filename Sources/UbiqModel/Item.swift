@@ -64,6 +64,9 @@ public struct ConflictVersion: Hashable, Sendable, Codable {
     public var executable: Bool
     public var symlinkTarget: String?
     public var chunks: [ChunkRef]
+    /// The change that made this content: its author's counter alone. The rest of the vector
+    /// of the item it came from depends on the order a device heard of things, and every
+    /// device must hold the same conflict version.
     public var version: VersionVector
     public var modifiedBy: DeviceID
 
@@ -75,8 +78,16 @@ public struct ConflictVersion: Hashable, Sendable, Codable {
         self.executable = item.executable
         self.symlinkTarget = item.symlinkTarget
         self.chunks = item.chunks
-        self.version = item.version
+        self.version = VersionVector([item.modifiedBy: item.version[item.modifiedBy]])
         self.modifiedBy = item.modifiedBy
+    }
+
+    /// This version with its vector cut to the change that made it, as ``init(of:)`` makes
+    /// it; versions recorded with a whole vector compare equal to it once canonical.
+    public var canonical: ConflictVersion {
+        var copy = self
+        copy.version = VersionVector([modifiedBy: version[modifiedBy]])
+        return copy
     }
 
     public init(

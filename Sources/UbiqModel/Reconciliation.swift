@@ -17,22 +17,68 @@ public enum Reconciliation: Sendable, Equatable {
         case .dominated:
             return .applyRemote(remote)
         case .equal:
-            let conflicts = mergedConflicts(local, remote)
+            var conflicts = mergedConflicts(local, remote)
+            if !local.hasSameContent(as: remote) {
+                // Equal vectors should mean equal content; should they ever differ, every device
+                // still picks the same current version and keeps the other.
+                let loser = winsConflict(remote, over: local) ? local : remote
+                if keepsAsConflict(loser: loser, winner: loser == local ? remote : local),
+                   !conflicts.contains(where: { $0.id == loser.versionID }) {
+                    conflicts.append(ConflictVersion(of: loser))
+                }
+                let winner = loser == local ? remote : local
+                var merged = winner
+                merged.conflicts = conflicts.sorted { $0.id < $1.id }
+                return .merge(merged: merged, contentFromRemote: winner == remote)
+            }
             if conflicts == local.conflicts { return .keepLocal }
             var merged = local
             merged.conflicts = conflicts
             return .merge(merged: merged, contentFromRemote: false)
         case .concurrent:
-            let remoteWins = winsConflict(remote, over: local)
-            var merged = remoteWins ? remote : local
-            let loser = remoteWins ? local : remote
-            merged.version = local.version.merged(with: remote.version)
-            var conflicts = mergedConflicts(local, remote)
-            if keepsAsConflict(loser: loser, winner: merged), !conflicts.contains(where: { $0.id == loser.versionID }) {
-                conflicts.append(ConflictVersion(of: loser))
+            let version = local.version.merged(with: remote.version)
+            let kept = survivors(local, remote)
+            guard let winner = kept.max(by: { winsConflict($1, over: $0) }) else {
+                var merged = local
+                merged.version = version
+                return .merge(merged: merged, contentFromRemote: false)
             }
-            merged.conflicts = conflicts.sorted { $0.id < $1.id }
-            return .merge(merged: merged, contentFromRemote: remoteWins && !remote.hasSameContent(as: local))
+            var merged = winner
+            merged.version = version
+            merged.conflicts = kept.filter { $0.versionID != winner.versionID && keepsAsConflict(loser: $0, winner: winner) }
+                .map(ConflictVersion.init(of:)).sorted { $0.id < $1.id }
+            return .merge(merged: merged, contentFromRemote: !merged.hasSameContent(as: local))
+        }
+    }
+
+    /// The versions (current contents, deletions and conflict versions) of two concurrent
+    /// items that neither side has superseded: one side's version survives when the other
+    /// holds it too or has not seen it. Seen means the other's vector covers the change that
+    /// made it (its author's counter), as with dotted version vectors (Preguiça et al.,
+    /// "Dotted Version Vectors", 2010), so a version one device already replaced is not
+    /// brought back by a device that merged it before hearing of the replacement.
+    static func survivors(_ local: Item, _ remote: Item) -> [Item] {
+        let localVersions = versions(of: local), remoteVersions = versions(of: remote)
+        let localIDs = Set(localVersions.map(\.versionID)), remoteIDs = Set(remoteVersions.map(\.versionID))
+        var kept: [String: Item] = [:]
+        for (candidates, otherIDs, other) in [(localVersions, remoteIDs, remote.version), (remoteVersions, localIDs, local.version)] {
+            for candidate in candidates where otherIDs.contains(candidate.versionID) || other[candidate.modifiedBy] < candidate.version[candidate.modifiedBy] {
+                if let same = kept[candidate.versionID], !winsConflict(candidate, over: same) { continue }
+                kept[candidate.versionID] = candidate
+            }
+        }
+        return kept.values.sorted { $0.versionID < $1.versionID }
+    }
+
+    /// The item's current content (or deletion) and its conflict versions, each as an item
+    /// with the vector it was written with.
+    private static func versions(of item: Item) -> [Item] {
+        var current = item
+        current.conflicts = []
+        return [current] + item.conflicts.map { conflict in
+            Item(path: item.path, kind: conflict.kind, size: conflict.size, mtime: conflict.mtime, executable: conflict.executable,
+                 symlinkTarget: conflict.symlinkTarget, chunks: conflict.chunks, version: conflict.canonical.version,
+                 modifiedBy: conflict.modifiedBy)
         }
     }
 
@@ -41,7 +87,8 @@ public enum Reconciliation: Sendable, Equatable {
     public static func winsConflict(_ a: Item, over b: Item) -> Bool {
         if a.deleted != b.deleted { return !a.deleted }
         if a.mtime != b.mtime { return a.mtime > b.mtime }
-        return a.modifiedBy > b.modifiedBy
+        if a.modifiedBy != b.modifiedBy { return a.modifiedBy > b.modifiedBy }
+        return a.versionID > b.versionID
     }
 
     static func keepsAsConflict(loser: Item, winner: Item) -> Bool {
@@ -53,13 +100,18 @@ public enum Reconciliation: Sendable, Equatable {
     static func mergedConflicts(_ a: Item, _ b: Item) -> [ConflictVersion] {
         var result: [String: ConflictVersion] = [:]
         let aIDs = Set(a.conflicts.map(\.id)), bIDs = Set(b.conflicts.map(\.id))
-        for c in a.conflicts where bIDs.contains(c.id) || !seen(c, by: b) { result[c.id] = c }
-        for c in b.conflicts where aIDs.contains(c.id) || !seen(c, by: a) { result[c.id] = c }
+        for (side, otherIDs, other) in [(a.conflicts, bIDs, b), (b.conflicts, aIDs, a)] {
+            for c in side where otherIDs.contains(c.id) || !seen(c, by: other) {
+                // Both sides may hold one version with different mtimes: both keep the later.
+                if let kept = result[c.id], kept.mtime >= c.mtime { continue }
+                result[c.id] = c.canonical
+            }
+        }
         return result.values.sorted { $0.id < $1.id }
     }
 
     private static func seen(_ version: ConflictVersion, by item: Item) -> Bool {
-        switch version.version.compare(to: item.version) {
+        switch version.canonical.version.compare(to: item.version) {
         case .equal, .dominated: return true
         case .dominates, .concurrent: return false
         }

@@ -73,8 +73,56 @@ import UbiqModel
         guard case .merge(let final, _) = Reconciliation.reconcile(local: resolvedOnA, remote: editedOnB) else {
             Issue.record("expected a merge"); return
         }
-        // The old conflict version was seen and dropped by A; only the new loser is kept.
-        #expect(!final.conflicts.contains { $0.id == onA.versionID })
-        #expect(final.conflicts.count == 1)
+        // The old conflict version was seen and dropped by A, and B's edit replaced the
+        // content A kept: nothing is left to keep.
+        #expect(final.conflicts.isEmpty)
+        #expect(final.chunks == editedOnB.chunks)
+    }
+
+    /// The partition test's seed 7: A renames a file over a path while offline; B wrote there;
+    /// C, having seen B's version, deleted it. Whoever hears of them in whatever order ends
+    /// with A's version current and nothing else kept: B's version was superseded by C.
+    @Test func aVersionAlreadyDeletedElsewhereIsNotBroughtBackByAMergeOrder() throws {
+        let c = DeviceID("CCCC")
+        let onA = item([a: 1], by: a, mtime: 100, byte: 1)
+        let onB = item([b: 1], by: b, mtime: 200, byte: 2)
+        let onC = item([b: 1, c: 1], by: c, mtime: 300, byte: 0, deleted: true)
+        func merge(_ local: Item, _ remote: Item) -> Item {
+            switch Reconciliation.reconcile(local: local, remote: remote) {
+            case .keepLocal: local
+            case .applyRemote(let item): item
+            case .merge(let merged, _): merged
+            }
+        }
+        let orders = [[onA, onB, onC], [onA, onC, onB], [onB, onA, onC], [onC, onA, onB], [onB, onC, onA], [onC, onB, onA]]
+        var results: [Item] = []
+        for order in orders {
+            results.append(merge(merge(order[0], order[1]), order[2]))
+            results.append(merge(order[0], merge(order[1], order[2])))
+        }
+        for result in results {
+            #expect(result.hasSameContent(as: onA), "\(result)")
+            #expect(result.conflicts.isEmpty)
+            #expect(result.version == VersionVector([a: 1, b: 1, c: 1]))
+        }
+    }
+
+    /// Three concurrent edits: every merge order keeps the same current version and the
+    /// same two conflict versions.
+    @Test func threeConcurrentEditsConvergeInAnyOrder() {
+        let c = DeviceID("CCCC")
+        let edits = [item([a: 1], by: a, mtime: 100, byte: 1), item([b: 1], by: b, mtime: 300, byte: 2),
+                     item([c: 1], by: c, mtime: 200, byte: 3)]
+        func merge(_ local: Item, _ remote: Item) -> Item {
+            guard case .merge(let merged, _) = Reconciliation.reconcile(local: local, remote: remote) else { return local }
+            return merged
+        }
+        let results = [merge(merge(edits[0], edits[1]), edits[2]), merge(edits[2], merge(edits[1], edits[0])),
+                       merge(merge(edits[2], edits[0]), edits[1])]
+        for result in results {
+            #expect(result == results[0])
+            #expect(result.hasSameContent(as: edits[1]))
+            #expect(Set(result.conflicts.map(\.id)) == [edits[0].versionID, edits[2].versionID])
+        }
     }
 }
