@@ -147,7 +147,7 @@ extension ContainerSync {
         switch Reconciliation.reconcile(local: local?.item, remote: target) {
         case .keepLocal:
             if let local, local.item.version == target.version {
-                try await ensureVersions(of: local.item, current: local)
+                _ = try await ensureVersions(of: local.item, current: local)
                 try pruneVersions(of: local.item)
             }
             try index.removeNeed(id, target.path, upTo: target.version)
@@ -157,8 +157,8 @@ extension ContainerSync {
         case .merge(let merged, let contentFromRemote):
             goal = merged
             if !contentFromRemote {
-                try await ensureVersions(of: merged, current: local)
-                try record([ItemWrite(item: merged, stat: local?.stat, settlesNeed: true)], origin: .remote)
+                let current = try await ensureVersions(of: merged, current: local)
+                try record([ItemWrite(item: merged, stat: current?.stat, settlesNeed: true)], origin: .remote)
                 try pruneVersions(of: merged)
                 announce()
                 return
@@ -170,8 +170,8 @@ extension ContainerSync {
             }
             return
         }
-        try await ensureVersions(of: goal, current: local)
-        try await materialize(goal, local: local)
+        let current = try await ensureVersions(of: goal, current: local)
+        try await materialize(goal, local: current)
         try pruneVersions(of: goal)
         announce()
     }
@@ -342,13 +342,21 @@ extension ContainerSync {
     // MARK: conflict versions
 
     /// Makes sure every unresolved conflict version of the item is kept in `.ubiq/versions/`.
-    func ensureVersions(of item: Item, current: IndexedItem?) async throws {
-        guard !item.conflicts.isEmpty else { return }
+    /// Returns `current` as it now is on disk: a version kept by linking the file changes its
+    /// ctime, which must not read as a change on disk a moment later.
+    func ensureVersions(of item: Item, current: IndexedItem?) async throws -> IndexedItem? {
+        guard !item.conflicts.isEmpty else { return current }
+        var current = current
         let stored = try disk.storedVersionIDs(of: item.path)
         for version in item.conflicts where version.kind == .file && !stored.contains(version.id) {
-            if let current, !current.item.deleted, current.item.versionID == version.id,
-               current.item.chunks.map(\.hash) == version.chunks.map(\.hash), disk.stat(item.path) == current.stat {
+            if let onDisk = current, !onDisk.item.deleted, onDisk.item.versionID == version.id,
+               onDisk.item.chunks.map(\.hash) == version.chunks.map(\.hash), disk.stat(item.path) == onDisk.stat {
                 try disk.linkVersion(of: item.path, id: version.id)
+                // Only the link's own change is taken in: anything else still reads as a change.
+                if var linked = onDisk.stat, let after = disk.stat(item.path) {
+                    linked.ctimeNs = after.ctimeNs
+                    if linked == after { current?.stat = after }
+                }
             } else {
                 let staged = try await assemble(version.chunks, path: item.path)
                 do {
@@ -361,6 +369,7 @@ extension ContainerSync {
             try index.setVersionFile(id, name: try disk.versionName(of: item.path, id: version.id), chunks: version.chunks)
             logger.info("kept conflict version", metadata: ["path": "\(item.path)", "versionID": "\(version.id)"])
         }
+        return current
     }
 
     /// Removes kept versions of the item that are no longer unresolved.

@@ -263,7 +263,9 @@ public actor ContainerSync {
                     needs.append(merged)
                 } else {
                     merges.append(ItemWrite(item: merged, stat: local?.stat))
-                    if !merged.conflicts.isEmpty { needs.append(merged) }
+                    // The puller keeps new conflict versions and removes the kept copies of
+                    // versions the peer has seen superseded.
+                    if !merged.conflicts.isEmpty || local?.item.conflicts.isEmpty == false { needs.append(merged) }
                 }
                 logger.log(level: remote.kind == .directory ? .debug : .info, "concurrent change", metadata: ["path": "\(remote.path)", "peer": "\(peer)",
                                                             "version": "\(merged.version)"])
