@@ -12,7 +12,7 @@ struct LANTests {
         let lan: NamespaceLAN
         let agents: [AgentProcess]
 
-        init(hosts: Int, strangers: Set<Int> = []) throws {
+        init(hosts: Int, strangers: Set<Int> = [], configure: (AgentProcess) -> Void = { _ in }) throws {
             directory = try TempDirectory(prefix: "ubiq-lan")
             lan = try NamespaceLAN(hosts: hosts, prefix: "ubiqlan-agents")
             var agents: [AgentProcess] = []
@@ -20,6 +20,7 @@ struct LANTests {
                 let agent = try AgentProcess(name: "h\(i)", in: directory, port: 22100)
                 agent.discovery = true
                 agent.lanHost = lan.host(i)
+                configure(agent)
                 agents.append(agent)
             }
             try agents[0].createAccount()
