@@ -5,7 +5,8 @@ import UbiqModel
 /// the container verifies each and asks again for what is missing. The engine implements it
 /// over peer sessions.
 public protocol ChunkFetcher: Sendable {
-    func fetch(container: ContainerID, path: RelativePath, run: [ChunkRef], excluding: Set<DeviceID>) async throws
+    /// `holders` are the devices known to hold the wanted version; they are asked first.
+    func fetch(container: ContainerID, path: RelativePath, run: [ChunkRef], excluding: Set<DeviceID>, holders: [DeviceID]) async throws
         -> (bytes: [UInt8], from: DeviceID)
 }
 

@@ -16,7 +16,12 @@ extension ContainerSync {
         fetchWanted = onDemand ? (try? index.fetchRequests(id)) ?? [] : []
         defer { pendingMoves = [:] }
         var groups: [[Item]] = []
-        for step in Self.applySteps(Self.applyOrder(needs)) {
+        // What failed before (a peer that stalls, a full disk) goes after everything else,
+        // each alone, so it does not hold up a group of changes that would go through.
+        let failing = needs.filter { applyFailures[$0.path] != nil }
+        let steps = Self.applySteps(Self.applyOrder(needs.filter { applyFailures[$0.path] == nil }))
+            + Self.applyOrder(failing).map { [$0] }
+        for step in steps {
             if Task.isCancelled { return }
             if step.count == 1 {
                 await applyGroups(groups)
@@ -213,7 +218,7 @@ extension ContainerSync {
             if let onDisk, onDisk.item.kind == .directory { try disk.remove(path) }
             stat = try disk.makeSymlink(path, target: goal.symlinkTarget ?? "")
         case .file:
-            let staged = try await assemble(goal.chunks, path: path)
+            let staged = try await assemble(goal.chunks, path: path, version: goal.version)
             if let onDisk, onDisk.item.kind == .directory {
                 do { try disk.remove(path) } catch { staged.discard(); throw error }
             }
@@ -236,7 +241,7 @@ extension ContainerSync {
     }
 
     /// Builds a file from its chunks in `.ubiq/tmp/`: local copies first, then peers.
-    func assemble(_ chunks: [ChunkRef], path: RelativePath) async throws -> any StagedFile {
+    func assemble(_ chunks: [ChunkRef], path: RelativePath, version: VersionVector? = nil) async throws -> any StagedFile {
         let staged = try disk.stage()
         let total = chunks.reduce(0) { $0 + UInt64($1.size) }
         transfers.begin(path, total: total)
@@ -244,7 +249,8 @@ extension ContainerSync {
         do {
             if total >= Self.reserveSize { try staged.reserve(total) }
             let missing = try copyLocal(chunks, into: staged, path: path)
-            try await fetchAll(missing, path: path, into: staged)
+            let holders = version.flatMap { try? index.holders(id, path, version: $0) } ?? []
+            try await fetchAll(missing, path: path, holders: holders, into: staged)
             return staged
         } catch {
             staged.discard()
@@ -261,7 +267,7 @@ extension ContainerSync {
     /// Runs in flight per file.
     static let runWindow = 8
 
-    private func fetchAll(_ chunks: [ChunkRef], path: RelativePath, into staged: any StagedFile) async throws {
+    private func fetchAll(_ chunks: [ChunkRef], path: RelativePath, holders: [DeviceID], into staged: any StagedFile) async throws {
         guard !chunks.isEmpty else { return }
         guard let fetcher else { throw FetchError("no peer connection yet") }
         let (container, logger, transfers) = (id, self.logger, self.transfers)
@@ -271,15 +277,15 @@ extension ContainerSync {
             for _ in 0..<Self.runWindow {
                 guard let run = next.next() else { break }
                 group.addTask {
-                    try await Self.fetchVerified(run, path: path, container: container, fetcher: fetcher, into: staged,
-                                                 transfers: transfers, logger: logger)
+                    try await Self.fetchVerified(run, path: path, container: container, fetcher: fetcher, holders: holders,
+                                                 into: staged, transfers: transfers, logger: logger)
                 }
             }
             while try await group.next() != nil {
                 if let run = next.next() {
                     group.addTask {
-                        try await Self.fetchVerified(run, path: path, container: container, fetcher: fetcher, into: staged,
-                                                     transfers: transfers, logger: logger)
+                        try await Self.fetchVerified(run, path: path, container: container, fetcher: fetcher, holders: holders,
+                                                     into: staged, transfers: transfers, logger: logger)
                     }
                 }
             }
@@ -308,14 +314,14 @@ extension ContainerSync {
     /// again; a chunk with a wrong hash is dropped and asked for again, from another peer
     /// where there is one.
     private static func fetchVerified(
-        _ run: [ChunkRef], path: RelativePath, container: ContainerID, fetcher: any ChunkFetcher,
+        _ run: [ChunkRef], path: RelativePath, container: ContainerID, fetcher: any ChunkFetcher, holders: [DeviceID],
         into staged: any StagedFile, transfers: TransferProgress, logger: Logger
     ) async throws {
         var remaining = run[...]
         var bad: Set<DeviceID> = []
         var failures = 0
         while let first = remaining.first {
-            let (bytes, peer) = try await fetcher.fetch(container: container, path: path, run: Array(remaining), excluding: bad)
+            let (bytes, peer) = try await fetcher.fetch(container: container, path: path, run: Array(remaining), excluding: bad, holders: holders)
             var end = 0
             while let chunk = remaining.first, end + Int(chunk.size) <= bytes.count {
                 guard ChunkHasher.hash(bytes[end..<(end + Int(chunk.size))]) == chunk.hash else {

@@ -70,7 +70,7 @@ extension ContainerSync {
             func startNext() -> Bool {
                 guard let (goal, _) = next.next() else { return false }
                 group.addTask {
-                    do { return (goal.path, .success(try await self.assemble(goal.chunks, path: goal.path))) } catch {
+                    do { return (goal.path, .success(try await self.assemble(goal.chunks, path: goal.path, version: goal.version))) } catch {
                         logger.warning("could not fetch a file; will retry", metadata: ["path": "\(goal.path)", "error": "\(error)"])
                         return (goal.path, .failure(error))
                     }

@@ -28,6 +28,9 @@ public actor PeerSession {
     private var ended = false
 
     public static let requestTimeout: Duration = .seconds(30)
+    /// How long a peer that let a request time out is asked after the others.
+    static let stallMemory: Duration = .seconds(120)
+    private var lastTimeout: ContinuousClock.Instant?
     /// How long a peer may take to say hello after the TLS handshake.
     static let helloTimeout: Duration = .seconds(10)
     /// How often an idle connection says it is alive, and how long the peer may stay silent
@@ -103,6 +106,9 @@ public actor PeerSession {
             while let envelope = try await iterator.next() {
                 lastHeard = ContinuousClock.now
                 if let reason = try await handle(envelope) { return reason }
+                // A peer that sends without pause must not keep other peers, clients and the
+                // puller from their turn.
+                await Task.yield()
             }
             await end()
             return silent ? "the peer stopped answering" : "connection closed"
@@ -342,6 +348,14 @@ public actor PeerSession {
     }
 
     private func expire(_ id: UInt64) {
-        pending.removeValue(forKey: id)?.resume(throwing: FetchError("request to \(link.remoteDevice) timed out"))
+        guard let continuation = pending.removeValue(forKey: id) else { return }
+        lastTimeout = ContinuousClock.now
+        logger.warning("request timed out; asking other peers first for a while", metadata: ["timeout": "\(Self.requestTimeout)"])
+        continuation.resume(throwing: FetchError("request to \(link.remoteDevice) timed out"))
+    }
+
+    /// True when a request to this peer timed out in the last ``stallMemory``.
+    var stalledLately: Bool {
+        lastTimeout.map { ContinuousClock.now - $0 < Self.stallMemory } ?? false
     }
 }

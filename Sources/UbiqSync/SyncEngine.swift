@@ -152,21 +152,27 @@ public actor SyncEngine {
 }
 
 /// Finds a connected peer for each run of chunks: every session that shares the container,
-/// in turn, until one has it.
+/// in turn, until one has it. Peers known to hold the version go first, in random order; a
+/// peer that let a request time out lately goes last, so one that stalls (hostile, or on a
+/// dying link) holds up at most one request per file while others can answer.
 public struct EngineChunkFetcher: ChunkFetcher {
     let engine: SyncEngine
 
     public init(engine: SyncEngine) { self.engine = engine }
 
-    public func fetch(container: ContainerID, path: RelativePath, run: [ChunkRef], excluding: Set<DeviceID>) async throws
+    public func fetch(container: ContainerID, path: RelativePath, run: [ChunkRef], excluding: Set<DeviceID>, holders: [DeviceID]) async throws
         -> (bytes: [UInt8], from: DeviceID)
     {
         var candidates = await engine.sessions(sharing: container).filter { !excluding.contains($0.link.remoteDevice) }
         if candidates.isEmpty { candidates = await engine.sessions(sharing: container) }
         guard !candidates.isEmpty else { throw FetchError("no connected peer shares \(container)") }
-        candidates.shuffle()
+        var ranked: [(rank: Int, session: PeerSession)] = []
+        for session in candidates.shuffled() {
+            let stalled = await session.stalledLately
+            ranked.append(((stalled ? 2 : 0) + (holders.contains(session.link.remoteDevice) ? 0 : 1), session))
+        }
         var lastError: any Error = FetchError("no peer has the chunk")
-        for session in candidates {
+        for (_, session) in ranked.sorted(by: { $0.rank < $1.rank }) {
             do { return (try await session.request(container, path: path, run: run), session.link.remoteDevice) } catch {
                 lastError = error
             }

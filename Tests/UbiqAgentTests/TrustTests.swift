@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import Testing
 import UbiqChunking
 import UbiqIdentity
@@ -313,6 +314,120 @@ import UbiqWire
         // Documents, vv.txt, marker.txt and after.txt.
         try await waitUntil("alpha to index a new file") { try await a.status().containers.first?.items ?? 0 >= 4 }
         #expect(a.isRunning)
+    }
+
+    /// A peer that never stops sending index updates (500 folders each, every one a newer
+    /// version than the last) is read only as fast as the agent takes them in: the agent's
+    /// memory stays bounded, it answers its clients, and an honest peer's change arrives.
+    @Test func endlessIndexUpdatesAreTakenInAtTheAgentsPace() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let rogue = try await RoguePeer(joining: a, in: cluster.directory)
+        try await rogue.hello(a.container, indexID: 41)
+        let device = rogue.identity.deviceID
+        let draining = Task {
+            for try await _ in rogue.connection.frames {}
+        }
+        defer { draining.cancel() }
+        let clock = ContinuousClock()
+        let flooding = Task {
+            var sent = 0
+            while !Task.isCancelled {
+                sent += 1
+                var update = Ubiq_Wire_IndexUpdate()
+                update.containerID = a.container.rawValue
+                update.indexID = 41
+                update.lastSequence = UInt64(sent * 500)
+                update.items = (0..<500).map { index in
+                    var folder = Ubiq_Wire_FileInfo()
+                    folder.path = "Documents/flood/d\(index)"
+                    folder.kind = .directory
+                    folder.mtimeNs = 1_700_000_000_000_000_000
+                    var counter = Ubiq_Wire_Counter()
+                    counter.device = device.rawValue
+                    counter.value = UInt64(sent)
+                    folder.version = [counter]
+                    folder.modifiedBy = device.rawValue
+                    folder.sequence = UInt64((sent - 1) * 500 + index + 1)
+                    return folder
+                }
+                do { try await rogue.send(.indexUpdate(update)) } catch where Task.isCancelled { break }
+            }
+            return sent
+        }
+        defer { flooding.cancel() }
+        try await waitUntil("the flood to reach alpha's disk") {
+            FileManager.default.fileExists(atPath: a.path("Documents/flood/d499"))
+        }
+        try b.write("Documents/honest.txt", "arrives during the flood")
+        let written = clock.now
+        var slowest = Duration.zero
+        try await waitUntil("beta's file on alpha during the flood", timeout: .seconds(60)) {
+            let asked = clock.now
+            _ = try await a.status()
+            slowest = max(slowest, clock.now - asked)
+            return a.read("Documents/honest.txt") == "arrives during the flood"
+        }
+        let arrived = clock.now - written
+        flooding.cancel()
+        let updates = try await flooding.value
+        let peak = try #require(LoadTests.peakMemoryMiB(stateFolder: a.state))
+        print("endless index updates: \(updates) updates of 500 entries taken in; beta's file arrived after \(arrived); "
+            + "alpha's peak memory \(peak) MiB; slowest status answer during the flood \(slowest)")
+        #expect(peak < 150, "alpha's memory grew with the flood: \(peak) MiB")
+        #expect(a.isRunning)
+    }
+
+    /// A peer that announces a file, keeps its connection alive and never answers a chunk
+    /// request: the request times out, the file is reported as failing with nothing at its
+    /// path and is tried again after everything else, and a file an honest peer holds arrives,
+    /// held up by one request timeout (30 s) at most.
+    @Test func aPeerThatNeverSendsChunksStallsOnlyItsOwnFile() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let rogue = try await RoguePeer(joining: a, in: cluster.directory)
+        try await rogue.hello(a.container, indexID: 51)
+        let requests = Mutex(0)
+        let draining = Task {
+            for try await frame in rogue.connection.frames {
+                if case .chunkRequest? = try Ubiq_Wire_Envelope(payload: frame).message { requests.withLock { $0 += 1 } }
+            }
+        }
+        defer { draining.cancel() }
+        let alive = Task {
+            while !Task.isCancelled {
+                try await rogue.send(.ping(Ubiq_Wire_Ping()))
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+        defer { alive.cancel() }
+        var update = Ubiq_Wire_IndexUpdate()
+        update.containerID = a.container.rawValue
+        update.indexID = 51
+        update.lastSequence = 1
+        update.items = [RoguePeer.file("Documents/stalled.bin", content: Array(repeating: 7, count: 64 << 10), sequence: 1,
+                                       device: rogue.identity.deviceID)]
+        try await rogue.send(.indexUpdate(update))
+        try await waitUntil("alpha to ask the rogue for the chunk") { requests.withLock { $0 } > 0 }
+
+        let clock = ContinuousClock()
+        let written = clock.now
+        try b.write("Documents/honest.txt", "from an honest peer")
+        try await waitUntil("beta's file on alpha", timeout: .seconds(45)) { a.read("Documents/honest.txt") == "from an honest peer" }
+        let arrived = clock.now - written
+        try await waitUntil("the stalled file to be reported as failing", timeout: .seconds(90)) {
+            try await a.status().containers.first?.failures.contains { $0.path == "Documents/stalled.bin" && $0.error.contains("timed out") } == true
+        }
+        print("stalled peer: beta's file arrived after \(arrived) while alpha waited on the rogue")
+        #expect(!FileManager.default.fileExists(atPath: a.path("Documents/stalled.bin")))
+        #expect(a.logText().contains("request timed out"))
+        #expect(try await a.status().peers.contains { $0.name == "rogue" && $0.connected })
     }
 
     @Test func aFrameOverTheLimitClosesOnlyThatConnection() async throws {

@@ -17,24 +17,26 @@ struct TransportPeerLink: PeerLink {
         try await connection.send(envelope.payload())
     }
 
+    /// Frames are read from the connection only as the session asks for envelopes, so a peer
+    /// that sends faster than this device takes its messages in waits on TCP instead of
+    /// filling memory.
     func envelopes() -> AsyncThrowingStream<Ubiq_Wire_Envelope, any Error> {
-        let frames = connection.frames
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    for try await frame in frames {
-                        continuation.yield(try Ubiq_Wire_Envelope(payload: frame))
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        let frames = FrameReader(connection.frames.makeAsyncIterator())
+        return AsyncThrowingStream {
+            try await frames.next().map { try Ubiq_Wire_Envelope(payload: $0) }
         }
     }
 
     func close() async {
         await connection.close()
     }
+}
+
+/// The one iterator of a connection's frames, for the one session that reads them.
+private final class FrameReader: @unchecked Sendable {
+    private var iterator: PeerFrames.AsyncIterator
+
+    init(_ iterator: PeerFrames.AsyncIterator) { self.iterator = iterator }
+
+    func next() async throws -> [UInt8]? { try await iterator.next() }
 }
