@@ -102,6 +102,29 @@ extension SafeFileSystem {
         try removeTree(Posix.cName(Array(name.utf8)), in: versions.fd, display: layout.versionsFolder)
     }
 
+    /// Every stored version's file name, with when it was last changed (ctime, ns), for
+    /// sweeping out copies no item lists any more.
+    public func storedVersionNames() throws(FileSystemError) -> [(name: String, changedNs: Int64)] {
+        let versions = try agentFolder(ContainerLayout.versionsName)
+        let (names, error) = Posix.directoryEntries(of: versions.fd)
+        if let error { throw FileSystemError.posix(error, "read folder", layout.versionsFolder) }
+        return names.compactMap { bytes in
+            let name = String(decoding: bytes, as: UTF8.self)
+            guard let info = Posix.lstat(at: versions.fd, name) else { return nil }
+            return (name, Posix.nanoseconds(info.st_ctim))
+        }
+    }
+
+    /// Removes the stored version with this file name (as ``storedVersionNames()`` gives it).
+    public func removeStoredVersion(named name: String) throws(FileSystemError) {
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
+            throw FileSystemError(.invalidName, "'\(name)' is not a stored version's name")
+        }
+        let versions = try agentFolder(ContainerLayout.versionsName)
+        guard Posix.lstat(at: versions.fd, name) != nil else { return }
+        try removeTree(Posix.cName(Array(name.utf8)), in: versions.fd, display: layout.versionsFolder)
+    }
+
     /// Keeps what is at `path` as a version too, by a hard link, so the path itself can be
     /// replaced later without ever leaving it empty.
     public func linkToVersions(_ path: RelativePath, id: String) throws(FileSystemError) {

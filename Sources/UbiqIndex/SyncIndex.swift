@@ -327,6 +327,15 @@ public struct SyncIndex: Sendable {
         }
     }
 
+    /// The items of `container` that have unresolved conflict versions.
+    public func conflictedItems(_ container: ContainerID) throws -> [Item] {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return [] }
+            return try Row.fetchAll(db, cached: "SELECT * FROM item WHERE container = ? AND conflicts IS NOT NULL", arguments: [id])
+                .map { try Self.decodeItem($0).item }
+        }
+    }
+
     /// Devices other than this one known to hold the content of exactly `version` of `path`.
     public func holders(_ container: ContainerID, _ path: RelativePath, version: VersionVector) throws -> [DeviceID] {
         try pool.read { db in

@@ -90,6 +90,9 @@ public protocol ContainerDisk: Sendable {
     /// Keeps what is at `path` as a version too (a hard link), before it is replaced.
     func linkVersion(of path: RelativePath, id: String) throws
     func removeVersion(of path: RelativePath, id: String) throws
+    /// Every stored version's file name and ctime (ns).
+    func storedVersionNames() throws -> [(name: String, changedNs: Int64)]
+    func removeVersion(named name: String) throws
     func makeDirectory(_ path: RelativePath) throws -> FileStat
     func makeSymlink(_ path: RelativePath, target: String) throws -> FileStat
     func remove(_ path: RelativePath) throws

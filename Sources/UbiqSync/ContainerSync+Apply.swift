@@ -10,7 +10,10 @@ extension ContainerSync {
     func pullNeeds() async {
         guard let needs = try? index.needs(id) else { return }
         keepFailures(of: needs)
-        guard !needs.isEmpty else { return }
+        guard !needs.isEmpty else {
+            sweepVersions()
+            return
+        }
         // Renames only matter to whoever hears of changes; pairing them reads the index twice a need.
         pendingMoves = hasItemSubscribers ? (try? renames(in: needs)) ?? [:] : [:]
         fetchWanted = onDemand ? (try? index.fetchRequests(id)) ?? [] : []
@@ -151,8 +154,9 @@ extension ContainerSync {
         let goal: Item
         switch Reconciliation.reconcile(local: local?.item, remote: target) {
         case .keepLocal:
-            if let local, local.item.version == target.version {
-                _ = try await ensureVersions(of: local.item, current: local)
+            if let local {
+                if local.item.version == target.version { _ = try await ensureVersions(of: local.item, current: local) }
+                // Ours may have moved on since the need was recorded; what it no longer lists goes.
                 try pruneVersions(of: local.item)
             }
             try index.removeNeed(id, target.path, upTo: target.version)
@@ -376,6 +380,30 @@ extension ContainerSync {
             logger.info("kept conflict version", metadata: ["path": "\(item.path)", "versionID": "\(version.id)"])
         }
         return current
+    }
+
+    /// Removes kept version copies that no item lists any more (a catch-all for the paths
+    /// that drop conflict versions without passing ``pruneVersions(of:)``). Copies made in
+    /// the last minute are left: one may be on its way to being listed.
+    func sweepVersions() {
+        guard let stored = try? disk.storedVersionNames(), !stored.isEmpty,
+              let items = try? index.conflictedItems(id) else { return }
+        var listed = Set<String>()
+        for item in items {
+            for version in item.conflicts {
+                if let name = try? disk.versionName(of: item.path, id: version.id) { listed.insert(name) }
+            }
+        }
+        let settledBefore = Int64(Date().timeIntervalSince1970 * 1e9) - 60_000_000_000
+        for (name, changed) in stored where !listed.contains(name) && changed < settledBefore {
+            do {
+                try disk.removeVersion(named: name)
+                try index.setVersionFile(id, name: name, chunks: nil)
+                logger.info("removed a kept version no item lists", metadata: ["name": "\(name)"])
+            } catch {
+                logger.warning("could not remove a kept version no item lists", metadata: ["name": "\(name)", "error": "\(error)"])
+            }
+        }
     }
 
     /// Removes kept versions of the item that are no longer unresolved.

@@ -77,6 +77,13 @@ struct PartitionLANTests {
                     + "containers \(status.map { "\($0.containers)" } ?? "no answer")")
             }
             let paths = Set(differences.compactMap { $0.split(separator: ":").first?.split(separator: " ").last.map(String.init) })
+            for path in paths.sorted() {
+                for agent in run.agents {
+                    let versions = try? await agent.versions(path)
+                    statuses.append("\(agent.name) versions.list \(path): current \(versions.map { "\($0.current.id)" } ?? "none"), "
+                        + "conflicts \(versions.map { "\($0.conflicts.map(\.id))" } ?? "none")")
+                }
+            }
             let logs = run.agents.map { agent in
                 "--- \(agent.name), lines about \(paths.sorted()) ---\n" + agent.logText().split(separator: "\n")
                     .filter { line in paths.contains { line.contains("path=\($0) ") || line.contains("path=\"\($0)\"") } }

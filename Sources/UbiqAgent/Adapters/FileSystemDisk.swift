@@ -152,6 +152,14 @@ struct FileSystemDisk: ContainerDisk {
         do { try files.removeVersion(of: path, id: id) } catch where error.code == .notFound {}
     }
 
+    func storedVersionNames() throws -> [(name: String, changedNs: Int64)] {
+        try files.storedVersionNames()
+    }
+
+    func removeVersion(named name: String) throws {
+        try files.removeStoredVersion(named: name)
+    }
+
     func makeDirectory(_ path: RelativePath) throws -> FileStat {
         try files.makeDirectory(path)
     }
