@@ -316,17 +316,23 @@ import UbiqWire
         #expect(a.isRunning)
     }
 
+    /// Alpha and beta connected, and a rogue device of their account that has said hello to alpha.
+    static func pairWithRogue(indexID: UInt64) async throws -> (LiveCluster, RoguePeer) {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let rogue = try await RoguePeer(joining: cluster.agents[0], in: cluster.directory)
+        try await rogue.hello(cluster.agents[0].container, indexID: indexID)
+        return (cluster, rogue)
+    }
+
     /// A peer that never stops sending index updates (500 folders each, every one a newer
     /// version than the last) is read only as fast as the agent takes them in: the agent's
     /// memory stays bounded, it answers its clients, and an honest peer's change arrives.
     @Test func endlessIndexUpdatesAreTakenInAtTheAgentsPace() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let (cluster, rogue) = try await Self.pairWithRogue(indexID: 41)
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
-        try await cluster.start()
-        try await cluster.waitConnected()
-        let rogue = try await RoguePeer(joining: a, in: cluster.directory)
-        try await rogue.hello(a.container, indexID: 41)
         let device = rogue.identity.deviceID
         let draining = Task {
             for try await _ in rogue.connection.frames {}
@@ -386,13 +392,9 @@ import UbiqWire
     /// path and is tried again after everything else, and a file an honest peer holds arrives,
     /// held up by one request timeout (30 s) at most.
     @Test func aPeerThatNeverSendsChunksStallsOnlyItsOwnFile() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let (cluster, rogue) = try await Self.pairWithRogue(indexID: 51)
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
-        try await cluster.start()
-        try await cluster.waitConnected()
-        let rogue = try await RoguePeer(joining: a, in: cluster.directory)
-        try await rogue.hello(a.container, indexID: 51)
         let requests = Mutex(0)
         let draining = Task {
             for try await frame in rogue.connection.frames {
