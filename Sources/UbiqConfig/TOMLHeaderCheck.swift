@@ -1,0 +1,104 @@
+/// Refuses table headers that toml++ 3.4 (inside TOMLKit) cannot refuse by itself: one whose
+/// key starts with a character no key starts with, such as `[` alone on a line or `[[=`.
+/// toml++ asserts on those and so aborts the process instead of reporting a syntax error
+/// (fixed upstream after 3.4: marzer/tomlplusplus#301).
+///
+/// A header is a `[` that starts a line outside any string, array or inline table; the
+/// scan follows strings, comments and brackets just far enough to tell.
+enum TOMLHeaderCheck {
+    static func check(_ text: String, file: String) throws(ConfigError) {
+        var scanner = Scanner(bytes: Array(text.utf8))
+        if let line = scanner.firstBadHeader() {
+            throw ConfigError(.syntax, "a table header must start with a key, as in [agent] or [[container]]; fix the TOML syntax",
+                              file: file, line: line)
+        }
+    }
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+        var line = 1
+
+        init(bytes: [UInt8]) { self.bytes = bytes }
+
+        mutating func firstBadHeader() -> Int? {
+            var depth = 0
+            var lineStart = true
+            while index < bytes.count {
+                let byte = bytes[index]
+                index += 1
+                switch byte {
+                case ascii("\n"):
+                    line += 1
+                    lineStart = true
+                    continue
+                case ascii(" "), ascii("\t"), ascii("\r"):
+                    continue
+                case ascii("#"):
+                    while index < bytes.count, bytes[index] != ascii("\n") { index += 1 }
+                case ascii("\""), ascii("'"):
+                    skipString(quote: byte)
+                case ascii("[") where depth == 0 && lineStart:
+                    if !headerStartsWithKey() { return line }
+                case ascii("["), ascii("{"):
+                    depth += 1
+                case ascii("]"), ascii("}"):
+                    depth = max(0, depth - 1)
+                default:
+                    break
+                }
+                lineStart = false
+            }
+            return nil
+        }
+
+        /// After a header's first `[`: steps over a second one and the spaces around, and
+        /// says whether what follows may start a key (or is `]`, which toml++ refuses itself).
+        mutating func headerStartsWithKey() -> Bool {
+            skipBlanks()
+            if index < bytes.count, bytes[index] == ascii("[") {
+                index += 1
+                skipBlanks()
+            }
+            guard index < bytes.count else { return true }
+            switch bytes[index] {
+            case ascii("a")...ascii("z"), ascii("A")...ascii("Z"), ascii("0")...ascii("9"),
+                 ascii("_"), ascii("-"), ascii("\""), ascii("'"), ascii("]"):
+                return true
+            default:
+                return false
+            }
+        }
+
+        mutating func skipBlanks() {
+            while index < bytes.count, bytes[index] == ascii(" ") || bytes[index] == ascii("\t") { index += 1 }
+        }
+
+        /// Steps past a string whose opening `quote` was just read, counting its lines.
+        mutating func skipString(quote: UInt8) {
+            let multiLine = index + 1 < bytes.count && bytes[index] == quote && bytes[index + 1] == quote
+            if multiLine { index += 2 }
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == ascii("\\") && quote == ascii("\"") {
+                    index += 2
+                    continue
+                }
+                if byte == ascii("\n") {
+                    guard multiLine else { return }
+                    line += 1
+                }
+                index += 1
+                guard byte == quote else { continue }
+                guard multiLine else { return }
+                if index + 1 < bytes.count, bytes[index] == quote, bytes[index + 1] == quote {
+                    index += 2
+                    while index < bytes.count, bytes[index] == quote { index += 1 }
+                    return
+                }
+            }
+        }
+    }
+}
+
+private func ascii(_ character: Unicode.Scalar) -> UInt8 { UInt8(ascii: character) }

@@ -1,0 +1,36 @@
+import Testing
+import UbiqConfig
+
+/// Headers that toml++ 3.4 would abort on (found by fuzzing: Fuzz/Corpus/config-file/
+/// regress-bare-bracket) are syntax errors with their line; text that only looks like
+/// such a header inside a string, a comment or an array still loads.
+struct TableHeaderTests {
+    @Test(arguments: [("[\n", 1), ("[agent]\n[\n", 2), ("[[=\n", 1), ("[[[1]]]\n", 1), (" [ \t\r\n", 1), ("[[ {\n", 1),
+                      ("[agent]\nlisten = []\n[.x]\n", 3)])
+    func headerWithoutKeyIsASyntaxError(_ text: String, line: Int) throws {
+        let home = try TestHome()
+        let error = try #require(try home.error(file: text))
+        #expect(error.code == .syntax)
+        #expect(error.line == line)
+    }
+
+    @Test func bracketsInStringsCommentsAndArraysAreNotHeaders() throws {
+        let home = try TestHome()
+        let config = try home.load(file: #"""
+            [agent]
+            device_name = """
+            [\
+            [[="""
+            peers = [
+              # [
+            ]
+            state = '/tmp/[' # [
+            socket = "/tmp/\"[.sock"
+            listen = [
+            "127.0.0.1:0"]
+            """#)
+        #expect(config.deviceName == "[[[=")
+        #expect(config.peers.isEmpty)
+        #expect(config.socketPath == #"/tmp/"[.sock"#)
+    }
+}
