@@ -89,7 +89,7 @@ let package = Package(
         // Fuzzing (docs/reliability.md, "Fuzzing"): what each fuzzer feeds its input to, and
         // one executable that replays a corpus or, built by scripts/fuzz.sh, runs libFuzzer.
         .target(name: "UbiqFuzz", dependencies: [
-            "UbiqModel", "UbiqChunking", "UbiqWire", "UbiqControlAPI", "UbiqConfig", "UbiqIdentity", "CFuzzerDriver",
+            "UbiqModel", "UbiqChunking", "UbiqWire", "UbiqControlAPI", "UbiqConfig", "UbiqIdentity", "UbiqDiscovery", "CFuzzerDriver",
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
         ], swiftSettings: swiftSettings),
         .target(name: "CFuzzerDriver"),

@@ -31,7 +31,7 @@ while (($#)); do
         *) targets+=("$1"); shift ;;
     esac
 done
-((${#targets[@]})) || targets=(peer-frames control-lines config-file account-bundle)
+((${#targets[@]})) || targets=(peer-frames control-lines config-file account-bundle discovery-txt)
 
 # -sanitize=fuzzer instruments every Swift module for coverage; -Xcc does the same for the C
 # and C++ of dependencies (toml++, BoringSSL). UBIQ_FUZZING makes ubiq-fuzz hand its main to
@@ -48,7 +48,7 @@ echo "fuzz.sh: built $bin in $((SECONDS - started)) s"
 ((build_only)) && exit 0
 
 # Input size limits: a few times the largest seed of each kind.
-declare -A max_len=([peer-frames]=65536 [control-lines]=65536 [config-file]=16384 [account-bundle]=8192)
+declare -A max_len=([peer-frames]=65536 [control-lines]=65536 [config-file]=16384 [account-bundle]=8192 [discovery-txt]=2048)
 # TOMLKit (0.6) never frees what toml++ allocates (TOMLTable has no deinit; the error buffer
 # of TOMLTable(string:) and the key array of TOMLTable.keys are not freed either). ubiqd
 # reads its config once per start, so that is bounded; but a leak on every input would stop

@@ -2,6 +2,7 @@ import Testing
 @_spi(Testing) import UbiqIdentity
 import UbiqConfig
 import UbiqControlAPI
+import UbiqDiscovery
 @testable import UbiqFuzz
 import UbiqWire
 
@@ -43,6 +44,12 @@ import UbiqWire
     @Test func bundlesImport() throws {
         for seed in try AccountBundleInput.seeds() {
             _ = try Account(bundleText: String(decoding: seed.bytes, as: UTF8.self))
+        }
+    }
+
+    @Test func txtRecordsDecode() throws {
+        for seed in try DiscoveryTXT.seeds() {
+            _ = try DiscoveryRecord.decode(txt: seed.bytes, port: 1)
         }
     }
 }
