@@ -1,17 +1,29 @@
-/// Refuses table headers that toml++ 3.4 (inside TOMLKit) cannot refuse by itself: one whose
-/// key starts with a character no key starts with, such as `[` alone on a line or `[[=`.
-/// toml++ asserts on those and so aborts the process instead of reporting a syntax error
-/// (fixed upstream after 3.4: marzer/tomlplusplus#301).
+/// Refuses the malformed TOML that toml++ 3.4 (inside TOMLKit) cannot refuse by itself: it
+/// asserts on it, and so aborts the process, instead of reporting a syntax error.
+///
+/// - A table header whose key starts with a character no key starts with, such as `[` alone
+///   on a line or `[[=` (fixed upstream after 3.4: marzer/tomlplusplus#301).
+/// - A `}` where an array expects a value, such as `s = [}`.
 ///
 /// A header is a `[` that starts a line outside any string, array or inline table; the
 /// scan follows strings, comments and brackets just far enough to tell.
-enum TOMLHeaderCheck {
+enum TOMLPrecheck {
     static func check(_ text: String, file: String) throws(ConfigError) {
         var scanner = Scanner(bytes: Array(text.utf8))
-        if let line = scanner.firstBadHeader() {
+        switch scanner.firstFlaw() {
+        case nil:
+            return
+        case .headerWithoutKey(let line):
             throw ConfigError(.syntax, "a table header must start with a key, as in [agent] or [[container]]; fix the TOML syntax",
                               file: file, line: line)
+        case .braceInArray(let line):
+            throw ConfigError(.syntax, "'}' where an array expects a value or ']'; fix the TOML syntax", file: file, line: line)
         }
+    }
+
+    enum Flaw: Equatable {
+        case headerWithoutKey(line: Int)
+        case braceInArray(line: Int)
     }
 
     private struct Scanner {
@@ -21,8 +33,9 @@ enum TOMLHeaderCheck {
 
         init(bytes: [UInt8]) { self.bytes = bytes }
 
-        mutating func firstBadHeader() -> Int? {
-            var depth = 0
+        mutating func firstFlaw() -> Flaw? {
+            /// The arrays (`[`) and inline tables (`{`) open around the scan.
+            var open: [UInt8] = []
             var lineStart = true
             while index < bytes.count {
                 let byte = bytes[index]
@@ -38,12 +51,14 @@ enum TOMLHeaderCheck {
                     while index < bytes.count, bytes[index] != ascii("\n") { index += 1 }
                 case ascii("\""), ascii("'"):
                     skipString(quote: byte)
-                case ascii("[") where depth == 0 && lineStart:
-                    if !headerStartsWithKey() { return line }
+                case ascii("[") where open.isEmpty && lineStart:
+                    if !headerStartsWithKey() { return .headerWithoutKey(line: line) }
                 case ascii("["), ascii("{"):
-                    depth += 1
+                    open.append(byte)
+                case ascii("}") where open.last == ascii("["):
+                    return .braceInArray(line: line)
                 case ascii("]"), ascii("}"):
-                    depth = max(0, depth - 1)
+                    _ = open.popLast()
                 default:
                     break
                 }

@@ -1,13 +1,21 @@
 import Testing
 import UbiqConfig
 
-/// Headers that toml++ 3.4 would abort on (found by fuzzing: Fuzz/Corpus/config-file/
-/// regress-bare-bracket) are syntax errors with their line; text that only looks like
-/// such a header inside a string, a comment or an array still loads.
-struct TableHeaderTests {
+/// What toml++ 3.4 would abort on (found by fuzzing: Fuzz/Corpus/config-file/regress-*) is a
+/// syntax error with its line; text that only looks like it inside a string, a comment or
+/// an array still loads.
+struct TOMLPrecheckTests {
     @Test(arguments: [("[\n", 1), ("[agent]\n[\n", 2), ("[[=\n", 1), ("[[[1]]]\n", 1), (" [ \t\r\n", 1), ("[[ {\n", 1),
                       ("[agent]\nlisten = []\n[.x]\n", 3)])
     func headerWithoutKeyIsASyntaxError(_ text: String, line: Int) throws {
+        let home = try TestHome()
+        let error = try #require(try home.error(file: text))
+        #expect(error.code == .syntax)
+        #expect(error.line == line)
+    }
+
+    @Test(arguments: [("s = [}\n", 1), ("s = [\n  1,\n  }]\n", 3), ("s = [{ a = [}] }]\n", 1)])
+    func braceWhereAnArrayExpectsAValueIsASyntaxError(_ text: String, line: Int) throws {
         let home = try TestHome()
         let error = try #require(try home.error(file: text))
         #expect(error.code == .syntax)
@@ -28,6 +36,11 @@ struct TableHeaderTests {
             socket = "/tmp/\"[.sock"
             listen = [
             "127.0.0.1:0"]
+            [sync]
+            package_extensions = ["a}", 'b}', # }
+            ]
+            [[kvstore]]
+            id = "TEAMID.com.example.game"
             """#)
         #expect(config.deviceName == "[[[=")
         #expect(config.peers.isEmpty)
