@@ -34,6 +34,8 @@ enum TOMLPrecheck {
         init(bytes: [UInt8]) { self.bytes = bytes }
 
         mutating func firstFlaw() -> Flaw? {
+            // toml++ skips a UTF-8 byte-order mark; the first line starts after it.
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
             /// The arrays (`[`) and inline tables (`{`) open around the scan.
             var open: [UInt8] = []
             var lineStart = true

@@ -6,7 +6,7 @@ import UbiqConfig
 /// an array still loads.
 struct TOMLPrecheckTests {
     @Test(arguments: [("[\n", 1), ("[agent]\n[\n", 2), ("[[=\n", 1), ("[[[1]]]\n", 1), (" [ \t\r\n", 1), ("[[ {\n", 1),
-                      ("[agent]\nlisten = []\n[.x]\n", 3)])
+                      ("[agent]\nlisten = []\n[.x]\n", 3), ("\u{FEFF}[\u{1}", 1)])
     func headerWithoutKeyIsASyntaxError(_ text: String, line: Int) throws {
         let home = try TestHome()
         let error = try #require(try home.error(file: text))
