@@ -4,6 +4,8 @@
 /// - A table header whose key starts with a character no key starts with, such as `[` alone
 ///   on a line or `[[=` (fixed upstream after 3.4: marzer/tomlplusplus#301).
 /// - A `}` where an array expects a value, such as `s = [}`.
+/// - A value of ten characters shaped like a date, a space and one digit, such as
+///   `d = 2000-01-01 9`: toml++ reads on as if a time followed.
 ///
 /// A header is a `[` that starts a line outside any string, array or inline table; the
 /// scan follows strings, comments and brackets just far enough to tell.
@@ -18,12 +20,16 @@ enum TOMLPrecheck {
                               file: file, line: line)
         case .braceInArray(let line):
             throw ConfigError(.syntax, "'}' where an array expects a value or ']'; fix the TOML syntax", file: file, line: line)
+        case .dateThenDigit(let line):
+            throw ConfigError(.syntax, "a date followed by a space and one digit is no value; write a time as 2000-01-01T09:00:00",
+                              file: file, line: line)
         }
     }
 
     enum Flaw: Equatable {
         case headerWithoutKey(line: Int)
         case braceInArray(line: Int)
+        case dateThenDigit(line: Int)
     }
 
     private struct Scanner {
@@ -47,6 +53,8 @@ enum TOMLPrecheck {
                     line += 1
                     lineStart = true
                     continue
+                case ascii(" ") where dateThenDigit(space: index - 1):
+                    return .dateThenDigit(line: line)
                 case ascii(" "), ascii("\t"), ascii("\r"):
                     continue
                 case ascii("#"):
@@ -84,6 +92,30 @@ enum TOMLPrecheck {
                 return true
             default:
                 return false
+            }
+        }
+
+        /// Whether the space at `space` follows a value toml++ takes for a date with a space
+        /// before its time (ten characters besides `_`, a digit first, `-` fifth and eighth)
+        /// and precedes one digit and the value's end: toml++ asserts on that.
+        func dateThenDigit(space: Int) -> Bool {
+            guard space + 2 < bytes.count, (ascii("0")...ascii("9")).contains(bytes[space + 1]),
+                  Self.endsValue(bytes[space + 2]) || bytes[space + 2] >= 0x80
+            else { return false }
+            var start = space
+            while start > 0, !Self.endsValue(bytes[start - 1]), bytes[start - 1] != ascii("="), bytes[start - 1] != ascii("[") {
+                start -= 1
+            }
+            let characters = bytes[start..<space].filter { $0 != ascii("_") }
+            guard characters.count == 10 else { return false }
+            return (ascii("0")...ascii("9")).contains(characters[0]) && characters[4] == ascii("-") && characters[7] == ascii("-")
+        }
+
+        /// toml++'s value terminators, in ASCII: whitespace, `,`, `]`, `}` and `#`.
+        static func endsValue(_ byte: UInt8) -> Bool {
+            switch byte {
+            case ascii(" "), ascii("\t"), ascii("\n"), ascii("\r"), ascii(","), ascii("]"), ascii("}"), ascii("#"): true
+            default: false
             }
         }
 

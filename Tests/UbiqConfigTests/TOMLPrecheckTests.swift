@@ -22,6 +22,14 @@ struct TOMLPrecheckTests {
         #expect(error.line == line)
     }
 
+    @Test(arguments: [("d = 2000-01-01 9\n", 1), ("[x]\nd = [2000-01-01 9]\n", 2), ("a=70id--\u{4}-e~ 9 ", 1), ("d = 2_000-01-01 9,", 1)])
+    func dateThenOneDigitIsASyntaxError(_ text: String, line: Int) throws {
+        let home = try TestHome()
+        let error = try #require(try home.error(file: text))
+        #expect(error.code == .syntax)
+        #expect(error.line == line)
+    }
+
     @Test func bracketsInStringsCommentsAndArraysAreNotHeaders() throws {
         let home = try TestHome()
         let config = try home.load(file: #"""
@@ -32,12 +40,12 @@ struct TOMLPrecheckTests {
             peers = [
               # [
             ]
-            state = '/tmp/[' # [
+            state = '/tmp/[2000-01-01 9 ' # [
             socket = "/tmp/\"[.sock"
             listen = [
             "127.0.0.1:0"]
             [sync]
-            package_extensions = ["a}", 'b}', # }
+            package_extensions = ["a}", 'b}', # 2000-01-01 9 }
             ]
             [[kvstore]]
             id = "TEAMID.com.example.game"
