@@ -95,18 +95,21 @@ enum TOMLPrecheck {
             }
         }
 
-        /// Whether the space at `space` follows a value toml++ takes for a date with a space
+        /// Whether the space at `space` ends a value toml++ takes for a date with a space
         /// before its time (ten characters besides `_`, a digit first, `-` fifth and eighth)
-        /// and precedes one digit and the value's end: toml++ asserts on that.
+        /// and one digit and the value's end follow: toml++ asserts on that. Where the value
+        /// starts is not tracked: the ten characters before the space are checked, which is
+        /// invalid TOML wherever it starts.
         func dateThenDigit(space: Int) -> Bool {
             guard space + 2 < bytes.count, (ascii("0")...ascii("9")).contains(bytes[space + 1]),
                   Self.endsValue(bytes[space + 2]) || bytes[space + 2] >= 0x80
             else { return false }
-            var start = space
-            while start > 0, !Self.endsValue(bytes[start - 1]), bytes[start - 1] != ascii("="), bytes[start - 1] != ascii("[") {
-                start -= 1
+            var characters: [UInt8] = []
+            var position = space
+            while characters.count < 10, position > 0, !Self.endsValue(bytes[position - 1]) {
+                position -= 1
+                if bytes[position] != ascii("_") { characters.insert(bytes[position], at: 0) }
             }
-            let characters = bytes[start..<space].filter { $0 != ascii("_") }
             guard characters.count == 10 else { return false }
             return (ascii("0")...ascii("9")).contains(characters[0]) && characters[4] == ascii("-") && characters[7] == ascii("-")
         }
