@@ -8,8 +8,8 @@ extension FuzzTarget {
     /// Bytes from a peer after TLS: the frame decoder, each frame's envelope, and every
     /// mapping the agent applies to what the envelope carries.
     ///
-    /// The first byte sets how many bytes each read delivers (1 to 256, or all at once for
-    /// 255), so frames also arrive split across reads.
+    /// The first byte sets how many bytes each read delivers (one more than its value, or all
+    /// at once when it is 255), so frames also arrive split across reads.
     public static let peerFrames = FuzzTarget(
         name: "peer-frames",
         summary: "frame decoder, Envelope, hello, index and key-value entries, chunk lists",
