@@ -86,6 +86,14 @@ let package = Package(
         // mDNS through avahi's dns_sd compatibility library.
         .systemLibrary(name: "CDNSSD", providers: [.apt(["libavahi-compat-libdnssd-dev"])]),
         .target(name: "UbiqDiscovery", dependencies: ["CDNSSD", "UbiqModel", log], swiftSettings: swiftSettings),
+        // Fuzzing (docs/reliability.md, "Fuzzing"): what each fuzzer feeds its input to, and
+        // one executable that replays a corpus or, built by scripts/fuzz.sh, runs libFuzzer.
+        .target(name: "UbiqFuzz", dependencies: [
+            "UbiqModel", "UbiqChunking", "UbiqWire", "UbiqControlAPI", "UbiqConfig", "UbiqIdentity", "UbiqDiscovery", "CFuzzerDriver",
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+        ], swiftSettings: swiftSettings),
+        .target(name: "CFuzzerDriver"),
+        .executableTarget(name: "ubiq-fuzz", dependencies: ["UbiqFuzz"], swiftSettings: swiftSettings),
         .target(name: "UbiqTestSupport", dependencies: ["UbiqModel", "UbiqClient", "UbiqControlAPI", "UbiqChunking"] + nio, swiftSettings: swiftSettings),
 
         .testTarget(name: "UbiqModelTests", dependencies: ["UbiqModel"], swiftSettings: swiftSettings),
@@ -107,6 +115,7 @@ let package = Package(
         ] + nio, swiftSettings: swiftSettings),
         .testTarget(name: "UbiqDiscoveryTests", dependencies: ["UbiqDiscovery", "UbiqModel", "UbiqTestSupport", log], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqTestSupportTests", dependencies: ["UbiqTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqFuzzTests", dependencies: ["UbiqFuzz"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqAgentTests", dependencies: [
             "UbiqTestSupport", "UbiqControlAPI", "UbiqClient", "UbiqIdentity", "UbiqTransport", "UbiqWire", "UbiqModel", "UbiqChunking",
         ], swiftSettings: swiftSettings),

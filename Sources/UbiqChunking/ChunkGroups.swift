@@ -82,11 +82,17 @@ public enum ChunkGroups {
     /// The whole chunk list the groups name, with offsets from the start of the file; nil
     /// when a group's chunks are not in `lists` or do not match it.
     public static func assemble(_ groups: [ChunkGroup], from lists: [ChunkHash: ArraySlice<ChunkRef>]) -> [ChunkRef]? {
-        var result: [ChunkRef] = []
-        result.reserveCapacity(groups.reduce(0) { $0 + $1.count })
-        var offset: UInt64 = 0
+        // Counts are a peer's claims until the lists match them: reserve only for those.
+        var found: [ArraySlice<ChunkRef>] = []
+        found.reserveCapacity(groups.count)
         for group in groups {
             guard let chunks = lists[group.hash], matches(chunks, group) else { return nil }
+            found.append(chunks)
+        }
+        var result: [ChunkRef] = []
+        result.reserveCapacity(found.reduce(0) { $0 + $1.count })
+        var offset: UInt64 = 0
+        for chunks in found {
             for chunk in chunks {
                 result.append(ChunkRef(offset: offset, size: chunk.size, hash: chunk.hash))
                 offset += UInt64(chunk.size)

@@ -14,6 +14,7 @@ extension ConfigLayer {
 
     /// The layer a config file gives; `file` is only used in messages.
     init(fileText text: String, file: String, paths: DefaultPaths) throws(ConfigError) {
+        try TOMLPrecheck.check(text, file: file)
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)

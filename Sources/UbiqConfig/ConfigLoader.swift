@@ -63,12 +63,25 @@ public enum ConfigLoader {
         return FileManager.default.fileExists(atPath: paths.configFile) ? paths.configFile : nil
     }
 
+    /// The largest config file read; the example with every option is 5 KiB.
+    static let maximumFileSize = 1 << 20
+
     private static func read(_ file: String) throws(ConfigError) -> String {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory.boolValue,
-              let data = FileManager.default.contents(atPath: file)
+              let handle = FileHandle(forReadingAtPath: file)
         else {
             throw ConfigError(.unreadableConfigFile, "cannot read \(file); check that it is a file you may read")
+        }
+        defer { try? handle.close() }
+        // Reading one byte past the limit tells a file that is too large (or endless, such as
+        // /dev/zero) without holding more of it.
+        let data: Data
+        do { data = try handle.read(upToCount: maximumFileSize + 1) ?? Data() } catch {
+            throw ConfigError(.unreadableConfigFile, "cannot read \(file) (\(error)); check that it is a file you may read")
+        }
+        guard data.count <= maximumFileSize else {
+            throw ConfigError(.unreadableConfigFile, "\(file) is larger than \(maximumFileSize >> 20) MiB; a config file is a few KiB", file: file)
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigError(.unreadableConfigFile, "\(file) is not UTF-8 text", file: file)

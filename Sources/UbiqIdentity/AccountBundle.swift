@@ -37,3 +37,16 @@ enum AccountBundle {
         }
     }
 }
+
+extension Account {
+    /// The text `ubiq account export` writes for this account.
+    @_spi(Testing)
+    public var bundleText: String { AccountBundle.encode(self) }
+
+    /// The account in a bundle's text, checked as `IdentityStore.join` checks it; nothing is
+    /// written. For the fuzzer and tests.
+    @_spi(Testing)
+    public init(bundleText: String) throws {
+        self = try AccountBundle.decode(bundleText)
+    }
+}

@@ -22,7 +22,11 @@ enum PrivateFiles {
         access(path, F_OK) == 0
     }
 
-    /// The file's bytes, or nil when it does not exist.
+    /// The most `readFile` reads: every file of an identity, and a bundle, is a few KiB.
+    static let maximumFileSize = 1 << 20
+
+    /// The file's bytes, or nil when it does not exist. A file over ``maximumFileSize`` (or
+    /// endless, such as /dev/zero) is an error, not a reason to run out of memory.
     static func readFile(_ path: String) throws -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
@@ -40,6 +44,9 @@ enum PrivateFiles {
                 throw failure("read \(path)", errno)
             }
             if count == 0 { return bytes }
+            guard bytes.count + count <= maximumFileSize else {
+                throw IdentityError(.fileSystem, "\(path) is larger than \(maximumFileSize >> 20) MiB, which no identity file or account bundle is.")
+            }
             bytes.append(contentsOf: chunk[0..<count])
         }
     }

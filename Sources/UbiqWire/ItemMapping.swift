@@ -187,6 +187,9 @@ public enum ItemMapping {
             guard !counter.device.isEmpty, counter.device.utf8.count <= 128, result[DeviceID(counter.device)] == nil else {
                 throw WireError(.invalidVersion, "version vector has an empty, overlong or repeated device")
             }
+            // A vector never holds a zero (it counts as absent): [A: 0] would pass as a version
+            // here and then be sent on as no version at all, which every peer refuses.
+            guard counter.value > 0 else { throw WireError(.invalidVersion, "version vector has a zero counter") }
             result[DeviceID(counter.device)] = counter.value
         }
         guard !result.isEmpty else { throw WireError(.invalidVersion, "version vector is empty") }

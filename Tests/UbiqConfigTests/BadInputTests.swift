@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import UbiqConfig
 
@@ -129,6 +130,11 @@ struct BadInputTests {
         let home = try TestHome()
         #expect(try home.error(ConfigOverrides(config: home.home + "/missing.toml"))?.code == .configFileNotFound)
         #expect(try home.error(ConfigOverrides(config: home.home))?.code == .unreadableConfigFile)
+        // A file over 1 MiB is refused after a bounded read; this one (NUL bytes, which toml++
+        // took for the end of the text) used to load as an empty config.
+        let large = try home.write("")
+        #expect(truncate(large, 2 << 20) == 0)
+        #expect(try home.error(ConfigOverrides(config: large))?.code == .unreadableConfigFile)
         let syntax = try #require(try home.error(file: "[agent]\nlisten = [\"a:1\"\n\n"))
         #expect(syntax.code == .syntax)
         #expect(syntax.line != nil)

@@ -170,6 +170,17 @@ import X509
         }
     }
 
+    /// An endless file is refused after a bounded read instead of filling memory.
+    @Test func joinRefusesAnEndlessBundle() throws {
+        let folder = try TemporaryDirectory()
+        let error = #expect(throws: IdentityError.self) {
+            _ = try store(folder).join(bundle: "/dev/zero")
+        }
+        #expect(error?.code == .invalidBundle)
+        #expect(error?.message.contains("larger than 1 MiB") == true)
+        #expect(!store(folder).hasAccount)
+    }
+
     @Test func joinIntoAnAccountIsRefused() throws {
         let folder = try TemporaryDirectory()
         _ = try store(folder, "one").createAccount(deviceName: "desk")

@@ -62,6 +62,18 @@ import UbiqWire
         #expect { try ItemMapping.item(info) } throws: { ($0 as? WireError)?.code == .invalidVersion }
     }
 
+    /// A zero counter counts as absent, so `[AUTHOR: 0]` is no version at all: accepted, it
+    /// would be announced on without one and refused by every other peer (found by fuzzing:
+    /// Fuzz/Corpus/peer-frames/regress-zero-counter).
+    @Test func refusesZeroCounters() {
+        var info = ItemMapping.fileInfo(file(), sequence: 1)
+        info.version[0].value = 0
+        #expect { try ItemMapping.item(info) } throws: { ($0 as? WireError)?.code == .invalidVersion }
+        info = ItemMapping.fileInfo(file(), sequence: 1)
+        info.conflicts[0].version.append(.with { $0.device = "THIRD"; $0.value = 0 })
+        #expect { try ItemMapping.item(info) } throws: { ($0 as? WireError)?.code == .invalidVersion }
+    }
+
     @Test func refusesBadConflictVersionIDs() {
         var info = ItemMapping.fileInfo(file(), sequence: 1)
         info.conflicts[0].id = "../../x"

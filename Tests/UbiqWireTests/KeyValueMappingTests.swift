@@ -22,7 +22,8 @@ import UbiqModel
         #expect(try KeyValueMapping.entry(update.entries[0]) == entry)
     }
 
-    @Test(arguments: ["empty key", "long key", "NUL key", "bad value", "removed with value", "no version", "no author", "value newer"])
+    @Test(arguments: ["empty key", "long key", "NUL key", "bad value", "removed with value", "no version", "zero counter",
+                      "zero value counter", "no author", "value newer"])
     func hostileEntriesAreRefused(_ flaw: String) {
         var wire = KeyValueMapping.wireEntry(entry)
         switch flaw {
@@ -32,6 +33,8 @@ import UbiqModel
         case "bad value": wire.value = Data([9, 5])
         case "removed with value": wire.removed = true
         case "no version": wire.version = []
+        case "zero counter": wire.version = ItemMapping.counters(VersionVector()) + [.with { $0.device = "A"; $0.value = 0 }]
+        case "zero value counter": wire.valueVersion = [.with { $0.device = "B"; $0.value = 0 }]
         case "no author": wire.modifiedBy = ""
         default: wire.valueVersion = ItemMapping.counters(VersionVector([DeviceID("C"): 1]))
         }

@@ -85,6 +85,10 @@ public enum PropertyListCoding {
     }
 
     private struct Reader {
+        /// The most elements reserved ahead of a count: nested counts each claiming all the
+        /// bytes left would otherwise reserve 8 bytes per input byte at each of 64 levels.
+        static let reservedElements = 1024
+
         let bytes: [UInt8]
         var position = 0
 
@@ -110,13 +114,13 @@ public enum PropertyListCoding {
                 // Every element takes at least one byte, so a count above what is left is a lie.
                 let count = try length()
                 var values: [PropertyListValue] = []
-                values.reserveCapacity(count)
+                values.reserveCapacity(min(count, Self.reservedElements))
                 for _ in 0..<count { values.append(try value(depth: depth + 1)) }
                 return .array(values)
             case .dictionary:
                 let count = try length()
                 var values: [String: PropertyListValue] = [:]
-                values.reserveCapacity(count)
+                values.reserveCapacity(min(count, Self.reservedElements))
                 var previous: [UInt8]?
                 for _ in 0..<count {
                     let key = try slice(length())

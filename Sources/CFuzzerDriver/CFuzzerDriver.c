@@ -1,0 +1,2 @@
+// Only the declaration in include/CFuzzerDriver.h; libFuzzer provides the definition.
+#include "CFuzzerDriver.h"

@@ -1,0 +1,156 @@
+/// Refuses the malformed TOML that toml++ 3.4 (inside TOMLKit) cannot refuse by itself: it
+/// asserts on it, and so aborts the process, instead of reporting a syntax error.
+///
+/// - A table header whose key starts with a character no key starts with, such as `[` alone
+///   on a line or `[[=` (fixed upstream after 3.4: marzer/tomlplusplus#301).
+/// - A `}` where an array expects a value, such as `s = [}`.
+/// - A value of ten characters shaped like a date, a space and one digit, such as
+///   `d = 2000-01-01 9`: toml++ reads on as if a time followed.
+///
+/// A header is a `[` that starts a line outside any string, array or inline table; the
+/// scan follows strings, comments and brackets just far enough to tell.
+enum TOMLPrecheck {
+    static func check(_ text: String, file: String) throws(ConfigError) {
+        var scanner = Scanner(bytes: Array(text.utf8))
+        switch scanner.firstFlaw() {
+        case nil:
+            return
+        case .headerWithoutKey(let line):
+            throw ConfigError(.syntax, "a table header must start with a key, as in [agent] or [[container]]; fix the TOML syntax",
+                              file: file, line: line)
+        case .braceInArray(let line):
+            throw ConfigError(.syntax, "'}' where an array expects a value or ']'; fix the TOML syntax", file: file, line: line)
+        case .dateThenDigit(let line):
+            throw ConfigError(.syntax, "a date followed by a space and one digit is no value; write a time as 2000-01-01T09:00:00",
+                              file: file, line: line)
+        }
+    }
+
+    enum Flaw: Equatable {
+        case headerWithoutKey(line: Int)
+        case braceInArray(line: Int)
+        case dateThenDigit(line: Int)
+    }
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+        var line = 1
+
+        init(bytes: [UInt8]) { self.bytes = bytes }
+
+        mutating func firstFlaw() -> Flaw? {
+            // toml++ skips a UTF-8 byte-order mark; the first line starts after it.
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+            /// The arrays (`[`) and inline tables (`{`) open around the scan.
+            var open: [UInt8] = []
+            var lineStart = true
+            while index < bytes.count {
+                let byte = bytes[index]
+                index += 1
+                switch byte {
+                case ascii("\n"):
+                    line += 1
+                    lineStart = true
+                    continue
+                case ascii(" ") where dateThenDigit(space: index - 1):
+                    return .dateThenDigit(line: line)
+                case ascii(" "), ascii("\t"), ascii("\r"):
+                    continue
+                case ascii("#"):
+                    while index < bytes.count, bytes[index] != ascii("\n") { index += 1 }
+                case ascii("\""), ascii("'"):
+                    skipString(quote: byte)
+                case ascii("[") where open.isEmpty && lineStart:
+                    if !headerStartsWithKey() { return .headerWithoutKey(line: line) }
+                case ascii("["), ascii("{"):
+                    open.append(byte)
+                case ascii("}") where open.last == ascii("["):
+                    return .braceInArray(line: line)
+                case ascii("]"), ascii("}"):
+                    _ = open.popLast()
+                default:
+                    break
+                }
+                lineStart = false
+            }
+            return nil
+        }
+
+        /// After a header's first `[`: steps over a second one and the spaces around, and
+        /// says whether what follows may start a key (or is `]`, which toml++ refuses itself).
+        mutating func headerStartsWithKey() -> Bool {
+            skipBlanks()
+            if index < bytes.count, bytes[index] == ascii("[") {
+                index += 1
+                skipBlanks()
+            }
+            guard index < bytes.count else { return true }
+            switch bytes[index] {
+            case ascii("a")...ascii("z"), ascii("A")...ascii("Z"), ascii("0")...ascii("9"),
+                 ascii("_"), ascii("-"), ascii("\""), ascii("'"), ascii("]"):
+                return true
+            default:
+                return false
+            }
+        }
+
+        /// Whether the space at `space` ends a value toml++ takes for a date with a space
+        /// before its time (ten characters besides `_`, a digit first, `-` fifth and eighth)
+        /// and one digit and the value's end follow: toml++ asserts on that. Where the value
+        /// starts is not tracked: the ten characters before the space are checked, which is
+        /// invalid TOML wherever it starts.
+        func dateThenDigit(space: Int) -> Bool {
+            guard space + 2 < bytes.count, (ascii("0")...ascii("9")).contains(bytes[space + 1]),
+                  Self.endsValue(bytes[space + 2]) || bytes[space + 2] >= 0x80
+            else { return false }
+            var characters: [UInt8] = []
+            var position = space
+            while characters.count < 10, position > 0, !Self.endsValue(bytes[position - 1]) {
+                position -= 1
+                if bytes[position] != ascii("_") { characters.insert(bytes[position], at: 0) }
+            }
+            guard characters.count == 10 else { return false }
+            return (ascii("0")...ascii("9")).contains(characters[0]) && characters[4] == ascii("-") && characters[7] == ascii("-")
+        }
+
+        /// toml++'s value terminators, in ASCII: whitespace, `,`, `]`, `}` and `#`.
+        static func endsValue(_ byte: UInt8) -> Bool {
+            switch byte {
+            case ascii(" "), ascii("\t"), ascii("\n"), ascii("\r"), ascii(","), ascii("]"), ascii("}"), ascii("#"): true
+            default: false
+            }
+        }
+
+        mutating func skipBlanks() {
+            while index < bytes.count, bytes[index] == ascii(" ") || bytes[index] == ascii("\t") { index += 1 }
+        }
+
+        /// Steps past a string whose opening `quote` was just read, counting its lines.
+        mutating func skipString(quote: UInt8) {
+            let multiLine = index + 1 < bytes.count && bytes[index] == quote && bytes[index + 1] == quote
+            if multiLine { index += 2 }
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == ascii("\\") && quote == ascii("\"") {
+                    index += 2
+                    continue
+                }
+                if byte == ascii("\n") {
+                    guard multiLine else { return }
+                    line += 1
+                }
+                index += 1
+                guard byte == quote else { continue }
+                guard multiLine else { return }
+                if index + 1 < bytes.count, bytes[index] == quote, bytes[index + 1] == quote {
+                    index += 2
+                    while index < bytes.count, bytes[index] == quote { index += 1 }
+                    return
+                }
+            }
+        }
+    }
+}
+
+private func ascii(_ character: Unicode.Scalar) -> UInt8 { UInt8(ascii: character) }
