@@ -43,21 +43,45 @@ extension UbiqAgentClient {
 
     /// Subscribes to external changes of one store (every store when nil) and returns them as
     /// they arrive. This reads the connection's notifications, so use one connection per
-    /// subscription.
+    /// subscription. If the agent ends the subscription because this reader fell behind, it
+    /// subscribes again and posts a `remoteChange` of every key of each store, since any of
+    /// them may have changed meanwhile.
     public func keyValueChanges(store: KeyValueStoreID? = nil) async throws -> AsyncStream<KeyValueChangeNotice> {
         let _: KeyValueSubscribeResult = try await connection.call(
             ControlMethod.kvSubscribe.rawValue, params: KeyValueSubscribeParams(store: store))
         let notifications = connection.notifications
         return AsyncStream { continuation in
             let task = Task {
-                for await notification in notifications where notification.method == ControlNotification.kvDidChangeExternally.rawValue {
-                    if let params = notification.params, let notice = try? params.decode(KeyValueChangeNotice.self) {
-                        continuation.yield(notice)
+                for await notification in notifications {
+                    switch notification.method {
+                    case ControlNotification.kvDidChangeExternally.rawValue:
+                        if let params = notification.params, let notice = try? params.decode(KeyValueChangeNotice.self) {
+                            continuation.yield(notice)
+                        }
+                    case ControlNotification.subscriptionFellBehind.rawValue:
+                        guard let notice = try? notification.params?.decode(FellBehindNotice.self),
+                              notice.method == ControlNotification.kvDidChangeExternally.rawValue else { continue }
+                        guard let everything = try? await resubscribe(store: store) else { break }
+                        for notice in everything { continuation.yield(notice) }
+                    default:
+                        continue
                     }
                 }
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+
+    /// Subscribes again and returns, per store, a notice naming every key it holds.
+    private func resubscribe(store: KeyValueStoreID?) async throws -> [KeyValueChangeNotice] {
+        let subscribed: KeyValueSubscribeResult = try await connection.call(
+            ControlMethod.kvSubscribe.rawValue, params: KeyValueSubscribeParams(store: store))
+        var notices: [KeyValueChangeNotice] = []
+        for store in subscribed.stores {
+            let keys = try await list(store: store).values.keys.sorted()
+            if !keys.isEmpty { notices.append(KeyValueChangeNotice(reason: "remoteChange", store: store, keys: keys)) }
+        }
+        return notices
     }
 }

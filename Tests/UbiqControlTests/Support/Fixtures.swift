@@ -10,6 +10,7 @@ enum Fixtures {
     static let container = try! ContainerID("TEAM123.com.example.notes")
     static let date = Date(timeIntervalSince1970: 1_700_000_000.5)
     static let conflictID = "EEEEEEEE-2"
+    static let store = try! KeyValueStoreID("TEAM123.com.example.game")
 
     static let peers = [
         PeerStatus(deviceID: deviceB, name: "laptop", address: "198.18.0.2:22000", connected: true, since: date,

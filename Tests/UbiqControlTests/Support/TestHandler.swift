@@ -1,3 +1,4 @@
+import Synchronization
 import UbiqControl
 import UbiqControlAPI
 
@@ -14,6 +15,9 @@ final class TestHandler: ControlHandler {
     let waitStarted = Gate()
     /// Opened by the cleanup that `test.onClose` registers.
     let cleanedUp = Gate()
+    /// The connections that sent `kv.subscribe`, in order; `test.kvFallBehind` tells the first
+    /// one it fell behind.
+    let keyValueSubscribers = Mutex<[ControlConnection]>([])
 
     func handle(method: String, params: JSONValue?, connection: ControlConnection) async throws -> JSONValue {
         switch method {
@@ -36,6 +40,20 @@ final class TestHandler: ControlHandler {
             case .version(Fixtures.conflictID): return try JSONValue(encoding: VersionsResolveResult(path: params.path, kept: Fixtures.conflictID))
             case .version(let other): throw RPCError(.conflictNotFound, "no conflict version \(other) of \(params.path)")
             }
+        case ControlMethod.kvSubscribe.rawValue:
+            keyValueSubscribers.withLock { $0.append(connection) }
+            return try JSONValue(encoding: KeyValueSubscribeResult(stores: [Fixtures.store]))
+        case ControlMethod.kvList.rawValue:
+            return try JSONValue(encoding: KeyValueListResult(
+                store: Fixtures.store, values: ["level": .integer(3), "name": "ada"], usage: .init(keys: 2, bytes: 16),
+                limits: .init(.iCloud)))
+        case "test.kvFallBehind":
+            guard let subscriber = keyValueSubscribers.withLock({ $0.first }) else { throw RPCError.methodNotFound(method) }
+            try await subscriber.notify(method: ControlNotification.kvDidChangeExternally.rawValue, params: try JSONValue(
+                encoding: KeyValueChangeNotice(reason: "remoteChange", store: Fixtures.store, keys: ["level"])))
+            try await subscriber.notify(method: ControlNotification.subscriptionFellBehind.rawValue, params: try JSONValue(
+                encoding: FellBehindNotice(method: ControlNotification.kvDidChangeExternally.rawValue)))
+            return true
         case "test.echo":
             return params ?? .null
         case "test.notify":
