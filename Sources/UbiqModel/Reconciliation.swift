@@ -38,7 +38,11 @@ public enum Reconciliation: Sendable, Equatable {
         case .concurrent:
             let version = local.version.merged(with: remote.version)
             let kept = survivors(local, remote)
-            guard let winner = kept.max(by: { winsConflict($1, over: $0) }) else {
+            // A version's identity is its author's counter in the item's vector, so one whose
+            // author has a later change in the merged vector cannot be current: it stays a
+            // conflict version under its own identity.
+            let eligible = kept.filter { $0.deleted || version[$0.modifiedBy] == $0.version[$0.modifiedBy] }
+            guard let winner = (eligible.isEmpty ? kept : eligible).max(by: { winsConflict($1, over: $0) }) else {
                 var merged = local
                 merged.version = version
                 return .merge(merged: merged, contentFromRemote: false)

@@ -107,6 +107,23 @@ import UbiqModel
         }
     }
 
+    /// The partition test's seed 6: A kept its own earlier content as a conflict version and
+    /// then deleted the current file; B edited concurrently. A's old content is not made
+    /// current under A's later counter: it stays the conflict version it was, on both sides.
+    @Test func aConflictVersionWhoseAuthorMovedOnIsNotMadeCurrent() {
+        let c = DeviceID("CCCC")
+        var onA = item([a: 2, c: 2], by: a, mtime: 500, byte: 0, deleted: true)
+        onA.conflicts = [ConflictVersion(of: item([a: 1], by: a, mtime: 400, byte: 1))]
+        let onB = item([b: 1, c: 2], by: b, mtime: 300, byte: 2)
+        guard case .merge(let atA, _) = Reconciliation.reconcile(local: onA, remote: onB),
+              case .merge(let atB, _) = Reconciliation.reconcile(local: onB, remote: onA)
+        else { Issue.record("expected a merge"); return }
+        #expect(atA == atB)
+        #expect(atA.hasSameContent(as: onB))
+        #expect(atA.conflicts.map(\.id) == ["AAAA-1"])
+        #expect(atA.versionID == onB.versionID)
+    }
+
     /// Three concurrent edits: every merge order keeps the same current version and the
     /// same two conflict versions.
     @Test func threeConcurrentEditsConvergeInAnyOrder() {
