@@ -37,6 +37,23 @@ import UbiqIdentity
         await listener.close()
     }
 
+    /// A client that trusts the account but shows no certificate of its own gets nothing:
+    /// the listener closes the connection and hands no peer to the agent.
+    @Test func clientWithoutACertificateIsRefused() async throws {
+        let account = try Account.create()
+        let listener = try await Fixtures.transport(account.issueDevice(name: "desk")).listen(host: "127.0.0.1", port: 0)
+        var configuration = try PeerTransport.tlsConfiguration(account.issueDevice(name: "laptop"), server: false)
+        configuration.certificateChain = []
+        configuration.privateKey = nil
+        let client = try await rawClient(port: listener.localPort, tls: NIOSSLContext(configuration: configuration))
+        try await within { try await client.closeFuture.get() }
+        let laptop = try account.issueDevice(name: "laptop")
+        let dialled = try await Fixtures.transport(laptop).connect(host: "127.0.0.1", port: listener.localPort)
+        #expect(try await listener.next().remoteDeviceID == laptop.deviceID)
+        await dialled.close()
+        await listener.close()
+    }
+
     @Test func silentClientIsDroppedAfterTheHandshakeTimeout() async throws {
         let account = try Account.create()
         let transport = try PeerTransport(

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @_spi(Testing) import UbiqIdentity
 import UbiqModel
@@ -104,6 +105,23 @@ import UbiqWire
             _ = try await Fixtures.transport(desk).connect(host: "127.0.0.1", port: rogueListener.localPort)
         }
         await rogueListener.close()
+    }
+
+    /// A device certificate of the account that has expired is refused both ways.
+    @Test func expiredCertificateIsRefusedBothWays() async throws {
+        let account = try Account.create()
+        let expired = try account.issueDevice(name: "old", now: Date(timeIntervalSinceNow: -21 * 365.25 * 24 * 3600))
+        let desk = try account.issueDevice(name: "desk")
+        let listener = try await Fixtures.transport(desk).listen(host: "127.0.0.1", port: 0)
+        await expectTransportError(.handshakeRefused) {
+            _ = try await Fixtures.transport(expired).connect(host: "127.0.0.1", port: listener.localPort)
+        }
+        await listener.close()
+        let expiredListener = try await Fixtures.transport(expired).listen(host: "127.0.0.1", port: 0)
+        await expectTransportError(.handshakeRefused) {
+            _ = try await Fixtures.transport(desk).connect(host: "127.0.0.1", port: expiredListener.localPort)
+        }
+        await expiredListener.close()
     }
 
     @Test func overLimitFrameEndsTheConnectionWithAnError() async throws {
