@@ -78,15 +78,7 @@ enum ControlParams {
     }
 
     static func keyValueSet(_ request: KeyValueSetParams) throws -> JSONValue {
-        var changes: [String: PropertyListValue?] = [:]
-        switch (request.key, request.value, request.values) {
-        case (let key?, let value?, nil):
-            changes[key] = try PropertyListJSON.value(value)
-        case (nil, nil, let values?):
-            for (key, value) in values { changes[key] = try PropertyListJSON.value(value, path: "values.\(key)") }
-        default:
-            throw RPCError.invalidParams("give either key and value, or values")
-        }
+        let changes = try request.changes()
         for case let (_, value?) in changes {
             let bytes = PropertyListCoding.encode(value)
             guard let decoded = try? PropertyListCoding.decode(bytes), PropertyListCoding.encode(decoded) == bytes else {

@@ -20,16 +20,7 @@ struct KeyValueMethods: Sendable {
             return try JSONValue(encoding: KeyValueGetResult(key: request.key, value: value.map(PropertyListJSON.json) ?? .null))
         case .kvSet:
             let request = try RPCParams.decode(KeyValueSetParams.self, from: params)
-            var changes: [String: PropertyListValue?] = [:]
-            switch (request.key, request.value, request.values) {
-            case (let key?, let value?, nil):
-                changes[key] = try PropertyListJSON.value(value)
-            case (nil, nil, let values?):
-                for (key, value) in values { changes[key] = try PropertyListJSON.value(value, path: "values.\(key)") }
-            default:
-                throw RPCError.invalidParams("give either key and value, or values (an object of keys and values)")
-            }
-            return try await write(changes, to: try store(request.store))
+            return try await write(try request.changes(), to: try store(request.store))
         case .kvRemove:
             let request = try RPCParams.decode(KeyValueRemoveParams.self, from: params)
             let keys: [String] = switch (request.key, request.keys) {

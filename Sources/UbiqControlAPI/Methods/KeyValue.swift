@@ -174,3 +174,19 @@ public struct KeyValueChangeNotice: Hashable, Sendable, Codable {
         self.conflicts = conflicts
     }
 }
+
+extension KeyValueSetParams {
+    /// The writes these params ask for, read from JSON: either `key` and `value`, or `values`.
+    public func changes() throws -> [String: PropertyListValue?] {
+        var changes: [String: PropertyListValue?] = [:]
+        switch (key, value, values) {
+        case (let key?, let value?, nil):
+            changes[key] = try PropertyListJSON.value(value)
+        case (nil, nil, let values?):
+            for (key, value) in values { changes[key] = try PropertyListJSON.value(value, path: "values.\(key)") }
+        default:
+            throw RPCError.invalidParams("give either key and value, or values (an object of keys and values)")
+        }
+        return changes
+    }
+}
