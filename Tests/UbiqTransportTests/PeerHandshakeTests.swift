@@ -21,14 +21,14 @@ import UbiqIdentity
             .get()
     }
 
-    @Test func clientWithoutTheUbiqProtocolIsRefused() async throws {
+    /// A hand-made client of the account, its TLS settings changed by `change`, is closed by
+    /// the listener, which hands no peer to the agent; a proper device connects after it.
+    private func expectRefused(_ change: (inout TLSConfiguration) -> Void) async throws {
         let account = try Account.create()
         let listener = try await Fixtures.transport(account.issueDevice(name: "desk")).listen(host: "127.0.0.1", port: 0)
         var configuration = try PeerTransport.tlsConfiguration(account.issueDevice(name: "laptop"), server: false)
-        configuration.applicationProtocols = ["other/1"]
+        change(&configuration)
         let client = try await rawClient(port: listener.localPort, tls: NIOSSLContext(configuration: configuration))
-
-        // The listener closes the connection although the certificate is good.
         try await within { try await client.closeFuture.get() }
         let laptop = try account.issueDevice(name: "laptop")
         let dialled = try await Fixtures.transport(laptop).connect(host: "127.0.0.1", port: listener.localPort)
@@ -37,21 +37,17 @@ import UbiqIdentity
         await listener.close()
     }
 
-    /// A client that trusts the account but shows no certificate of its own gets nothing:
-    /// the listener closes the connection and hands no peer to the agent.
+    /// Refused although the certificate is good.
+    @Test func clientWithoutTheUbiqProtocolIsRefused() async throws {
+        try await expectRefused { $0.applicationProtocols = ["other/1"] }
+    }
+
+    /// A client that trusts the account but shows no certificate of its own gets nothing.
     @Test func clientWithoutACertificateIsRefused() async throws {
-        let account = try Account.create()
-        let listener = try await Fixtures.transport(account.issueDevice(name: "desk")).listen(host: "127.0.0.1", port: 0)
-        var configuration = try PeerTransport.tlsConfiguration(account.issueDevice(name: "laptop"), server: false)
-        configuration.certificateChain = []
-        configuration.privateKey = nil
-        let client = try await rawClient(port: listener.localPort, tls: NIOSSLContext(configuration: configuration))
-        try await within { try await client.closeFuture.get() }
-        let laptop = try account.issueDevice(name: "laptop")
-        let dialled = try await Fixtures.transport(laptop).connect(host: "127.0.0.1", port: listener.localPort)
-        #expect(try await listener.next().remoteDeviceID == laptop.deviceID)
-        await dialled.close()
-        await listener.close()
+        try await expectRefused {
+            $0.certificateChain = []
+            $0.privateKey = nil
+        }
     }
 
     @Test func silentClientIsDroppedAfterTheHandshakeTimeout() async throws {
