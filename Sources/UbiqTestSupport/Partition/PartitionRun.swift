@@ -180,17 +180,25 @@ public final class PartitionRun: @unchecked Sendable {
     }
 
     private func files(_ host: Int) throws -> [String] {
-        try entries(host).filter { $0.value != "dir" }.keys.sorted()
+        try entries(host).filter { !$0.isFolder }.map(\.path).sorted()
     }
 
     private func folders(_ host: Int) throws -> [String] {
-        try entries(host).filter { $0.value == "dir" }.keys.sorted()
+        try entries(host).filter(\.isFolder).map(\.path).sorted()
     }
 
-    private func entries(_ host: Int) throws -> [String: String] {
+    /// What the host's `Documents/` holds, by path, without reading any file.
+    private func entries(_ host: Int) throws -> [(path: String, isFolder: Bool)] {
         let agent = agents[host - 1]
-        guard FileManager.default.fileExists(atPath: agent.path("Documents")) else { return [:] }
-        return Dictionary(uniqueKeysWithValues: try TreeDigest.of(agent.path("Documents")).map { ("Documents/" + $0.key, $0.value) })
+        guard let walker = FileManager.default.enumerator(atPath: agent.path("Documents")) else { return [] }
+        var result: [(path: String, isFolder: Bool)] = []
+        while let relative = walker.nextObject() as? String {
+            let type = walker.fileAttributes?[.type] as? FileAttributeType
+            if type == .typeDirectory || type == .typeRegular {
+                result.append(("Documents/" + relative, type == .typeDirectory))
+            }
+        }
+        return result
     }
 
     // MARK: settling
