@@ -32,6 +32,17 @@ enum LinuxCalls {
         _ = syncFileRange?(fd, off_t(offset), off_t(length), 2)
     }
 
+    /// Waits until a range already on its way to disk is written, then drops its pages from
+    /// the page cache (`sync_file_range` with wait, then `POSIX_FADV_DONTNEED`). A large file
+    /// being staged then reuses the same few megabytes of memory instead of taking hundreds of
+    /// fresh ones; on a VM whose host takes back free memory, first touching fresh pages made
+    /// the kernel's copy of a 512 MiB file 3–6× slower. Dirty pages are never dropped, so this
+    /// loses nothing; failures are ignored.
+    static func dropBehind(_ fd: Int32, offset: UInt64, length: Int) {
+        _ = syncFileRange?(fd, off_t(offset), off_t(length), 1 | 2 | 4)
+        _ = posix_fadvise(fd, off_t(offset), off_t(length), POSIX_FADV_DONTNEED)
+    }
+
     /// `copy_file_range`: copies in the kernel, without bringing the bytes to user space.
     /// Returns the bytes copied, 0 at the end of the source, -1 with errno (ENOSYS where the
     /// call is missing, EXDEV or EINVAL where the file systems cannot).

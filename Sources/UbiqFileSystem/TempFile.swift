@@ -26,18 +26,27 @@ public struct TempFile: Sendable {
             }
             done += n
         }
-        if bytes.count >= Self.writebackSize { LinuxCalls.startWriteback(fd, offset: offset, length: bytes.count) }
+        guard bytes.count >= Self.writebackSize else { return }
+        LinuxCalls.startWriteback(fd, offset: offset, length: bytes.count)
+        // Files arrive in order, run after run: what was written `dropDistance` earlier is on
+        // disk by now, or nearly.
+        if offset >= UInt64(Self.dropDistance) {
+            LinuxCalls.dropBehind(fd, offset: offset - UInt64(Self.dropDistance), length: bytes.count)
+        }
     }
 
     static let writebackSize = 256 << 10
+    /// How far behind the newest write the pages of a large staged file leave memory.
+    static let dropDistance = 2 * copyPiece
 
     /// Copies `length` bytes of the open file `source` at `sourceOffset` to `offset`, in the
     /// kernel where it can (no pass through user space), else by reading and writing. The copy
     /// goes in pieces, each sent on its way to disk as soon as it is made, so the disk writes
-    /// while the rest is copied.
+    /// while the rest is copied; a piece leaves memory once the next is made.
     public func copy(from source: Int32, at sourceOffset: UInt64, length: UInt64, to offset: UInt64) throws(FileSystemError) {
         var done: UInt64 = 0
         var flushed: UInt64 = 0
+        var previousPiece: (offset: UInt64, length: Int)?
         while done < length {
             let n = LinuxCalls.copyRange(from: source, at: sourceOffset + done, to: fd, at: offset + done,
                                          length: Int(min(length - done, UInt64(Self.copyPiece))))
@@ -45,6 +54,8 @@ public struct TempFile: Sendable {
                 done += UInt64(n)
                 if done - flushed >= UInt64(Self.copyPiece) || (done == length && done - flushed >= UInt64(Self.writebackSize)) {
                     LinuxCalls.startWriteback(fd, offset: offset + flushed, length: Int(done - flushed))
+                    if let last = previousPiece { LinuxCalls.dropBehind(fd, offset: last.offset, length: last.length) }
+                    previousPiece = (offset + flushed, Int(done - flushed))
                     flushed = done
                 }
                 continue
