@@ -1,3 +1,4 @@
+import Foundation
 import UbiqIndex
 import UbiqModel
 
@@ -21,7 +22,7 @@ public protocol StagedFile: Sendable {
     /// Sets aside disk space for `size` bytes before they are written, so a large file gets
     /// few extents and a full disk shows before anything is fetched.
     func reserve(_ size: UInt64) throws
-    func write(_ bytes: [UInt8], at offset: UInt64) throws
+    func write(_ bytes: some ContiguousBytes, at offset: UInt64) throws
     func discard()
 }
 

@@ -339,7 +339,7 @@ extension ContainerSync {
                 remaining = remaining.dropFirst()
             }
             if end > 0 {
-                try staged.write(end == bytes.count ? bytes : Array(bytes[0..<end]), at: first.offset)
+                try staged.write(bytes.prefix(end), at: first.offset)
                 transfers.add(UInt64(end), to: path)
             } else {
                 bad.insert(peer)

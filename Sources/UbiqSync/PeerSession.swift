@@ -301,8 +301,8 @@ public actor PeerSession {
 
     // MARK: chunk requests out
 
-    func request(_ container: ContainerID, path: RelativePath, run: [ChunkRef]) async throws -> [UInt8] {
-        guard let first = run.first else { return [] }
+    func request(_ container: ContainerID, path: RelativePath, run: [ChunkRef]) async throws -> Data {
+        guard let first = run.first else { return Data() }
         let answer = try await exchange { id in
             var request = Ubiq_Wire_ChunkRequest()
             request.id = id
@@ -325,7 +325,7 @@ public actor PeerSession {
         guard response.error == .none else {
             throw FetchError("peer \(link.remoteDevice) does not have the chunk (\(response.error))")
         }
-        return Array(response.data)
+        return response.data
     }
 
     /// Sends the request `make` builds with a fresh ID and waits for the answer with that ID.

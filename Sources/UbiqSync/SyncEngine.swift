@@ -161,7 +161,7 @@ public struct EngineChunkFetcher: ChunkFetcher {
     public init(engine: SyncEngine) { self.engine = engine }
 
     public func fetch(container: ContainerID, path: RelativePath, run: [ChunkRef], excluding: Set<DeviceID>, holders: [DeviceID]) async throws
-        -> (bytes: [UInt8], from: DeviceID)
+        -> (bytes: Data, from: DeviceID)
     {
         var candidates = await engine.sessions(sharing: container).filter { !excluding.contains($0.link.remoteDevice) }
         if candidates.isEmpty { candidates = await engine.sessions(sharing: container) }

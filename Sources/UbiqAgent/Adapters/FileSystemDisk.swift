@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import Foundation
 import Logging
 import Synchronization
 import UbiqFileSystem
@@ -69,15 +70,17 @@ struct FileSystemDisk: ContainerDisk {
     func read(_ file: ChunkLocation.File, offset: UInt64, size: UInt32) throws -> [UInt8] {
         let fd = try open(file)
         defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: Int(size))
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(done)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw DiskError(.io, "short read at \(offset) in \(file)") }
-            done += n
+        // Not zero-filled first: every byte is read into, or the array is not returned.
+        return try [UInt8](unsafeUninitializedCapacity: Int(size)) { buffer, initialized in
+            var done = 0
+            while done < buffer.count {
+                let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { throw DiskError(.io, "short read at \(offset) in \(file)") }
+                done += n
+            }
+            initialized = done
         }
-        return bytes
     }
 
     func stage() throws -> any StagedFile {
@@ -201,7 +204,7 @@ struct FileSystemDisk: ContainerDisk {
             try file.reserve(size)
         }
 
-        func write(_ bytes: [UInt8], at offset: UInt64) throws {
+        func write(_ bytes: some ContiguousBytes, at offset: UInt64) throws {
             guard let file = self.file.withLock({ $0 }) else { throw DiskError(.io, "temp file already finished") }
             try file.write(bytes, at: offset)
         }
