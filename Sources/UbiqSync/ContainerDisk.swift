@@ -69,7 +69,7 @@ public protocol ContainerDisk: Sendable {
     func prepare() throws
     func scan(under root: RelativePath?, baseline: @escaping @Sendable (RelativePath) -> FileStat?) throws -> ScanOutcome
     func stat(_ path: RelativePath) -> FileStat?
-    func read(_ file: ChunkLocation.File, offset: UInt64, size: UInt32) throws -> [UInt8]
+    func read(_ file: ChunkLocation.File, offset: UInt64, size: UInt32) throws -> Data
     /// Copies `length` bytes of a file at `offset` into a staged file at `target`, without
     /// passing them through the engine (in the kernel where the file system can).
     func copy(_ file: ChunkLocation.File, offset: UInt64, length: UInt64, into staged: any StagedFile, at target: UInt64) throws

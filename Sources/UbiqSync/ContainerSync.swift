@@ -289,7 +289,7 @@ public actor ContainerSync {
     /// Reads a run of chunks for a peer under a read lease on the file, so a client's write
     /// in progress is never served; nil while a client holds a write lease there (the peer
     /// asks elsewhere or again later).
-    public nonisolated func serveChunks(path: String, run: [ChunkRef]) async -> [UInt8]? {
+    public nonisolated func serveChunks(path: String, run: [ChunkRef]) async -> Data? {
         guard let leases = await leases else { return readChunks(path: path, run: run) }
         guard let relative = try? RelativePath(path),
               let lease = await leases.tryAcquire([readClaim(relative)], for: .agent("serve"))
@@ -303,7 +303,7 @@ public actor ContainerSync {
     /// longest prefix whose chunks match their hashes (all of it when the file is unchanged
     /// since it was indexed); when not even the first does, the first chunk from anywhere
     /// this device holds it. Nil when it has not got it.
-    public nonisolated func readChunks(path: String, run: [ChunkRef]) -> [UInt8]? {
+    public nonisolated func readChunks(path: String, run: [ChunkRef]) -> Data? {
         guard let first = run.first else { return nil }
         if let path = try? RelativePath(path) {
             let total = run.reduce(UInt64(0)) { $0 + UInt64($1.size) }
@@ -322,13 +322,13 @@ public actor ContainerSync {
                     end = next
                 }
                 if end == bytes.count { return bytes }
-                if end > 0 { return Array(bytes[0..<end]) }
+                if end > 0 { return bytes.prefix(end) }
             }
         }
         return readLocal(hash: first.hash, size: first.size)
     }
 
-    nonisolated func readLocal(hash: ChunkHash, size: UInt32) -> [UInt8]? {
+    nonisolated func readLocal(hash: ChunkHash, size: UInt32) -> Data? {
         guard let locations = try? index.locations(of: hash) else { return nil }
         for location in locations where location.container == id && location.size == size {
             if let bytes = try? disk.read(location.file, offset: location.offset, size: location.size),

@@ -267,7 +267,7 @@ public actor PeerSession {
             response.id = request.id
             if let run = Self.run(of: request), let container,
                let bytes = await container.serveChunks(path: request.path, run: run) {
-                response.data = Data(bytes)
+                response.data = bytes
             } else {
                 response.error = .notFound
             }

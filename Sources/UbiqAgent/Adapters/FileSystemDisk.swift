@@ -67,20 +67,25 @@ struct FileSystemDisk: ContainerDisk {
         try staged.copy(from: fd, at: offset, length: length, to: target)
     }
 
-    func read(_ file: ChunkLocation.File, offset: UInt64, size: UInt32) throws -> [UInt8] {
+    func read(_ file: ChunkLocation.File, offset: UInt64, size: UInt32) throws -> Data {
         let fd = try open(file)
         defer { close(fd) }
-        // Not zero-filled first: every byte is read into, or the array is not returned.
-        return try [UInt8](unsafeUninitializedCapacity: Int(size)) { buffer, initialized in
-            var done = 0
-            while done < buffer.count {
-                let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw DiskError(.io, "short read at \(offset) in \(file)") }
-                done += n
+        // Read straight into the bytes handed out (served runs go into a message as they
+        // are), not zero-filled first: every byte is read into, or the buffer is freed.
+        let count = Int(size)
+        guard count > 0 else { return Data() }
+        guard let buffer = malloc(count) else { throw DiskError(.io, "no memory to read \(count) bytes of \(file)") }
+        var done = 0
+        while done < count {
+            let n = pread(fd, buffer + done, count - done, off_t(offset) + off_t(done))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                free(buffer)
+                throw DiskError(.io, "short read at \(offset) in \(file)")
             }
-            initialized = done
+            done += n
         }
+        return Data(bytesNoCopy: buffer, count: count, deallocator: .free)
     }
 
     func stage() throws -> any StagedFile {
