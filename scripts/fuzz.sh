@@ -9,6 +9,8 @@
 #   scripts/fuzz.sh --seconds 600            longer runs
 #   scripts/fuzz.sh peer-frames --seconds 60 only some targets
 #   scripts/fuzz.sh --build-only
+#   scripts/fuzz.sh --seed 1                 the same inputs in the same order each run (CI;
+#                                            the default, 0, lets libFuzzer pick a seed)
 #
 # --out DIR (default .build-fuzz/out) holds what the runs leave: DIR/TARGET/ has the log and
 # any crash-*, timeout-*, oom-* or leak-* input; DIR/corpus/TARGET/ the inputs found, which
@@ -18,15 +20,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=30
+seed=0
 out=.build-fuzz/out
 build_only=0
 targets=()
 while (($#)); do
     case $1 in
         --seconds) seconds=$2; shift 2 ;;
+        --seed) seed=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         --build-only) build_only=1; shift ;;
-        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
         *) targets+=("$1"); shift ;;
     esac
@@ -66,7 +70,7 @@ for target in "${targets[@]}"; do
     # Swift's own crash handler would race libFuzzer's; ASan reports instead.
     SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="detect_leaks=${leaks[$target]:-1}" \
         "$bin" "$target" -max_len="${max_len[$target]}" -detect_leaks="${leaks[$target]:-1}" -timeout=10 -rss_limit_mb="${rss[$target]:-2048}" -malloc_limit_mb=512 \
-        -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$out/$target/" \
+        -max_total_time="$seconds" -seed="$seed" -print_final_stats=1 -artifact_prefix="$out/$target/" \
         "$out/corpus/$target" "Fuzz/Corpus/$target" >"$log" 2>&1 || status=$?
     grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb|^INFO: Loaded .* modules' "$log" | sed 's/^/    /' || true
     if ((status != 0)); then

@@ -114,10 +114,11 @@ enum TOMLPrecheck {
             return (ascii("0")...ascii("9")).contains(characters[0]) && characters[4] == ascii("-") && characters[7] == ascii("-")
         }
 
-        /// toml++'s value terminators, in ASCII: whitespace, `,`, `]`, `}` and `#`.
+        /// toml++'s value terminators, in ASCII: whitespace (`\t`, space, and `\n` to `\r`,
+        /// vertical tab and form feed among them), `,`, `]`, `}` and `#`.
         static func endsValue(_ byte: UInt8) -> Bool {
             switch byte {
-            case ascii(" "), ascii("\t"), ascii("\n"), ascii("\r"), ascii(","), ascii("]"), ascii("}"), ascii("#"): true
+            case ascii(" "), ascii("\t"), 0x0A...0x0D, ascii(","), ascii("]"), ascii("}"), ascii("#"): true
             default: false
             }
         }
