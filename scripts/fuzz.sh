@@ -30,7 +30,7 @@ while (($#)); do
         --seed) seed=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         --build-only) build_only=1; shift ;;
-        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
         -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
         *) targets+=("$1"); shift ;;
     esac
