@@ -46,6 +46,30 @@ import UbiqTestSupport
         #expect(c.read("Documents/reserved.bin") == bytes)
     }
 
+    /// A large staged file drops its pages from memory as it is written (runs written in
+    /// order, and a kernel copy in pieces); what is committed is still every byte written.
+    @Test func aLargeStagedFileWrittenAndCopiedInPiecesIsCommittedWhole() throws {
+        let c = try ContainerFixture()
+        let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
+        defer { try? random.close() }
+        let source = Array(random.readData(ofLength: (21 << 20) + 5003))
+        try c.write("Documents/source.bin", source)
+        let file = try c.fileSystem.makeTempFile()
+        var expected: [UInt8] = []
+        for run in 0..<20 {
+            let bytes = Array(random.readData(ofLength: 1 << 20))
+            try file.write(bytes, at: UInt64(run) << 20)
+            expected += bytes
+        }
+        let fd = open(c.absolute("Documents/source.bin"), O_RDONLY)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        try file.copy(from: fd, at: 3, length: UInt64(source.count - 3), to: 20 << 20)
+        expected += source[3...]
+        try c.fileSystem.commit(file, to: path("Documents/staged.bin"), executable: false, mtimeNs: 1)
+        #expect(c.read("Documents/staged.bin") == expected)
+    }
+
     @Test func commitReplacesAnExistingFile() throws {
         let c = try ContainerFixture()
         try c.write("Documents/a.txt", "old")
