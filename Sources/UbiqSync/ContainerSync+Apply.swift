@@ -328,7 +328,9 @@ extension ContainerSync {
             let (bytes, peer) = try await fetcher.fetch(container: container, path: path, run: Array(remaining), excluding: bad, holders: holders)
             var end = 0
             while let chunk = remaining.first, end + Int(chunk.size) <= bytes.count {
-                guard ChunkHasher.hash(bytes[end..<(end + Int(chunk.size))]) == chunk.hash else {
+                // Offsets from `startIndex`: a `Data` need not start at 0.
+                let start = bytes.startIndex + end
+                guard ChunkHasher.hash(bytes[start..<(start + Int(chunk.size))]) == chunk.hash else {
                     logger.warning("chunk hash mismatch: dropped, fetching again", metadata: [
                         "path": "\(path)", "offset": "\(chunk.offset)", "peer": "\(peer)", "attempt": "\(failures + 1)",
                     ])
