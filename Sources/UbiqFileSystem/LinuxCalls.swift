@@ -36,7 +36,7 @@ enum LinuxCalls {
     /// the page cache (`sync_file_range` with wait, then `POSIX_FADV_DONTNEED`). A large file
     /// being staged then reuses the same few megabytes of memory instead of taking hundreds of
     /// fresh ones; on a VM whose host takes back free memory, first touching fresh pages made
-    /// the kernel's copy of a 512 MiB file 3–6× slower. Dirty pages are never dropped, so this
+    /// the kernel's copy of a 512 MiB file 3–5× slower. Dirty pages are never dropped, so this
     /// loses nothing; failures are ignored.
     static func dropBehind(_ fd: Int32, offset: UInt64, length: Int) {
         _ = syncFileRange?(fd, off_t(offset), off_t(length), 1 | 2 | 4)
