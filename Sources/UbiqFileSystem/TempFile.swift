@@ -17,15 +17,7 @@ public struct TempFile: Sendable {
     /// Writes all of `bytes` at `offset`. Large writes start their way to disk at once, so
     /// committing a large file does not wait for all of it to be written back.
     public func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FileSystemError) {
-        var done = 0
-        while done < bytes.count {
-            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw FileSystemError.posix(errno, "write", path)
-            }
-            done += n
-        }
+        try CacheLineAlignedIO.write(fd, bytes, at: offset, path: path)
         guard bytes.count >= Self.writebackSize else { return }
         LinuxCalls.startWriteback(fd, offset: offset, length: bytes.count)
         // Files arrive in order, run after run: what was written `dropDistance` earlier is on

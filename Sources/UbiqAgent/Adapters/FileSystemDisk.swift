@@ -71,21 +71,12 @@ struct FileSystemDisk: ContainerDisk {
         let fd = try open(file)
         defer { close(fd) }
         // Read straight into the bytes handed out (served runs go into a message as they
-        // are), not zero-filled first: every byte is read into, or the buffer is freed.
-        let count = Int(size)
-        guard count > 0 else { return Data() }
-        guard let buffer = malloc(count) else { throw DiskError(.io, "no memory to read \(count) bytes of \(file)") }
-        var done = 0
-        while done < count {
-            let n = pread(fd, buffer + done, count - done, off_t(offset) + off_t(done))
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                free(buffer)
-                throw DiskError(.io, "short read at \(offset) in \(file)")
-            }
-            done += n
+        // are), not zero-filled first.
+        do {
+            return try CacheLineAlignedIO.read(fd, at: offset, count: Int(size), path: "\(file)")
+        } catch {
+            throw DiskError(.io, error.message)
         }
-        return Data(bytesNoCopy: buffer, count: count, deallocator: .free)
     }
 
     func stage() throws -> any StagedFile {
