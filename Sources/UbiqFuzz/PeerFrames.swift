@@ -44,7 +44,7 @@ enum PeerFrames {
                 buffer.writeBytes(UnsafeRawBufferPointer(rebasing: stream[offset..<end]))
                 try channel.writeInbound(buffer)
                 while let frame = try channel.readInbound(as: ByteBuffer.self) {
-                    conversation.receive(Array(frame.readableBytesView))
+                    conversation.receive(frame)
                 }
                 offset = end
             }
@@ -59,7 +59,7 @@ enum PeerFrames {
         var announced: [AnnouncedItem] = []
         var lists: [ChunkHash: ArraySlice<ChunkRef>] = [:]
 
-        mutating func receive(_ payload: [UInt8]) {
+        mutating func receive(_ payload: ByteBuffer) {
             guard let envelope = try? Ubiq_Wire_Envelope(payload: payload) else { return }
             switch envelope.message {
             case .hello(let theirs):

@@ -9,7 +9,8 @@ final class ByteCounters: Sendable {
     let received = Atomic<Int>(0)
 }
 
-/// Counts the frames passing between the frame codec and the application.
+/// Counts the frames passing between the frame codec and the application: payloads coming
+/// in, whole frames going out.
 final class ByteCountingHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -29,8 +30,7 @@ final class ByteCountingHandler: ChannelDuplexHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let frame = Self.unwrapOutboundIn(data)
-        counters.sent.add(FrameCodec.headerLength + frame.readableBytes, ordering: .relaxed)
+        counters.sent.add(Self.unwrapOutboundIn(data).readableBytes, ordering: .relaxed)
         context.write(data, promise: promise)
     }
 }

@@ -3,6 +3,7 @@ import NIOSSL
 import NIOTLS
 import UbiqIdentity
 import UbiqModel
+import UbiqWire
 
 /// Decides whether a freshly connected peer may talk to us, and tells the peer our answer.
 ///
@@ -78,7 +79,7 @@ final class PeerAuthenticationHandler: ChannelInboundHandler {
             return
         }
         state = .awaitingPreface(deviceID)
-        context.writeAndFlush(Self.wrapOutboundOut(ByteBuffer()), promise: nil)
+        context.writeAndFlush(Self.wrapOutboundOut(FramedBytes(repeating: 0, count: 0).frame), promise: nil)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -50,12 +50,18 @@ public final class PeerConnection: Sendable {
     /// sent) and `PeerTransportError.connectionClosed` once the connection is gone (a frame
     /// sent while the peer is closing may be lost without an error).
     public func send(_ payload: [UInt8]) async throws {
-        guard payload.count <= maximumFrameLength else {
-            throw FrameTooLarge(length: payload.count, limit: maximumFrameLength)
+        try await send(frame: FramedBytes(payload).frame)
+    }
+
+    /// Sends a whole frame, length header included (see `FramedBytes`), as `send(_:)` does.
+    public func send(frame: ByteBuffer) async throws {
+        let length = frame.readableBytes - FrameCodec.headerLength
+        guard length <= maximumFrameLength else {
+            throw FrameTooLarge(length: length, limit: maximumFrameLength)
         }
         guard channel.isActive else { throw closedError() }
         do {
-            try await outbound.write(ByteBuffer(bytes: payload))
+            try await outbound.write(frame)
         } catch {
             throw closedError()
         }

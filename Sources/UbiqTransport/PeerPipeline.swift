@@ -4,8 +4,8 @@ import UbiqModel
 import UbiqWire
 
 /// The channel pipeline of every peer connection, dialled or accepted:
-/// TLS → frame decoder and encoder → authentication → byte counters → close on error →
-/// the async channel the application reads and writes.
+/// TLS → frame decoder → authentication → byte counters → close on error → the async channel
+/// the application reads payloads from and writes whole frames to (`FramedBytes`).
 enum PeerPipeline {
     /// A connection whose pipeline is set up but whose peer is not yet authenticated.
     struct Pending: Sendable {
@@ -31,7 +31,6 @@ enum PeerPipeline {
         let operations = channel.pipeline.syncOperations
         try operations.addHandler(tlsHandler)
         try operations.addHandler(ByteToMessageHandler(FrameDecoder(maximumFrameLength: maximumFrameLength)))
-        try operations.addHandler(MessageToByteHandler(FrameEncoder(maximumFrameLength: maximumFrameLength)))
         try operations.addHandler(PeerAuthenticationHandler(promise: promise, timeout: handshakeTimeout))
         try operations.addHandler(ByteCountingHandler(counters: counters))
         try operations.addHandler(CloseOnErrorHandler())

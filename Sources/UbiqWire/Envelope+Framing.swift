@@ -1,3 +1,4 @@
+import NIOCore
 import SwiftProtobuf
 
 /// Encoding of one `Envelope` into a frame payload and back. Unknown fields are ignored,
@@ -11,10 +12,25 @@ extension Ubiq_Wire_Envelope {
     }
 
     public init(payload: [UInt8]) throws(WireError) {
+        let result: Result<Self, WireError> = payload.withUnsafeBytes { bytes in
+            Result { () throws(WireError) in try Self(rawPayload: bytes) }
+        }
+        self = try result.get()
+    }
+
+    /// Decodes a received frame's payload where it lies, without copying it out first.
+    public init(payload: ByteBuffer) throws(WireError) {
+        let result: Result<Self, WireError> = payload.withUnsafeReadableBytes { bytes in
+            Result { () throws(WireError) in try Self(rawPayload: bytes) }
+        }
+        self = try result.get()
+    }
+
+    private init(rawPayload bytes: UnsafeRawBufferPointer) throws(WireError) {
         do {
             var options = BinaryDecodingOptions()
             options.discardUnknownFields = true
-            try self.init(serializedBytes: payload, options: options)
+            try self.init(serializedBytes: RawSpan(_unsafeBytes: bytes), options: options)
         } catch {
             throw WireError(.malformed, "frame is not a valid Envelope: \(error)")
         }
@@ -23,5 +39,11 @@ extension Ubiq_Wire_Envelope {
 
     public func payload() -> [UInt8] {
         (try? serializedBytes()) ?? []
+    }
+
+    /// The whole frame of this envelope, length header included, serialized straight into
+    /// the buffer that goes to TLS.
+    public func frame() -> ByteBuffer {
+        ((try? serializedBytes()) ?? FramedBytes(repeating: 0, count: 0)).frame
     }
 }

@@ -70,24 +70,3 @@ public struct FrameDecoder: ByteToMessageDecoder {
         return state
     }
 }
-
-/// Prefixes each outgoing payload with its length (see `FrameCodec` for the layout); a
-/// payload over the limit fails its write with `FrameTooLarge`.
-public struct FrameEncoder: MessageToByteEncoder {
-    public typealias OutboundIn = ByteBuffer
-
-    public let maximumFrameLength: Int
-
-    public init(maximumFrameLength: Int = FrameCodec.defaultMaximumFrameLength) {
-        self.maximumFrameLength = maximumFrameLength
-    }
-
-    public func encode(data: ByteBuffer, out: inout ByteBuffer) throws {
-        guard data.readableBytes <= maximumFrameLength else {
-            throw FrameTooLarge(length: data.readableBytes, limit: maximumFrameLength)
-        }
-        out.reserveCapacity(FrameCodec.headerLength + data.readableBytes)
-        out.writeInteger(UInt32(data.readableBytes), endianness: .big)
-        out.writeImmutableBuffer(data)
-    }
-}

@@ -1,3 +1,4 @@
+import NIOCore
 import Testing
 @_spi(Testing) import UbiqIdentity
 import UbiqConfig
@@ -13,7 +14,7 @@ import UbiqWire
         var conversation = PeerFrames.Conversation()
         let messages = try PeerFrameSeeds.messages()
         for message in messages {
-            conversation.receive(Ubiq_Wire_Envelope(message.message).payload())
+            conversation.receive(ByteBuffer(bytes: Ubiq_Wire_Envelope(message.message).payload()))
         }
         #expect(conversation.agreement?.containers.count == 1)
         #expect(conversation.agreement?.stores.count == 1)

@@ -141,7 +141,7 @@ import UbiqWire
         let (received, failure) = try await within { () -> ([[UInt8]], (any Error)?) in
             var received: [[UInt8]] = []
             do {
-                for try await frame in accepted.frames { received.append(frame) }
+                for try await frame in accepted.frames { received.append(Array(frame.readableBytesView)) }
             } catch {
                 return (received, error)
             }

@@ -50,7 +50,7 @@ extension PeerConnection {
             var received: [[UInt8]] = []
             guard count > 0 else { return received }
             for try await frame in self.frames {
-                received.append(frame)
+                received.append(Array(frame.readableBytesView))
                 if received.count == count { break }
             }
             return received

@@ -1,3 +1,4 @@
+import NIOCore
 import UbiqModel
 import UbiqSync
 import UbiqTransport
@@ -14,7 +15,7 @@ struct TransportPeerLink: PeerLink {
     var bytesReceived: UInt64 { UInt64(connection.bytesReceived) }
 
     func send(_ envelope: Ubiq_Wire_Envelope) async throws {
-        try await connection.send(envelope.payload())
+        try await connection.send(frame: envelope.frame())
     }
 
     /// Frames are read from the connection only as the session asks for envelopes, so a peer
@@ -38,5 +39,5 @@ private final class FrameReader: @unchecked Sendable {
 
     init(_ iterator: PeerFrames.AsyncIterator) { self.iterator = iterator }
 
-    func next() async throws -> [UInt8]? { try await iterator.next() }
+    func next() async throws -> ByteBuffer? { try await iterator.next() }
 }
