@@ -3,13 +3,22 @@ import Testing
 @testable import UbiqFileSystem
 import UbiqModel
 
-/// Runs written from memory that sits differently from their file offset go through the
-/// bounce buffer; reads hand out memory placed like their offset. Bytes must not change.
+/// Runs whose copy would be the kernel's slow one go through the bounce buffer; reads hand
+/// out memory placed like their offset. Bytes must not change either way.
 @Suite struct CacheLineAlignedIOTests {
-    /// Lengths around the bounce buffer's size, at offsets and memory positions that do and
-    /// do not match modulo 64.
-    @Test(arguments: [(0, 0), (57, 7), (57, 57), (1, 0), (4095, 33)])
-    func misalignedRunsAreWrittenAndReadBackExactly(offsetShift: Int, memoryShift: Int) throws {
+    @Test func onlyADestinationJustAheadOfTheSourceIsAShortDistance() {
+        let page = UnsafeRawPointer(bitPattern: 1 << 20)!
+        #expect(!CacheLineAlignedIO.isShortDistance(from: page + 57, to: 57))
+        #expect(CacheLineAlignedIO.isShortDistance(from: page + 56, to: 57))
+        #expect(CacheLineAlignedIO.isShortDistance(from: page + 4095, to: (3 << 12) + 62))
+        #expect(!CacheLineAlignedIO.isShortDistance(from: page, to: 64))
+        #expect(!CacheLineAlignedIO.isShortDistance(from: page + 58, to: 57))
+    }
+
+    /// Lengths around the bounce buffer's size, from memory at page offsets that put the
+    /// later runs' destinations just ahead of their sources (the bounced case) and not.
+    @Test(arguments: [(0, 0), (57, 7), (57, 56), (1, 0), (4095, 4090), (60, 4095)])
+    func runsAtAnyDistanceAreWrittenAndReadBackExactly(offsetShift: Int, memoryShift: Int) throws {
         let c = try ContainerFixture()
         let file = try c.fileSystem.makeTempFile()
         defer { c.fileSystem.discard(file) }
@@ -19,7 +28,7 @@ import UbiqModel
         var offset = UInt64(offsetShift)
         for length in [CacheLineAlignedIO.piece - 1, CacheLineAlignedIO.piece, 3 * CacheLineAlignedIO.piece + 17, 1000] {
             let bytes = Array(random.readData(ofLength: length))
-            let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: length + 64, alignment: 64)
+            let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: length + 4096, alignment: 4096)
             defer { storage.deallocate() }
             let placed = UnsafeMutableRawBufferPointer(rebasing: storage[memoryShift..<(memoryShift + length)])
             placed.copyBytes(from: bytes)
