@@ -50,18 +50,18 @@ public final class PeerConnection: Sendable {
     /// sent) and `PeerTransportError.connectionClosed` once the connection is gone (a frame
     /// sent while the peer is closing may be lost without an error).
     public func send(_ payload: [UInt8]) async throws {
-        try await send(frame: FramedBytes(payload).frame)
+        try await send(FramedBytes(payload))
     }
 
-    /// Sends a whole frame, length header included (see `FramedBytes`), as `send(_:)` does.
-    public func send(frame: ByteBuffer) async throws {
-        let length = frame.readableBytes - FrameCodec.headerLength
-        guard length <= maximumFrameLength else {
-            throw FrameTooLarge(length: length, limit: maximumFrameLength)
+    /// Sends a frame already built around its payload (an envelope's `frame()`), as
+    /// `send(_:)` does, without copying it.
+    public func send(_ frame: FramedBytes) async throws {
+        guard frame.count <= maximumFrameLength else {
+            throw FrameTooLarge(length: frame.count, limit: maximumFrameLength)
         }
         guard channel.isActive else { throw closedError() }
         do {
-            try await outbound.write(frame)
+            try await outbound.write(frame.frame)
         } catch {
             throw closedError()
         }

@@ -1,8 +1,9 @@
 import NIOCore
 
-/// The frames a peer sends, as payload bytes (not copied out of the receive buffer), in order. It ends when the connection closes
-/// and throws when it broke (`FrameTooLarge` for an over-limit frame). Iterate it once, from
-/// one task: after that loop ends, no more frames are read from the connection.
+/// The frames a peer sends, as payload bytes (not copied out of the receive buffer), in
+/// order. It ends when the connection closes and throws when it broke (`FrameTooLarge` for
+/// an over-limit frame). Iterate it once, from one task: after that loop ends, no more
+/// frames are read from the connection.
 public struct PeerFrames: AsyncSequence, Sendable {
     public typealias Element = ByteBuffer
 

@@ -43,7 +43,7 @@ extension Ubiq_Wire_Envelope {
 
     /// The whole frame of this envelope, length header included, serialized straight into
     /// the buffer that goes to TLS.
-    public func frame() -> ByteBuffer {
-        ((try? serializedBytes()) ?? FramedBytes(repeating: 0, count: 0)).frame
+    public func frame() -> FramedBytes {
+        (try? serializedBytes()) ?? FramedBytes(repeating: 0, count: 0)
     }
 }

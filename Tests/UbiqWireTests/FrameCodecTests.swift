@@ -39,7 +39,7 @@ import UbiqWire
         response.data = Data((0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let envelope = Ubiq_Wire_Envelope(.chunkResponse(response))
         let decoder = try decoderChannel()
-        try decoder.writeInbound(envelope.frame())
+        try decoder.writeInbound(envelope.frame().frame)
         let payload = try #require(try decoder.readInbound(as: ByteBuffer.self))
         #expect(Array(payload.readableBytesView) == envelope.payload())
         #expect(try Ubiq_Wire_Envelope(payload: payload) == envelope)

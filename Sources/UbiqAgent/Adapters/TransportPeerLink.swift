@@ -15,7 +15,7 @@ struct TransportPeerLink: PeerLink {
     var bytesReceived: UInt64 { UInt64(connection.bytesReceived) }
 
     func send(_ envelope: Ubiq_Wire_Envelope) async throws {
-        try await connection.send(frame: envelope.frame())
+        try await connection.send(envelope.frame())
     }
 
     /// Frames are read from the connection only as the session asks for envelopes, so a peer
