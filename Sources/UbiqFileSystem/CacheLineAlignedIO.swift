@@ -33,8 +33,7 @@ public enum CacheLineAlignedIO {
         let buffer = base + lead
         var done = 0
         while done < count {
-            let n = pread(fd, buffer + done, count - done, off_t(offset) + off_t(done))
-            if n < 0 && errno == EINTR { continue }
+            let n = Posix.retrying { pread(fd, buffer + done, count - done, off_t(offset) + off_t(done)) }
             guard n > 0 else {
                 let code = n < 0 ? errno : EIO
                 free(base)
@@ -76,11 +75,8 @@ public enum CacheLineAlignedIO {
     private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: UInt64, path: String) throws(FileSystemError) {
         var done = 0
         while done < bytes.count {
-            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw FileSystemError.posix(errno, "write", path)
-            }
+            let n = Posix.retrying { pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done)) }
+            guard n >= 0 else { throw FileSystemError.posix(errno, "write", path) }
             done += n
         }
     }
