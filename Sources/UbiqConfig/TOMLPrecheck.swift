@@ -8,7 +8,9 @@
 ///   `d = 2000-01-01 9`: toml++ reads on as if a time followed.
 ///
 /// A header is a `[` that starts a line outside any string, array or inline table; the
-/// scan follows strings, comments and brackets just far enough to tell.
+/// scan follows strings, comments and brackets just far enough to tell. A quote opens a
+/// string only where a key or value may start; inside a value such as `8'x` toml++ reads
+/// it as part of the value, and so does the scan.
 enum TOMLPrecheck {
     static func check(_ text: String, file: String) throws(ConfigError) {
         var scanner = Scanner(bytes: Array(text.utf8))
@@ -37,11 +39,13 @@ enum TOMLPrecheck {
         var index = 0
         var line = 1
 
+        /// Where the text starts: toml++ skips a UTF-8 byte-order mark.
+        var textStart: Int { bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0 }
+
         init(bytes: [UInt8]) { self.bytes = bytes }
 
         mutating func firstFlaw() -> Flaw? {
-            // toml++ skips a UTF-8 byte-order mark; the first line starts after it.
-            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+            index = textStart
             /// The arrays (`[`) and inline tables (`{`) open around the scan.
             var open: [UInt8] = []
             var lineStart = true
@@ -59,7 +63,7 @@ enum TOMLPrecheck {
                     continue
                 case ascii("#"):
                     while index < bytes.count, bytes[index] != ascii("\n") { index += 1 }
-                case ascii("\""), ascii("'"):
+                case ascii("\"") where quoteOpensString(at: index - 1), ascii("'") where quoteOpensString(at: index - 1):
                     skipString(quote: byte)
                 case ascii("[") where open.isEmpty && lineStart:
                     if !headerStartsWithKey() { return .headerWithoutKey(line: line) }
@@ -75,6 +79,19 @@ enum TOMLPrecheck {
                 lineStart = false
             }
             return nil
+        }
+
+        /// Whether the quote at `quote` opens a string, as it does at the start of a key or
+        /// value. Inside a value that starts with a digit or sign, such as `8'x`, toml++ reads
+        /// the quote as part of the value, so the scan must look on past it.
+        func quoteOpensString(at quote: Int) -> Bool {
+            guard quote > textStart else { return true }
+            switch bytes[quote - 1] {
+            case ascii(" "), ascii("\t"), ascii("\n"), ascii("="), ascii("["), ascii("{"), ascii(","), ascii("."):
+                return true
+            default:
+                return false
+            }
         }
 
         /// After a header's first `[`: steps over a second one and the spaces around, and

@@ -22,7 +22,8 @@ struct TOMLPrecheckTests {
         #expect(error.line == line)
     }
 
-    @Test(arguments: [("d = 2000-01-01 9\n", 1), ("[x]\nd = [2000-01-01 9]\n", 2), ("a=70id--\u{4}-e~ 9 ", 1), ("d = 2_000-01-01 9,", 1), ("a=70id-=\u{4}-e~ 9 ", 1), ("a=70id-=\u{4}-e~ 9\u{B}", 1), ("d = 2000-01-01 9\u{C}", 1)])
+    @Test(arguments: [("d = 2000-01-01 9\n", 1), ("[x]\nd = [2000-01-01 9]\n", 2), ("a=70id--\u{4}-e~ 9 ", 1), ("d = 2_000-01-01 9,", 1), ("a=70id-=\u{4}-e~ 9 ", 1), ("a=70id-=\u{4}-e~ 9\u{B}", 1), ("d = 2000-01-01 9\u{C}", 1),
+                      ("a=8'id--\u{4}-e~ 9 st%=\n[  st", 1), ("s = [\"x\",\n 1'-3-'6-8\" 9 ]", 2)])
     func dateThenOneDigitIsASyntaxError(_ text: String, line: Int) throws {
         let home = try TestHome()
         let error = try #require(try home.error(file: text))
@@ -40,7 +41,7 @@ struct TOMLPrecheckTests {
             peers = [
               # [
             ]
-            state = '/tmp/[2000-01-01 9 ' # [
+            state='/tmp/[2000-01-01 9 ' # [
             socket = "/tmp/\"[.sock"
             listen = [
             "127.0.0.1:0"]
