@@ -60,6 +60,10 @@ declare -A max_len=([peer-frames]=65536 [control-lines]=65536 [config-file]=1638
 declare -A leaks=([config-file]=0)
 # What TOMLKit leaks adds up to about 1 GiB per two million inputs.
 declare -A rss=([config-file]=8192)
+# With a seed, Swift's per-process random hashing would still reorder dictionaries, and so
+# change the coverage the fuzzer sees; deterministic hashing makes the run repeat.
+repeatable=()
+((seed == 0)) || repeatable=(SWIFT_DETERMINISTIC_HASHING=1)
 failed=()
 for target in "${targets[@]}"; do
     [[ -n ${max_len[$target]:-} ]] || { echo "fuzz.sh: unknown target $target" >&2; exit 2; }
@@ -68,7 +72,7 @@ for target in "${targets[@]}"; do
     echo "fuzz.sh: $target for $seconds s (log: $log)"
     status=0
     # Swift's own crash handler would race libFuzzer's; ASan reports instead.
-    SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="detect_leaks=${leaks[$target]:-1}" \
+    env "${repeatable[@]}" SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="detect_leaks=${leaks[$target]:-1}" \
         "$bin" "$target" -max_len="${max_len[$target]}" -detect_leaks="${leaks[$target]:-1}" -timeout=10 -rss_limit_mb="${rss[$target]:-2048}" -malloc_limit_mb=512 \
         -max_total_time="$seconds" -seed="$seed" -print_final_stats=1 -artifact_prefix="$out/$target/" \
         "$out/corpus/$target" "Fuzz/Corpus/$target" >"$log" 2>&1 || status=$?
