@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import Synchronization
 import UbiqModel
 
 /// The SQLite index of every container this device syncs (GRDB over the system
@@ -9,6 +10,9 @@ import UbiqModel
 /// chunks of what is on disk, so the puller can find local copies by hash.
 public struct SyncIndex: Sendable {
     let pool: DatabasePool
+    /// Container rows by identifier, once read: rows are never deleted, so a row ID stays
+    /// valid, and each read need not look it up again.
+    private let rowIDs = RowIDCache()
 
     public init(path: String) throws {
         var configuration = Configuration()
@@ -98,19 +102,27 @@ public struct SyncIndex: Sendable {
 
     /// The baseline of every item at or under `root` (the whole container when nil).
     public func baselines(_ container: ContainerID, under root: RelativePath? = nil) throws -> [RelativePath: ItemBaseline] {
+        try baselines(container, under: [root])[0]
+    }
+
+    /// The baselines under each root, in the order given, in one read: a scan of many
+    /// paths (a group of applied files, a burst of watcher events) pays for one transaction.
+    public func baselines(_ container: ContainerID, under roots: [RelativePath?]) throws -> [[RelativePath: ItemBaseline]] {
         try pool.read { db in
-            guard let id = try containerID(db, container) else { return [:] }
-            var result: [RelativePath: ItemBaseline] = [:]
-            if root == nil { result.reserveCapacity(try Int.fetchOne(db, cached: "SELECT COUNT(*) FROM item WHERE container = ?", arguments: [id]) ?? 0) }
-            let select = "SELECT path, deleted, absent, statSize, statMtime, statCtime, statInode FROM item"
-            try Self.forEachItemRow(db, select, container: id, under: root) { row in
-                guard let path = try? RelativePath(row[0] as String) else { throw IndexError(.corrupt, "an item has an invalid path") }
-                let stat = (row[3] as Int64?).map {
-                    FileStat(size: UInt64($0), mtimeNs: row[4], ctimeNs: row[5], inode: UInt64(bitPattern: row[6] as Int64))
+            guard let id = try containerID(db, container) else { return roots.map { _ in [:] } }
+            return try roots.map { root in
+                var result: [RelativePath: ItemBaseline] = [:]
+                if root == nil { result.reserveCapacity(try Int.fetchOne(db, cached: "SELECT COUNT(*) FROM item WHERE container = ?", arguments: [id]) ?? 0) }
+                let select = "SELECT path, deleted, absent, statSize, statMtime, statCtime, statInode FROM item"
+                try Self.forEachItemRow(db, select, container: id, under: root) { row in
+                    guard let path = try? RelativePath(row[0] as String) else { throw IndexError(.corrupt, "an item has an invalid path") }
+                    let stat = (row[3] as Int64?).map {
+                        FileStat(size: UInt64($0), mtimeNs: row[4], ctimeNs: row[5], inode: UInt64(bitPattern: row[6] as Int64))
+                    }
+                    result[path] = ItemBaseline(stat: stat, deleted: row[1], downloaded: !(row[2] as Bool))
                 }
-                result[path] = ItemBaseline(stat: stat, deleted: row[1], downloaded: !(row[2] as Bool))
+                return result
             }
-            return result
         }
     }
 
@@ -163,13 +175,17 @@ public struct SyncIndex: Sendable {
     }
 
     /// Records a new stat fingerprint for an unchanged item (mtime-only changes are no new version).
-    public func updateStat(_ container: ContainerID, _ path: RelativePath, _ stat: FileStat?) throws {
+    /// Records new stats for items whose content did not change, in one transaction.
+    public func updateStats(_ container: ContainerID, _ stats: [(path: RelativePath, stat: FileStat?)]) throws {
+        guard !stats.isEmpty else { return }
         try pool.write { db in
             let id = try containerRow(db, container).id
-            try db.execute(cached: """
-                UPDATE item SET statSize = ?, statMtime = ?, statCtime = ?, statInode = ? WHERE container = ? AND path = ?
-                """, arguments: [stat.map { Int64($0.size) }, stat?.mtimeNs, stat?.ctimeNs, stat.map { Int64(bitPattern: $0.inode) },
-                                 id, path.rawValue])
+            for (path, stat) in stats {
+                try db.execute(cached: """
+                    UPDATE item SET statSize = ?, statMtime = ?, statCtime = ?, statInode = ? WHERE container = ? AND path = ?
+                    """, arguments: [stat.map { Int64($0.size) }, stat?.mtimeNs, stat?.ctimeNs, stat.map { Int64(bitPattern: $0.inode) },
+                                     id, path.rawValue])
+            }
         }
     }
 
@@ -427,7 +443,11 @@ public struct SyncIndex: Sendable {
     }
 
     private func containerID(_ db: Database, _ container: ContainerID) throws -> Int64? {
-        try Int64.fetchOne(db, cached: "SELECT id FROM container WHERE identifier = ?", arguments: [container.rawValue])
+        if let id = rowIDs.ids.withLock({ $0[container.rawValue] }) { return id }
+        let id = try Int64.fetchOne(db, cached: "SELECT id FROM container WHERE identifier = ?", arguments: [container.rawValue])
+        // Called only in reads, which see committed rows alone.
+        if let id { rowIDs.ids.withLock { $0[container.rawValue] = id } }
+        return id
     }
 
     private func containerRow(_ db: Database, _ container: ContainerID) throws -> ContainerRowValue {
@@ -549,4 +569,9 @@ extension ItemKind {
         default: self = .file
         }
     }
+}
+
+/// The cache behind `SyncIndex.containerID`, shared by copies of one index.
+private final class RowIDCache: Sendable {
+    let ids = Mutex<[String: Int64]>([:])
 }

@@ -195,8 +195,10 @@ public actor ContainerSync {
         var writes: [ItemWrite] = []
         var previousItems: [RelativePath: Item] = [:]
         var seen = 0
-        for root in roots {
-            let baselines = try index.baselines(id, under: root)
+        // The index is read once for all roots, before and after the disk is walked.
+        let baselinesByRoot = try index.baselines(id, under: roots)
+        var scans: [(outcome: ScanOutcome, involved: [RelativePath])] = []
+        for (root, baselines) in zip(roots, baselinesByRoot) {
             let outcome = try disk.scan(under: root) { baselines[$0]?.stat }
             seen += outcome.seen.count
             if root == nil {
@@ -209,18 +211,27 @@ public actor ContainerSync {
             for (path, baseline) in baselines where !baseline.deleted && baseline.downloaded && !outcome.seen.contains(path) {
                 involved.append(path)
             }
-            let existing = try index.items(id, at: involved)
+            scans.append((outcome, involved))
+        }
+        var statOnly: [(path: RelativePath, stat: FileStat?)] = []
+        let existingAll = try index.items(id, at: scans.flatMap(\.involved))
+        let needsAll = try index.needs(id, at: scans.flatMap { $0.outcome.changed.map(\.path) })
+        for (outcome, involved) in scans {
+            var existing: [RelativePath: IndexedItem] = [:]
+            for path in involved { existing[path] = existingAll[path] }
             for (path, indexed) in existing { previousItems[path] = indexed.item }
-            let needs = try index.needs(id, at: outcome.changed.map(\.path))
+            var needs: [RelativePath: Item] = [:]
+            for entry in outcome.changed { needs[entry.path] = needsAll[entry.path] }
             let present = existing.filter { $0.value.downloaded || outcome.seen.contains($0.key) }
             let plan = LocalChanges.plan(outcome, existing: present, needs: needs, device: device,
                                          now: Int64(Date().timeIntervalSince1970 * 1e9))
-            for (path, stat) in plan.statOnly { try index.updateStat(id, path, stat) }
+            statOnly += plan.statOnly.map { ($0.0, $0.1) }
             for path in plan.refused {
                 logger.warning("symlink points out of the container: not synced", metadata: ["path": "\(path)"])
             }
             writes += plan.writes
         }
+        try index.updateStats(id, statOnly)
         guard !writes.isEmpty else { return ScanSummary(seen: seen, changed: 0) }
         try record(writes, origin: .local, previous: previousItems)
         for write in writes {
@@ -231,10 +242,27 @@ public actor ContainerSync {
         return ScanSummary(seen: seen, changed: writes.count)
     }
 
+    /// The paths not inside another of them, each once. Linear in the paths and their
+    /// depth: a burst of watcher events can name thousands of sibling files.
     static func outermost(_ paths: [RelativePath]) -> [RelativePath] {
+        var kept = Set<String>()
         var result: [RelativePath] = []
-        for path in paths.sorted() where !result.contains(where: { path.isInside($0) }) {
-            result.append(path)
+        // A folder sorts before everything inside it.
+        for path in paths.sorted() where !kept.contains(path.rawValue) {
+            let raw = path.rawValue
+            var inside = false
+            var start = raw.startIndex
+            while let slash = raw[start...].firstIndex(of: "/") {
+                if kept.contains(String(raw[..<slash])) {
+                    inside = true
+                    break
+                }
+                start = raw.index(after: slash)
+            }
+            if !inside {
+                kept.insert(raw)
+                result.append(path)
+            }
         }
         return result
     }

@@ -18,6 +18,12 @@ import UbiqModel
         IndexedItem(item: LocalChanges.item(entry, previous: nil, device: me).with(version: version), sequence: 1, stat: entry.stat)
     }
 
+    @Test func aScanCoversEachOutermostPathOnce() throws {
+        let paths = try ["a/b/c", "a b", "a", "x/y", "a/b", "x/y", "x/yz", "x/y/z", "q/r/s"].map { try RelativePath($0) }
+        #expect(ContainerSync.outermost(paths).map(\.rawValue) == ["a", "a b", "q/r/s", "x/y", "x/yz"])
+        #expect(ContainerSync.outermost([]).isEmpty)
+    }
+
     @Test func anMtimeOnlyChangeIsNoNewVersion() {
         let before = entry("a", hash: hashA, mtime: 1)
         let after = entry("a", hash: hashA, mtime: 2)
