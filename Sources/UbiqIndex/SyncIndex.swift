@@ -54,7 +54,8 @@ public struct SyncIndex: Sendable {
 
     /// The items at these paths, in one read; paths the index does not know are left out.
     public func items(_ container: ContainerID, at paths: [RelativePath]) throws -> [RelativePath: IndexedItem] {
-        try pool.read { db in
+        guard !paths.isEmpty else { return [:] }
+        return try pool.read { db in
             guard let id = try containerID(db, container) else { return [:] }
             var result: [RelativePath: IndexedItem] = [:]
             for path in paths {
@@ -262,7 +263,8 @@ public struct SyncIndex: Sendable {
 
     /// The pending needs at these paths, in one read.
     public func needs(_ container: ContainerID, at paths: [RelativePath]) throws -> [RelativePath: Item] {
-        try pool.read { db in
+        guard !paths.isEmpty else { return [:] }
+        return try pool.read { db in
             guard let id = try containerID(db, container) else { return [:] }
             var result: [RelativePath: Item] = [:]
             for path in paths {

@@ -195,10 +195,12 @@ public actor ContainerSync {
         var writes: [ItemWrite] = []
         var previousItems: [RelativePath: Item] = [:]
         var seen = 0
-        // The index is read once for all roots, before and after the disk is walked.
-        let baselinesByRoot = try index.baselines(id, under: roots)
-        var scans: [(outcome: ScanOutcome, involved: [RelativePath])] = []
-        for (root, baselines) in zip(roots, baselinesByRoot) {
+        // The baselines of all roots in one read; each root's walk, then its items and needs.
+        var baselinesByRoot = try index.baselines(id, under: roots)
+        var statOnly: [(path: RelativePath, stat: FileStat?)] = []
+        for (position, root) in roots.enumerated() {
+            let baselines = baselinesByRoot[position]
+            baselinesByRoot[position] = [:]
             let outcome = try disk.scan(under: root) { baselines[$0]?.stat }
             seen += outcome.seen.count
             if root == nil {
@@ -211,17 +213,9 @@ public actor ContainerSync {
             for (path, baseline) in baselines where !baseline.deleted && baseline.downloaded && !outcome.seen.contains(path) {
                 involved.append(path)
             }
-            scans.append((outcome, involved))
-        }
-        var statOnly: [(path: RelativePath, stat: FileStat?)] = []
-        let existingAll = try index.items(id, at: scans.flatMap(\.involved))
-        let needsAll = try index.needs(id, at: scans.flatMap { $0.outcome.changed.map(\.path) })
-        for (outcome, involved) in scans {
-            var existing: [RelativePath: IndexedItem] = [:]
-            for path in involved { existing[path] = existingAll[path] }
+            let existing = try index.items(id, at: involved)
             for (path, indexed) in existing { previousItems[path] = indexed.item }
-            var needs: [RelativePath: Item] = [:]
-            for entry in outcome.changed { needs[entry.path] = needsAll[entry.path] }
+            let needs = try index.needs(id, at: outcome.changed.map(\.path))
             let present = existing.filter { $0.value.downloaded || outcome.seen.contains($0.key) }
             let plan = LocalChanges.plan(outcome, existing: present, needs: needs, device: device,
                                          now: Int64(Date().timeIntervalSince1970 * 1e9))
