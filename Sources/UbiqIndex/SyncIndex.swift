@@ -101,13 +101,9 @@ public struct SyncIndex: Sendable {
         }
     }
 
-    /// The baseline of every item at or under `root` (the whole container when nil).
-    public func baselines(_ container: ContainerID, under root: RelativePath? = nil) throws -> [RelativePath: ItemBaseline] {
-        try baselines(container, under: [root])[0]
-    }
-
-    /// The baselines under each root, in the order given, in one read: a scan of many
-    /// paths (a group of applied files, a burst of watcher events) pays for one transaction.
+    /// The baseline of every item at or under each root (the whole container for nil), in
+    /// the order given, in one read: a scan of many paths (a group of applied files, a burst
+    /// of watcher events) pays for one transaction.
     public func baselines(_ container: ContainerID, under roots: [RelativePath?]) throws -> [[RelativePath: ItemBaseline]] {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return roots.map { _ in [:] } }
@@ -175,8 +171,8 @@ public struct SyncIndex: Sendable {
         }
     }
 
-    /// Records a new stat fingerprint for an unchanged item (mtime-only changes are no new version).
-    /// Records new stats for items whose content did not change, in one transaction.
+    /// Records new stat fingerprints for items whose content did not change (an mtime-only
+    /// change is no new version), in one transaction.
     public func updateStats(_ container: ContainerID, _ stats: [(path: RelativePath, stat: FileStat?)]) throws {
         guard !stats.isEmpty else { return }
         try pool.write { db in
