@@ -63,8 +63,8 @@ enum TOMLPrecheck {
                     continue
                 case ascii("#"):
                     while index < bytes.count, bytes[index] != ascii("\n") { index += 1 }
-                case ascii("\"") where quoteOpensString(at: index - 1), ascii("'") where quoteOpensString(at: index - 1):
-                    skipString(quote: byte)
+                case ascii("\""), ascii("'"):
+                    if quoteOpensString(at: index - 1) { skipString(quote: byte) }
                 case ascii("[") where open.isEmpty && lineStart:
                     if !headerStartsWithKey() { return .headerWithoutKey(line: line) }
                 case ascii("["), ascii("{"):

@@ -173,15 +173,14 @@ public struct SyncIndex: Sendable {
 
     /// Records new stat fingerprints for items whose content did not change (an mtime-only
     /// change is no new version), in one transaction.
-    public func updateStats(_ container: ContainerID, _ stats: [(path: RelativePath, stat: FileStat?)]) throws {
+    public func updateStats(_ container: ContainerID, _ stats: [(RelativePath, FileStat)]) throws {
         guard !stats.isEmpty else { return }
         try pool.write { db in
             let id = try containerRow(db, container).id
             for (path, stat) in stats {
                 try db.execute(cached: """
                     UPDATE item SET statSize = ?, statMtime = ?, statCtime = ?, statInode = ? WHERE container = ? AND path = ?
-                    """, arguments: [stat.map { Int64($0.size) }, stat?.mtimeNs, stat?.ctimeNs, stat.map { Int64(bitPattern: $0.inode) },
-                                     id, path.rawValue])
+                    """, arguments: [Int64(stat.size), stat.mtimeNs, stat.ctimeNs, Int64(bitPattern: stat.inode), id, path.rawValue])
             }
         }
     }

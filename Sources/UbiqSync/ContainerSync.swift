@@ -197,7 +197,7 @@ public actor ContainerSync {
         var seen = 0
         // The baselines of all roots in one read; each root's walk, then its items and needs.
         var baselinesByRoot = try index.baselines(id, under: roots)
-        var statOnly: [(path: RelativePath, stat: FileStat?)] = []
+        var statOnly: [(RelativePath, FileStat)] = []
         for (position, root) in roots.enumerated() {
             let baselines = baselinesByRoot[position]
             baselinesByRoot[position] = [:]
@@ -219,7 +219,7 @@ public actor ContainerSync {
             let present = existing.filter { $0.value.downloaded || outcome.seen.contains($0.key) }
             let plan = LocalChanges.plan(outcome, existing: present, needs: needs, device: device,
                                          now: Int64(Date().timeIntervalSince1970 * 1e9))
-            statOnly += plan.statOnly.map { ($0.0, $0.1) }
+            statOnly += plan.statOnly
             for path in plan.refused {
                 logger.warning("symlink points out of the container: not synced", metadata: ["path": "\(path)"])
             }
