@@ -34,7 +34,7 @@ extension SafeFileSystem {
             }
         }
         if prepared.count >= 8, LinuxCalls.syncFileSystem(prepared[0].item.file.fd) {
-            for entry in prepared { close(entry.item.file.fd) }
+            for entry in prepared { entry.item.file.close() }
         } else {
             prepared = prepared.filter { entry in
                 guard fsync(entry.item.file.fd) == 0 else {
@@ -42,7 +42,7 @@ extension SafeFileSystem {
                     discard(entry.item.file)
                     return false
                 }
-                close(entry.item.file.fd)
+                entry.item.file.close()
                 return true
             }
         }

@@ -30,7 +30,7 @@ extension SafeFileSystem {
             discard(file)
             throw error
         }
-        close(file.fd)
+        file.close()
         let name = String(path.name)
         do throws(FileSystemError) {
             if LinuxCalls.renameNoReplace(temporary.fd, file.name, parent.fd, name) != 0 {

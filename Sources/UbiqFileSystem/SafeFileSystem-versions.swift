@@ -60,7 +60,7 @@ extension SafeFileSystem {
             discard(file)
             throw error
         }
-        close(file.fd)
+        file.close()
         let temporary = try agentFolder(ContainerLayout.temporaryName)
         let versions = try agentFolder(ContainerLayout.versionsName)
         guard renameat(temporary.fd, file.name, versions.fd, name) == 0 else {

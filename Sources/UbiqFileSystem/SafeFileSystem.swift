@@ -90,7 +90,7 @@ public struct SafeFileSystem: Sendable {
 
     /// Closes and deletes a temp file that will not be committed.
     public func discard(_ file: TempFile) {
-        close(file.fd)
+        file.close()
         if let folder = try? agentFolder(ContainerLayout.temporaryName) {
             unlinkat(folder.fd, file.name, 0)
         }

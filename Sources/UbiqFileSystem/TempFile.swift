@@ -13,10 +13,39 @@ public struct TempFile: Sendable {
     public let name: String
     /// Its absolute path, for logs.
     public let path: String
+    /// Open once a large size is reserved.
+    let direct = DirectWrites()
+
+    init(fd: Int32, name: String, path: String) {
+        self.fd = fd
+        self.name = name
+        self.path = path
+    }
+
+    /// Whether runs now bypass the page cache (after a large `reserve`, where the file
+    /// system allows it).
+    public var writesDirectly: Bool { direct.isOpen }
+
+    /// Closes its descriptors; the file stays where it is.
+    func close() {
+        direct.close()
+        _ = Glibc.close(fd)
+    }
 
     /// Writes all of `bytes` at `offset`. Large writes start their way to disk at once, so
     /// committing a large file does not wait for all of it to be written back.
     public func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FileSystemError) {
+        if let middle = DirectWrites.middle(offset: offset, count: bytes.count), direct.isOpen {
+            let head = Int(middle.lowerBound - offset)
+            let written = try direct.write(UnsafeRawBufferPointer(rebasing: bytes[head..<(head + middle.count)]),
+                                           at: middle.lowerBound, path: path)
+            if written > 0 {
+                try CacheLineAlignedIO.write(fd, UnsafeRawBufferPointer(rebasing: bytes[..<head]), at: offset, path: path)
+                let rest = head + written
+                try CacheLineAlignedIO.write(fd, UnsafeRawBufferPointer(rebasing: bytes[rest...]), at: offset + UInt64(rest), path: path)
+                return
+            }
+        }
         try CacheLineAlignedIO.write(fd, bytes, at: offset, path: path)
         guard bytes.count >= Self.writebackSize else { return }
         LinuxCalls.startWriteback(fd, offset: offset, length: bytes.count)
@@ -28,6 +57,9 @@ public struct TempFile: Sendable {
     }
 
     static let writebackSize = 256 << 10
+    /// Files at least this large, once reserved, write runs with `O_DIRECT` (see
+    /// ``DirectWrites``); smaller ones are done before their writeback matters.
+    static let directSize: UInt64 = 16 << 20
     /// How far behind the newest write the pages of a large staged file leave memory.
     static let dropDistance = 2 * copyPiece
 
@@ -102,7 +134,10 @@ public struct TempFile: Sendable {
                     "'\(path)': \(String(cString: strerror(ENOSPC))): \(size) bytes needed, \(free) free; free some space and it is retried")
             }
         }
-        guard LinuxCalls.allocate(fd, length: size) != 0 else { return }
+        guard LinuxCalls.allocate(fd, length: size) != 0 else {
+            if size >= Self.directSize { direct.open(reopening: fd) }
+            return
+        }
         let code = errno
         guard code != EOPNOTSUPP && code != ENOSYS else { return }
         throw FileSystemError.posix(code, "reserve space for", path)

@@ -70,6 +70,36 @@ import UbiqTestSupport
         #expect(c.read("Documents/staged.bin") == expected)
     }
 
+    /// A large reserved file writes the aligned middle of each run past the page cache, the
+    /// rest through it: runs at odd offsets, out of order, with a kernel copy between them,
+    /// still commit to exactly the bytes written.
+    @Test func aLargeReservedFileWrittenDirectlyAtOddOffsetsIsCommittedWhole() throws {
+        let c = try ContainerFixture()
+        let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
+        defer { try? random.close() }
+        let size = (24 << 20) + 777
+        let expected = Array(random.readData(ofLength: size))
+        let copied = 5_000_001..<5_400_003
+        try c.write("Documents/source.bin", Array(expected[copied]))
+        let file = try c.fileSystem.makeTempFile()
+        try file.reserve(UInt64(size))
+        #expect(file.writesDirectly, "ext4 and most file systems take O_DIRECT; where this fails, the test's file system does not")
+        // Runs of odd lengths between odd cut points, written back to front.
+        var cuts = [0, 100, 4096, 4097, 70_000, 1_100_003, copied.lowerBound, copied.upperBound]
+        cuts += stride(from: 6 << 20, to: size, by: 1_048_579) + [size]
+        for (start, end) in zip(cuts, cuts.dropFirst()).reversed() where start != copied.lowerBound {
+            try file.write(Array(expected[start..<end]), at: UInt64(start))
+        }
+        let fd = open(c.absolute("Documents/source.bin"), O_RDONLY)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        try file.copy(from: fd, at: 0, length: UInt64(copied.count), to: UInt64(copied.lowerBound))
+        try c.fileSystem.commit(file, to: path("Documents/direct.bin"), executable: false, mtimeNs: 1)
+        let committed = try #require(c.read("Documents/direct.bin"))
+        #expect(committed.count == expected.count)
+        #expect(zip(committed, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset == nil, "first byte that differs")
+    }
+
     @Test func commitReplacesAnExistingFile() throws {
         let c = try ContainerFixture()
         try c.write("Documents/a.txt", "old")
