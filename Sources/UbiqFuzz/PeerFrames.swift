@@ -33,7 +33,7 @@ enum PeerFrames {
     static func run(_ input: UnsafeRawBufferPointer) {
         guard let first = input.first else { return }
         let stream = input.dropFirst()
-        let channel = EmbeddedChannel(handler: ByteToMessageHandler(FrameDecoder()))
+        let channel = EmbeddedChannel(handler: FrameDecoder())
         let step = first == 255 ? max(stream.count, 1) : Int(first) + 1
         var conversation = Conversation()
         var offset = stream.startIndex

@@ -30,7 +30,7 @@ enum PeerPipeline {
         let counters = ByteCounters()
         let operations = channel.pipeline.syncOperations
         try operations.addHandler(tlsHandler)
-        try operations.addHandler(ByteToMessageHandler(FrameDecoder(maximumFrameLength: maximumFrameLength)))
+        try operations.addHandler(FrameDecoder(maximumFrameLength: maximumFrameLength))
         try operations.addHandler(PeerAuthenticationHandler(promise: promise, timeout: handshakeTimeout))
         try operations.addHandler(ByteCountingHandler(counters: counters))
         try operations.addHandler(CloseOnErrorHandler())

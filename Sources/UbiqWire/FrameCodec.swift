@@ -34,39 +34,85 @@ public struct FrameTooLarge: Error, Sendable, Equatable, CustomStringConvertible
     }
 }
 
-/// Splits incoming bytes into frame payloads (see `FrameCodec` for the layout).
-public struct FrameDecoder: ByteToMessageDecoder {
+/// Splits incoming bytes into frame payloads (see `FrameCodec` for the layout), each in a
+/// buffer of its own, sized from its header.
+///
+/// Every byte is copied once, from the TLS handler's buffer into its frame's. A
+/// `ByteToMessageHandler` instead keeps a growing buffer of all input that the frames handed
+/// on are slices of: each append to it then copied it anew into fresh memory, and the TLS
+/// handler's own buffer as well. In `perf` of a 512 MiB transfer, those copies and the page
+/// faults on their fresh memory cost the receiver 0.25 CPU-seconds.
+///
+/// An over-limit header fires `FrameTooLarge` and everything after it is ignored; input that
+/// ends inside a frame fires `ByteToMessageDecoderError.leftoverDataWhenDone`.
+public final class FrameDecoder: ChannelInboundHandler, RemovableChannelHandler {
+    public typealias InboundIn = ByteBuffer
     public typealias InboundOut = ByteBuffer
 
     public let maximumFrameLength: Int
+    /// The header read so far, big-endian, and how many of its bytes that is.
+    private var header: UInt32 = 0
+    private var headerBytes = 0
+    /// The payload being filled, and how many of its bytes are still to come.
+    private var payload: ByteBuffer?
+    private var missing = 0
+    private var failed = false
+
+    /// A frame's buffer is set aside up to this size when its header arrives; a larger one
+    /// grows as its bytes do, so a header alone cannot claim the whole limit.
+    static let initialCapacity = 2 << 20
 
     public init(maximumFrameLength: Int = FrameCodec.defaultMaximumFrameLength) {
         self.maximumFrameLength = maximumFrameLength
     }
 
-    public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let declared = buffer.getInteger(at: buffer.readerIndex, endianness: .big, as: UInt32.self) else {
-            return .needMoreData
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var input = unwrapInboundIn(data)
+        while !failed {
+            if var filling = payload.take() {
+                let count = min(missing, input.readableBytes)
+                filling.writeImmutableBuffer(input.readSlice(length: count)!)
+                missing -= count
+                guard missing == 0 else {
+                    payload = filling
+                    return
+                }
+                context.fireChannelRead(wrapInboundOut(filling))
+                continue
+            }
+            while headerBytes < FrameCodec.headerLength, let byte = input.readInteger(as: UInt8.self) {
+                header = header << 8 | UInt32(byte)
+                headerBytes += 1
+            }
+            guard headerBytes == FrameCodec.headerLength else { return }
+            let length = Int(header)
+            (header, headerBytes) = (0, 0)
+            guard length <= maximumFrameLength else {
+                failed = true
+                context.fireErrorCaught(FrameTooLarge(length: length, limit: maximumFrameLength))
+                return
+            }
+            missing = length
+            payload = context.channel.allocator.buffer(capacity: min(length, Self.initialCapacity))
         }
-        let length = Int(declared)
-        guard length <= maximumFrameLength else {
-            throw FrameTooLarge(length: length, limit: maximumFrameLength)
-        }
-        guard buffer.readableBytes >= FrameCodec.headerLength + length else {
-            return .needMoreData
-        }
-        buffer.moveReaderIndex(forwardBy: FrameCodec.headerLength)
-        let payload = buffer.readSlice(length: length)!
-        context.fireChannelRead(Self.wrapInboundOut(payload))
-        return .continue
     }
 
-    /// Delivers the frames still buffered when the input ends; a frame cut short is an error.
-    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
-        let state = try decode(context: context, buffer: &buffer)
-        if case .needMoreData = state, buffer.readableBytes > 0 {
-            throw ByteToMessageDecoderError.leftoverDataWhenDone(buffer)
-        }
-        return state
+    public func channelInactive(context: ChannelHandlerContext) {
+        reportLeftover(context: context)
+        context.fireChannelInactive()
+    }
+
+    public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .some(ChannelEvent.inputClosed) = event as? ChannelEvent { reportLeftover(context: context) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// A frame cut short by the end of the input is an error.
+    private func reportLeftover(context: ChannelHandlerContext) {
+        guard !failed, payload != nil || headerBytes > 0 else { return }
+        failed = true
+        var leftover = payload.take() ?? context.channel.allocator.buffer(capacity: 0)
+        if headerBytes > 0 { leftover.writeInteger(header) }
+        context.fireErrorCaught(ByteToMessageDecoderError.leftoverDataWhenDone(leftover))
     }
 }

@@ -7,7 +7,7 @@ import UbiqWire
 @Suite struct FrameCodecTests {
     private func decoderChannel(limit: Int = FrameCodec.defaultMaximumFrameLength) throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder(maximumFrameLength: limit)))
+        try channel.pipeline.syncOperations.addHandler(FrameDecoder(maximumFrameLength: limit))
         return channel
     }
 
@@ -79,6 +79,21 @@ import UbiqWire
             #expect(try readPayloads(channel) == [Array(0..<10)])
             #expect(try channel.finish().isClean)
         }
+    }
+
+    /// A frame far larger than one read, arriving in reads of TLS-record size together with
+    /// the start of the next frame, comes out whole and in order.
+    @Test func decodesALargeFrameArrivingInManyReads() throws {
+        let channel = try decoderChannel()
+        let big = (0..<1_100_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) }
+        var input = frame(big)
+        input.writeImmutableBuffer(frame([5, 6]))
+        input.writeImmutableBuffer(frame(Array(repeating: 9, count: 40_000)))
+        while input.readableBytes > 0 {
+            try channel.writeInbound(input.readSlice(length: min(16_411, input.readableBytes))!)
+        }
+        #expect(try readPayloads(channel) == [big, [5, 6], Array(repeating: 9, count: 40_000)])
+        #expect(try channel.finish().isClean)
     }
 
     @Test func acceptsFrameOfExactlyTheLimit() throws {
