@@ -83,11 +83,22 @@ public struct SyncIndex: Sendable {
 
     /// A present item whose path differs from `path` only in case.
     public func caseTwin(_ container: ContainerID, of path: RelativePath) throws -> RelativePath? {
-        try pool.read { db in
-            guard let id = try containerID(db, container) else { return nil }
-            return try String.fetchOne(db, cached: """
-                SELECT path FROM item WHERE container = ? AND folded = ? AND path != ? AND deleted = 0 LIMIT 1
-                """, arguments: [id, path.caseFolded, path.rawValue]).flatMap { try? RelativePath($0) }
+        try caseTwins(container, of: [path])[path]
+    }
+
+    /// ``caseTwin(_:of:)`` of many paths in one read; paths without a twin are left out.
+    public func caseTwins(_ container: ContainerID, of paths: [RelativePath]) throws -> [RelativePath: RelativePath] {
+        guard !paths.isEmpty else { return [:] }
+        return try pool.read { db in
+            guard let id = try containerID(db, container) else { return [:] }
+            var result: [RelativePath: RelativePath] = [:]
+            for path in paths {
+                let twin = try String.fetchOne(db, cached: """
+                    SELECT path FROM item WHERE container = ? AND folded = ? AND path != ? AND deleted = 0 LIMIT 1
+                    """, arguments: [id, path.caseFolded, path.rawValue]).flatMap { try? RelativePath($0) }
+                if let twin { result[path] = twin }
+            }
+            return result
         }
     }
 
@@ -351,12 +362,24 @@ public struct SyncIndex: Sendable {
 
     /// Devices other than this one known to hold the content of exactly `version` of `path`.
     public func holders(_ container: ContainerID, _ path: RelativePath, version: VersionVector) throws -> [DeviceID] {
-        try pool.read { db in
-            guard let id = try containerID(db, container) else { return [] }
-            return try Row.fetchAll(db, cached: "SELECT device, version FROM held WHERE container = ? AND path = ?",
-                                    arguments: [id, path.rawValue]).compactMap { row in
-                try IndexBinary.decodeVersion(row[1]) == version ? DeviceID(row[0] as String) : nil
+        try holders(container, of: [path: version])[path] ?? []
+    }
+
+    /// ``holders(_:_:version:)`` of many versions in one read; paths no device holds at the
+    /// wanted version are left out.
+    public func holders(_ container: ContainerID, of wanted: [RelativePath: VersionVector]) throws -> [RelativePath: [DeviceID]] {
+        guard !wanted.isEmpty else { return [:] }
+        return try pool.read { db in
+            guard let id = try containerID(db, container) else { return [:] }
+            var result: [RelativePath: [DeviceID]] = [:]
+            for (path, version) in wanted {
+                let devices = try Row.fetchAll(db, cached: "SELECT device, version FROM held WHERE container = ? AND path = ?",
+                                               arguments: [id, path.rawValue]).compactMap { row in
+                    try IndexBinary.decodeVersion(row[1]) == version ? DeviceID(row[0] as String) : nil
+                }
+                if !devices.isEmpty { result[path] = devices }
             }
+            return result
         }
     }
 

@@ -244,17 +244,19 @@ extension ContainerSync {
         logger.info("kept folder deleted on a peer: it still has content here", metadata: ["path": "\(goal.path)"])
     }
 
-    /// Builds a file from its chunks in `.ubiq/tmp/`: local copies first, then peers.
-    func assemble(_ chunks: [ChunkRef], path: RelativePath, version: VersionVector? = nil) async throws -> any StagedFile {
+    /// Builds a file from its chunks in `.ubiq/tmp/`: local copies first, then peers. `facts`
+    /// are what the index knows about it, when already read for a group of files.
+    func assemble(_ chunks: [ChunkRef], path: RelativePath, version: VersionVector? = nil,
+                  facts: AssemblyFacts? = nil) async throws -> any StagedFile {
+        let facts = facts ?? assemblyFacts(for: [AssemblyFacts.File(path: path, chunks: chunks, version: version)])
         let staged = try disk.stage()
         let total = chunks.reduce(0) { $0 + UInt64($1.size) }
         transfers.begin(path, total: total)
         defer { transfers.end(path) }
         do {
             if total >= Self.reserveSize { try staged.reserve(total) }
-            let missing = try copyLocal(chunks, into: staged, path: path)
-            let holders = version.flatMap { try? index.holders(id, path, version: $0) } ?? []
-            try await fetchAll(missing, path: path, holders: holders, into: staged)
+            let missing = try copyLocal(chunks, into: staged, path: path, facts: facts)
+            try await fetchAll(missing, path: path, holders: facts.holders[path] ?? [], into: staged)
             return staged
         } catch {
             staged.discard()

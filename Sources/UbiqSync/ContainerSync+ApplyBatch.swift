@@ -35,11 +35,13 @@ extension ContainerSync {
             for target in targets { failed(target, error) }
             return
         }
+        // Paths new here must not differ only in case from another item: one read for all.
+        let twins = try? index.caseTwins(id, of: targets.filter { locals[$0.path]?.item.deleted ?? true }.map(\.path))
         var folders: [Item] = []
         var files: [(goal: Item, local: IndexedItem?)] = []
         for target in targets {
             let local = locals[target.path]
-            guard let goal = plainGoal(target, local: local) else {
+            guard let goal = plainGoal(target, local: local, twins: twins) else {
                 await applyLogged(target, leased: true)
                 continue
             }
@@ -65,12 +67,17 @@ extension ContainerSync {
         var staged: [RelativePath: any StagedFile] = [:]
         var fetchFailures: [RelativePath: any Error] = [:]
         let logger = self.logger
+        let facts = assemblyFacts(for: files.map { AssemblyFacts.File(path: $0.goal.path, chunks: $0.goal.chunks, version: $0.goal.version) },
+                                  previous: files.reduce(into: [:]) { previous, file in previous[file.goal.path] = file.local })
         await withTaskGroup(of: (RelativePath, Result<any StagedFile, any Error>).self) { group in
             var next = files.makeIterator()
             func startNext() -> Bool {
                 guard let (goal, _) = next.next() else { return false }
                 group.addTask {
-                    do { return (goal.path, .success(try await self.assemble(goal.chunks, path: goal.path, version: goal.version))) } catch {
+                    do {
+                        let staged = try await self.assemble(goal.chunks, path: goal.path, version: goal.version, facts: facts)
+                        return (goal.path, .success(staged))
+                    } catch {
                         logger.warning("could not fetch a file; will retry", metadata: ["path": "\(goal.path)", "error": "\(error)"])
                         return (goal.path, .failure(error))
                     }
@@ -115,8 +122,9 @@ extension ContainerSync {
 
     /// The item to write when applying `target` is plainly creating a folder, or creating or
     /// replacing a file: no conflict version to keep or prune, no local edit since the last
-    /// scan, no case twin, not an on-demand container. Nil when the one-at-a-time path decides.
-    private func plainGoal(_ target: Item, local: IndexedItem?) -> Item? {
+    /// scan, no case twin (`twins` of the new paths; nil when they could not be read), not an
+    /// on-demand container. Nil when the one-at-a-time path decides.
+    private func plainGoal(_ target: Item, local: IndexedItem?, twins: [RelativePath: RelativePath]?) -> Item? {
         guard !onDemand, !target.deleted, target.kind != .symlink,
               case .applyRemote(let goal) = Reconciliation.reconcile(local: local?.item, remote: target),
               goal.conflicts.isEmpty else { return nil }
@@ -125,7 +133,7 @@ extension ContainerSync {
                   let stat = local.stat, disk.stat(goal.path) == stat else { return nil }
             return goal
         }
-        guard (try? index.caseTwin(id, of: goal.path)) == .some(nil) else { return nil }
+        guard let twins, twins[goal.path] == nil else { return nil }
         return goal
     }
 }

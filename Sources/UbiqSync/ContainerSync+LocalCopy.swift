@@ -14,16 +14,14 @@ extension ContainerSync {
     }
 
     /// Copies the chunks held locally into `staged`; returns those still to fetch.
-    func copyLocal(_ chunks: [ChunkRef], into staged: any StagedFile, path: RelativePath) throws -> [ChunkRef] {
-        // The file's own previous version is the usual source: its chunk list is read once.
-        var previous: [ChunkHash: ChunkRef] = [:]
-        var previousStat: FileStat?
-        if let indexed = try? index.item(id, path), !indexed.item.deleted, indexed.item.kind == .file, indexed.downloaded,
-           let stat = indexed.stat, disk.stat(path) == stat {
-            previousStat = stat
-            for chunk in indexed.item.chunks where previous[chunk.hash] == nil { previous[chunk.hash] = chunk }
+    func copyLocal(_ chunks: [ChunkRef], into staged: any StagedFile, path: RelativePath, facts: AssemblyFacts) throws -> [ChunkRef] {
+        // The file's own previous version is the usual source, when it is still as indexed.
+        var previous = facts.previousChunks(of: path)
+        var previousStat = facts.previous[path]?.stat
+        if previous.isEmpty || disk.stat(path) != previousStat {
+            (previous, previousStat) = ([:], nil)
         }
-        let elsewhere = (try? index.locations(of: chunks.lazy.filter { previous[$0.hash]?.size != $0.size }.map(\.hash))) ?? [:]
+        let elsewhere = facts.locations
         var missing: [ChunkRef] = []
         var run: [Source] = []
         func flush() throws {

@@ -179,6 +179,23 @@ extension SyncIndexTests {
         #expect(try index.caseTwin(container, of: try RelativePath("Documents/Readme.txt")) == nil)
         #expect(try index.caseTwin(container, of: try RelativePath("Documents/Other.txt")) == nil)
     }
+
+    /// A group of files about to be applied asks for case twins and holders once for all.
+    @Test func caseTwinsAndHoldersOfManyPathsComeFromOneRead() throws {
+        try index.commit(container, ["Documents/Readme.txt", "Documents/b"].map { ItemWrite(item: file($0, byte: 1, version: [me: 1]), stat: nil) })
+        let paths = try ["Documents/README.txt", "Documents/Readme.txt", "Documents/B", "Documents/new"].map(RelativePath.init)
+        let twins = try index.caseTwins(container, of: paths)
+        #expect(twins.mapValues(\.rawValue) == [paths[0]: "Documents/Readme.txt", paths[2]: "Documents/b"])
+
+        let peer = DeviceID("BBBB")
+        let (a, b) = (try RelativePath("Documents/a"), try RelativePath("Documents/b"))
+        try index.recordRemoteUpdate(container, peer: peer, state: PeerIndexState(indexID: 1, maxSequence: 2), needs: [], merges: [],
+                                     held: [(a, VersionVector([peer: 2])), (b, VersionVector([peer: 1]))])
+        let (one, two) = (VersionVector([peer: 1]), VersionVector([peer: 2]))
+        let holders = try index.holders(container, of: [a: two, b: two, try RelativePath("Documents/c"): one])
+        #expect(holders == [a: [peer]])
+        #expect(try index.holders(container, b, version: one) == [peer])
+    }
 }
 
 extension SyncIndexTests {
