@@ -12,16 +12,18 @@ struct AssemblyFacts: Sendable {
 
     /// The indexed items at the files' paths.
     var previous: [RelativePath: IndexedItem] = [:]
+    /// The chunks of each file's previous version by hash, where that is a file whose
+    /// content is here.
+    var previousChunks: [RelativePath: [ChunkHash: ChunkRef]] = [:]
     /// Where the chunks not in a file's previous version can be read.
     var locations: [ChunkHash: [ChunkLocation]] = [:]
     /// The peers that hold each file's version.
     var holders: [RelativePath: [DeviceID]] = [:]
 
-    /// The chunks of the previous version at `path` by hash, when it is a file whose content
-    /// is here; empty otherwise.
-    func previousChunks(of path: RelativePath) -> [ChunkHash: ChunkRef] {
-        guard let indexed = previous[path], !indexed.item.deleted, indexed.item.kind == .file, indexed.downloaded,
-              indexed.stat != nil else { return [:] }
+    /// The chunks of `indexed` by hash, when it is a file whose content is here.
+    static func chunks(of indexed: IndexedItem) -> [ChunkHash: ChunkRef]? {
+        guard !indexed.item.deleted, indexed.item.kind == .file, indexed.downloaded, indexed.stat != nil,
+              !indexed.item.chunks.isEmpty else { return nil }
         var chunks: [ChunkHash: ChunkRef] = [:]
         for chunk in indexed.item.chunks where chunks[chunk.hash] == nil { chunks[chunk.hash] = chunk }
         return chunks
@@ -37,7 +39,8 @@ extension ContainerSync {
         facts.previous = previous ?? (try? index.items(id, at: files.map(\.path))) ?? [:]
         var wanted: Set<ChunkHash> = []
         for file in files {
-            let old = facts.previousChunks(of: file.path)
+            let old = facts.previous[file.path].flatMap(AssemblyFacts.chunks(of:)) ?? [:]
+            if !old.isEmpty { facts.previousChunks[file.path] = old }
             for chunk in file.chunks where old[chunk.hash]?.size != chunk.size { wanted.insert(chunk.hash) }
         }
         if !wanted.isEmpty { facts.locations = (try? index.locations(of: wanted)) ?? [:] }

@@ -16,7 +16,7 @@ extension ContainerSync {
     /// Copies the chunks held locally into `staged`; returns those still to fetch.
     func copyLocal(_ chunks: [ChunkRef], into staged: any StagedFile, path: RelativePath, facts: AssemblyFacts) throws -> [ChunkRef] {
         // The file's own previous version is the usual source, when it is still as indexed.
-        var previous = facts.previousChunks(of: path)
+        var previous = facts.previousChunks[path] ?? [:]
         var previousStat = facts.previous[path]?.stat
         if previous.isEmpty || disk.stat(path) != previousStat {
             (previous, previousStat) = ([:], nil)
