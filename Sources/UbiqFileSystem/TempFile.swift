@@ -35,7 +35,7 @@ public struct TempFile: Sendable {
     /// Writes all of `bytes` at `offset`. Large writes start their way to disk at once, so
     /// committing a large file does not wait for all of it to be written back.
     public func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(FileSystemError) {
-        if let middle = DirectWrites.middle(offset: offset, count: bytes.count), direct.isOpen {
+        if let middle = DirectWrites.middle(offset: offset, count: bytes.count) {
             let head = Int(middle.lowerBound - offset)
             let written = try direct.write(UnsafeRawBufferPointer(rebasing: bytes[head..<(head + middle.count)]),
                                            at: middle.lowerBound, path: path)

@@ -10,23 +10,21 @@ struct AssemblyFacts: Sendable {
         var version: VersionVector?
     }
 
-    /// The indexed items at the files' paths.
-    var previous: [RelativePath: IndexedItem] = [:]
-    /// The chunks of each file's previous version by hash, where that is a file whose
-    /// content is here.
-    var previousChunks: [RelativePath: [ChunkHash: ChunkRef]] = [:]
+    /// Each file's previous version, where it is a file whose content is here: its chunks
+    /// by hash and the stat it was indexed with.
+    var previous: [RelativePath: (chunks: [ChunkHash: ChunkRef], stat: FileStat)] = [:]
     /// Where the chunks not in a file's previous version can be read.
     var locations: [ChunkHash: [ChunkLocation]] = [:]
     /// The peers that hold each file's version.
     var holders: [RelativePath: [DeviceID]] = [:]
 
-    /// The chunks of `indexed` by hash, when it is a file whose content is here.
-    static func chunks(of indexed: IndexedItem) -> [ChunkHash: ChunkRef]? {
-        guard !indexed.item.deleted, indexed.item.kind == .file, indexed.downloaded, indexed.stat != nil,
+    /// The chunks of `indexed` by hash and its stat, when it is a file whose content is here.
+    static func previousVersion(_ indexed: IndexedItem) -> (chunks: [ChunkHash: ChunkRef], stat: FileStat)? {
+        guard !indexed.item.deleted, indexed.item.kind == .file, indexed.downloaded, let stat = indexed.stat,
               !indexed.item.chunks.isEmpty else { return nil }
         var chunks: [ChunkHash: ChunkRef] = [:]
         for chunk in indexed.item.chunks where chunks[chunk.hash] == nil { chunks[chunk.hash] = chunk }
-        return chunks
+        return (chunks, stat)
     }
 }
 
@@ -36,12 +34,12 @@ extension ContainerSync {
     /// them. Three reads for the whole group, not three per file.
     func assemblyFacts(for files: [AssemblyFacts.File], previous: [RelativePath: IndexedItem]? = nil) -> AssemblyFacts {
         var facts = AssemblyFacts()
-        facts.previous = previous ?? (try? index.items(id, at: files.map(\.path))) ?? [:]
+        let indexed = previous ?? (try? index.items(id, at: files.map(\.path))) ?? [:]
         var wanted: Set<ChunkHash> = []
         for file in files {
-            let old = facts.previous[file.path].flatMap(AssemblyFacts.chunks(of:)) ?? [:]
-            if !old.isEmpty { facts.previousChunks[file.path] = old }
-            for chunk in file.chunks where old[chunk.hash]?.size != chunk.size { wanted.insert(chunk.hash) }
+            let old = indexed[file.path].flatMap(AssemblyFacts.previousVersion)
+            facts.previous[file.path] = old
+            for chunk in file.chunks where old?.chunks[chunk.hash]?.size != chunk.size { wanted.insert(chunk.hash) }
         }
         if !wanted.isEmpty { facts.locations = (try? index.locations(of: wanted)) ?? [:] }
         var versions: [RelativePath: VersionVector] = [:]

@@ -16,10 +16,10 @@ extension ContainerSync {
     /// Copies the chunks held locally into `staged`; returns those still to fetch.
     func copyLocal(_ chunks: [ChunkRef], into staged: any StagedFile, path: RelativePath, facts: AssemblyFacts) throws -> [ChunkRef] {
         // The file's own previous version is the usual source, when it is still as indexed.
-        var previous = facts.previousChunks[path] ?? [:]
-        var previousStat = facts.previous[path]?.stat
-        if previous.isEmpty || disk.stat(path) != previousStat {
-            (previous, previousStat) = ([:], nil)
+        var previous: [ChunkHash: ChunkRef] = [:]
+        var previousStat: FileStat?
+        if let old = facts.previous[path], disk.stat(path) == old.stat {
+            (previous, previousStat) = (old.chunks, old.stat)
         }
         let elsewhere = facts.locations
         var missing: [ChunkRef] = []
