@@ -1,5 +1,6 @@
 import NIOCore
 import NIOEmbedded
+import SwiftProtobuf
 import UbiqChunking
 import UbiqModel
 import UbiqWire
@@ -90,8 +91,23 @@ enum PeerFrames {
             case .chunkRequest(let request):
                 _ = ChunkHash(bytes: Array(request.hash))
                 _ = try? RelativePath(request.path)
-            case .chunkResponse, .keyValueAck, .ping, .close, nil:
+            case .chunkResponse:
+                Self.checkAgainstSwiftProtobuf(envelope, payload: payload)
+            case .keyValueAck, .ping, .close, nil:
                 break
+            }
+        }
+
+        /// A chunk response is decoded by hand (`ChunkResponseCoding`); it must be the message
+        /// SwiftProtobuf decodes from the same bytes, and encode back to the same frame.
+        static func checkAgainstSwiftProtobuf(_ envelope: Ubiq_Wire_Envelope, payload: ByteBuffer) {
+            var options = BinaryDecodingOptions()
+            options.discardUnknownFields = true
+            guard let slow = try? Ubiq_Wire_Envelope(serializedBytes: Array(payload.readableBytesView), options: options),
+                  slow == envelope
+            else { fatalError("a chunk response decodes differently by hand and by SwiftProtobuf") }
+            guard let bytes: [UInt8] = try? slow.serializedBytes(), Array(envelope.frame().frame.readableBytesView.dropFirst(4)) == bytes else {
+                fatalError("a chunk response encodes differently by hand and by SwiftProtobuf")
             }
         }
 

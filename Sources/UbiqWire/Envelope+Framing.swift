@@ -18,8 +18,13 @@ extension Ubiq_Wire_Envelope {
         self = try result.get()
     }
 
-    /// Decodes a received frame's payload where it lies, without copying it out first.
+    /// Decodes a received frame's payload where it lies, without copying it out first. A
+    /// chunk response's bytes are not copied at all (``ChunkResponseCoding``).
     public init(payload: ByteBuffer) throws(WireError) {
+        if let response = ChunkResponseCoding.decode(payload) {
+            self.init(.chunkResponse(response))
+            return
+        }
         let result: Result<Self, WireError> = payload.withUnsafeReadableBytes { bytes in
             Result { () throws(WireError) in try Self(rawPayload: bytes) }
         }
@@ -44,6 +49,9 @@ extension Ubiq_Wire_Envelope {
     /// The whole frame of this envelope, length header included, serialized straight into
     /// the buffer that goes to TLS.
     public func frame() -> FramedBytes {
-        (try? serializedBytes()) ?? FramedBytes(repeating: 0, count: 0)
+        if case .chunkResponse(let response) = message, unknownFields.data.isEmpty, response.unknownFields.data.isEmpty {
+            return ChunkResponseCoding.frame(of: response)
+        }
+        return (try? serializedBytes()) ?? FramedBytes(repeating: 0, count: 0)
     }
 }

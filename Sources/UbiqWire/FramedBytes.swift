@@ -21,6 +21,11 @@ public struct FramedBytes: SwiftProtobufContiguousBytes {
         frame.writeBytes(payload)
     }
 
+    /// A frame written by hand, header included.
+    init(frame: ByteBuffer) {
+        self.frame = frame
+    }
+
     /// The payload's length.
     public var count: Int { frame.readableBytes - FrameCodec.headerLength }
 
