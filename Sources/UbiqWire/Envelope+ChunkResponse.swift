@@ -55,9 +55,11 @@ enum ChunkResponseCoding {
               let inner = readVarint(&reader), inner == UInt64(reader.readableBytes)
         else { return nil }
         var response = Ubiq_Wire_ChunkResponse()
-        var seen: Set<UInt8> = []
+        var seen: UInt8 = 0  // bit n: field n was read
         while let tag = reader.readInteger(as: UInt8.self) {
-            guard seen.insert(tag).inserted else { return nil }
+            let field: UInt8 = 1 << (tag >> 3 & 7)
+            guard seen & field == 0 else { return nil }
+            seen |= field
             switch tag {
             case idTag:
                 guard let id = readVarint(&reader) else { return nil }
