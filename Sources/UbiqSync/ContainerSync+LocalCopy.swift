@@ -16,12 +16,17 @@ extension ContainerSync {
     /// Copies the chunks held locally into `staged`; returns those still to fetch.
     func copyLocal(_ chunks: [ChunkRef], into staged: any StagedFile, path: RelativePath, facts: AssemblyFacts) throws -> [ChunkRef] {
         // The file's own previous version is the usual source, when it is still as indexed.
-        var previous: [ChunkHash: ChunkRef] = [:]
-        var previousStat: FileStat?
-        if let old = facts.previous[path], disk.stat(path) == old.stat {
-            (previous, previousStat) = (old.chunks, old.stat)
+        let current = facts.previous[path].flatMap { disk.stat(path) == $0.stat ? $0 : nil }
+        let previous = current?.chunks ?? [:]
+        let previousStat = current?.stat
+        var elsewhere = facts.locations
+        if current == nil, let changed = facts.previous[path] {
+            // Changed since it was indexed: the chunks it was to give were not looked up elsewhere.
+            let hashes = chunks.filter { changed.chunks[$0.hash]?.size == $0.size }.map(\.hash)
+            if !hashes.isEmpty, let more = try? index.locations(of: hashes) {
+                elsewhere.merge(more) { held, _ in held }
+            }
         }
-        let elsewhere = facts.locations
         var missing: [ChunkRef] = []
         var run: [Source] = []
         func flush() throws {

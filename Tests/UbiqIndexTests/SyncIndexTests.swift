@@ -181,7 +181,7 @@ extension SyncIndexTests {
     }
 
     /// A group of files about to be applied asks for case twins and holders once for all.
-    @Test func caseTwinsAndHoldersOfManyPathsComeFromOneRead() throws {
+    @Test func caseTwinsAndHoldersAreFoundForManyPathsAtOnce() throws {
         try index.commit(container, ["Documents/Readme.txt", "Documents/b"].map { ItemWrite(item: file($0, byte: 1, version: [me: 1]), stat: nil) })
         let paths = try ["Documents/README.txt", "Documents/Readme.txt", "Documents/B", "Documents/new"].map(RelativePath.init)
         let twins = try index.caseTwins(container, of: paths)
