@@ -6,6 +6,10 @@
 /// - A `}` where an array expects a value, such as `s = [}`.
 /// - A value of ten characters shaped like a date, a space and one digit, such as
 ///   `d = 2000-01-01 9`: toml++ reads on as if a time followed.
+/// - A character beyond ASCII outside strings and comments, such as U+0085 where an array
+///   expects a value: toml++ takes U+0085, U+2028 and U+2029 for line breaks there but does
+///   not step over them. TOML allows such characters only in strings and comments, so all
+///   of them are refused there, not only these three.
 ///
 /// A header is a `[` that starts a line outside any string, array or inline table; the
 /// scan follows strings, comments and brackets just far enough to tell. A quote opens a
@@ -25,6 +29,10 @@ enum TOMLPrecheck {
         case .dateThenDigit(let line):
             throw ConfigError(.syntax, "a date followed by a space and one digit is no value; write a time as 2000-01-01T09:00:00",
                               file: file, line: line)
+        case .nonASCII(let line, let scalar):
+            let hex = String(scalar, radix: 16, uppercase: true)
+            throw ConfigError(.syntax, "character U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex) outside a string or comment; TOML allows characters beyond ASCII only in quoted strings and comments",
+                              file: file, line: line)
         }
     }
 
@@ -32,6 +40,7 @@ enum TOMLPrecheck {
         case headerWithoutKey(line: Int)
         case braceInArray(line: Int)
         case dateThenDigit(line: Int)
+        case nonASCII(line: Int, scalar: UInt32)
     }
 
     private struct Scanner {
@@ -73,6 +82,8 @@ enum TOMLPrecheck {
                     return .braceInArray(line: line)
                 case ascii("]"), ascii("}"):
                     _ = open.popLast()
+                case 0x80...:
+                    return .nonASCII(line: line, scalar: scalar(startingAt: index - 1))
                 default:
                     break
                 }
@@ -138,6 +149,15 @@ enum TOMLPrecheck {
             case ascii(" "), ascii("\t"), 0x0A...0x0D, ascii(","), ascii("]"), ascii("}"), ascii("#"): true
             default: false
             }
+        }
+
+        /// The code point whose UTF-8 encoding starts at `start` (the text is valid UTF-8).
+        func scalar(startingAt start: Int) -> UInt32 {
+            let end = min(bytes.count, start + 4)
+            var iterator = bytes[start..<end].makeIterator()
+            var decoder = UTF8()
+            guard case .scalarValue(let scalar) = decoder.decode(&iterator) else { return UInt32(bytes[start]) }
+            return scalar.value
         }
 
         mutating func skipBlanks() {

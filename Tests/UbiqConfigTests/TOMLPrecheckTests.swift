@@ -31,6 +31,30 @@ struct TOMLPrecheckTests {
         #expect(error.line == line)
     }
 
+    @Test(arguments: [("la=[\u{85}\u{11}", 1, "U+0085"), ("s = [\n  1,\u{2028}2]\n", 2, "U+2028"), ("a = [\u{2029}]", 1, "U+2029"),
+                      ("[agent]\ndevice_name = \u{A0}\"x\"\n", 2, "U+00A0"), ("é = 1\n", 1, "U+00E9"), ("[sync]\nk = 1 \u{1F600}\n", 2, "U+1F600")])
+    func characterBeyondASCIIOutsideStringsIsASyntaxError(_ text: String, line: Int, code: String) throws {
+        let home = try TestHome()
+        let error = try #require(try home.error(file: text))
+        #expect(error.code == .syntax)
+        #expect(error.line == line)
+        #expect(error.reason.contains("character \(code) outside a string or comment"))
+    }
+
+    @Test func charactersBeyondASCIIInStringsAndCommentsLoad() throws {
+        let home = try TestHome()
+        let config = try home.load(file: #"""
+            # Schreibtisch \#u{2028} im Büro \#u{85}
+            [agent]
+            device_name = "Büro\#u{A0}1" # ü
+            state = '/tmp/état'
+            [sync]
+            package_extensions = ["pagès", '''ünote''', """x✓"""] # \#u{2029}
+            """#)
+        #expect(config.deviceName == "Büro\u{A0}1")
+        #expect(config.packageExtensions.contains("ünote"))
+    }
+
     @Test func bracketsInStringsCommentsAndArraysAreNotHeaders() throws {
         let home = try TestHome()
         let config = try home.load(file: #"""
