@@ -79,7 +79,8 @@ public struct FileCoordinator: Sendable {
 
 /// What a presenter hears of its item (NSFilePresenter's callbacks).
 public enum PresenterNotice: Sendable, Equatable {
-    /// The item, or something in the presented folder at `path`, changed.
+    /// The item, or something in the presented folder at `path`, changed. `origin` is
+    /// `local`, `remote`, or `unknown` after a restart (see ``UbiqAgentClient/presentedItemEvents(container:path:)``).
     case didChange(path: String, origin: String)
     /// It moved; the presenter now follows it at `to`.
     case didMove(from: String, to: String)
@@ -91,18 +92,34 @@ public enum PresenterNotice: Sendable, Equatable {
 extension UbiqAgentClient {
     /// Registers a presenter for `path` and returns what it hears until the stream is
     /// dropped. It reads this connection's notifications: use one connection per presenter.
+    /// If the agent ends the presenter because this reader fell behind, it registers again
+    /// where the item now is and posts `didChange` with origin `unknown`, since anything
+    /// there may have changed meanwhile.
     public func presentedItemEvents(container: ContainerID, path: String) async throws -> AsyncStream<PresenterNotice> {
-        let _: PresenterID = try await connection.call(
-            ControlMethod.presenterRegister.rawValue, params: PresenterRegisterParams(container: container, path: path))
+        let first = try await registerPresenter(container: container, path: path)
         let notifications = connection.notifications
         return AsyncStream { continuation in
             let task = Task {
+                var presenter = first.presenter
+                var presented = path
                 for await notification in notifications {
+                    if notification.method == ControlNotification.subscriptionFellBehind.rawValue {
+                        guard let notice = try? notification.params?.decode(FellBehindNotice.self),
+                              notice.method == "presenter", notice.presenter == presenter else { continue }
+                        guard let again = try? await registerPresenter(container: container, path: presented) else { break }
+                        presenter = again.presenter
+                        continuation.yield(.didChange(path: presented, origin: "unknown"))
+                        continue
+                    }
                     guard let kind = ControlNotification(rawValue: notification.method),
-                          let event = try? notification.params?.decode(PresenterEvent.self) else { continue }
+                          let event = try? notification.params?.decode(PresenterEvent.self), event.presenter == presenter
+                    else { continue }
                     switch kind {
                     case .presenterDidChange: continuation.yield(.didChange(path: event.path, origin: event.origin))
-                    case .presenterDidMove: continuation.yield(.didMove(from: event.path, to: event.to ?? event.path))
+                    case .presenterDidMove:
+                        let to = event.to ?? event.path
+                        if event.path == presented { presented = to }
+                        continuation.yield(.didMove(from: event.path, to: to))
                     case .presenterDidDelete: continuation.yield(.didDelete(path: event.path))
                     case .presenterConflict: continuation.yield(.conflict(path: event.path, versions: event.conflicts ?? []))
                     default: continue
@@ -112,5 +129,9 @@ extension UbiqAgentClient {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+
+    private func registerPresenter(container: ContainerID, path: String) async throws -> PresenterID {
+        try await connection.call(ControlMethod.presenterRegister.rawValue, params: PresenterRegisterParams(container: container, path: path))
     }
 }

@@ -81,6 +81,30 @@ extension SlowSubscriberTests {
     }
 }
 
+extension SlowSubscriberTests {
+    /// A presenter of `Documents` whose agent side fell behind the same burst registers again
+    /// by itself, says that anything in its folder may have changed, and hears later changes.
+    @Test func aPresenterStartsAgainAfterABurstLargerThanItsBuffer() async throws {
+        let cluster = try LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        try await cluster.start()
+        let client = try await UbiqAgentClient.connect(socketPath: a.socket)
+        let heard = Collected(try await client.presentedItemEvents(container: a.container, path: "Documents"))
+
+        try Self.moveTreeIn(ContainerSyncBuffer.items + 2_000, to: a, via: cluster.directory)
+        try await waitUntil("the presenter to start again after the burst", timeout: .seconds(120)) {
+            heard.all.contains(.didChange(path: "Documents", origin: "unknown"))
+        }
+        try a.write("Documents/later.txt", "after the burst")
+        try await waitUntil("the presenter to hear a later change") {
+            heard.all.contains(.didChange(path: "Documents/later.txt", origin: "local"))
+        }
+        #expect(!heard.finished)
+        await client.close()
+    }
+}
+
 /// How many item changes a subscriber may fall behind by (`ContainerSync.itemChangeBuffer`).
 enum ContainerSyncBuffer {
     static let items = 8192

@@ -18,6 +18,9 @@ final class TestHandler: ControlHandler {
     /// The connections that sent `kv.subscribe`, in order; `test.kvFallBehind` tells the first
     /// one it fell behind.
     let keyValueSubscribers = Mutex<[ControlConnection]>([])
+    /// The presenters registered, in order (their ids count from 1); `test.presenterFallBehind`
+    /// moves the first one's item and then ends it.
+    let presenters = Mutex<[(connection: ControlConnection, path: String)]>([])
 
     func handle(method: String, params: JSONValue?, connection: ControlConnection) async throws -> JSONValue {
         switch method {
@@ -53,6 +56,22 @@ final class TestHandler: ControlHandler {
                 encoding: KeyValueChangeNotice(reason: "remoteChange", store: Fixtures.store, keys: ["level"])))
             try await subscriber.notify(method: ControlNotification.subscriptionFellBehind.rawValue, params: try JSONValue(
                 encoding: FellBehindNotice(method: ControlNotification.kvDidChangeExternally.rawValue)))
+            return true
+        case ControlMethod.presenterRegister.rawValue:
+            let params = try RPCParams.decode(PresenterRegisterParams.self, from: params)
+            let id = presenters.withLock { $0.append((connection, params.path)); return UInt64($0.count) }
+            return try JSONValue(encoding: PresenterID(presenter: id))
+        case "test.presenterFallBehind":
+            guard let (subscriber, path) = presenters.withLock({ $0.first }) else { throw RPCError.methodNotFound(method) }
+            try await subscriber.notify(method: ControlNotification.presenterDidMove.rawValue, params: try JSONValue(
+                encoding: PresenterEvent(presenter: 1, container: Fixtures.container, path: path, to: "Documents/moved.txt", origin: "remote")))
+            // Another presenter's notices on the same connection are not this one's.
+            try await subscriber.notify(method: ControlNotification.subscriptionFellBehind.rawValue, params: try JSONValue(
+                encoding: FellBehindNotice(method: "presenter", presenter: 99)))
+            try await subscriber.notify(method: ControlNotification.presenterDidDelete.rawValue, params: try JSONValue(
+                encoding: PresenterEvent(presenter: 99, container: Fixtures.container, path: "Documents/moved.txt", origin: "local")))
+            try await subscriber.notify(method: ControlNotification.subscriptionFellBehind.rawValue, params: try JSONValue(
+                encoding: FellBehindNotice(method: "presenter", presenter: 1)))
             return true
         case "test.echo":
             return params ?? .null
