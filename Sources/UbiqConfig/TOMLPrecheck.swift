@@ -31,7 +31,7 @@ enum TOMLPrecheck {
                               file: file, line: line)
         case .nonASCII(let line, let scalar):
             let hex = String(scalar, radix: 16, uppercase: true)
-            throw ConfigError(.syntax, "character U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex) outside a string or comment; TOML allows characters beyond ASCII only in quoted strings and comments",
+            throw ConfigError(.syntax, "character U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex) outside a string or comment; TOML allows characters beyond ASCII only in quoted strings and comments: quote the key or value, or remove the character",
                               file: file, line: line)
         }
     }
