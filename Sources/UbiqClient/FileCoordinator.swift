@@ -105,7 +105,7 @@ extension UbiqAgentClient {
                 for await notification in notifications {
                     if notification.method == ControlNotification.subscriptionFellBehind.rawValue {
                         guard let notice = try? notification.params?.decode(FellBehindNotice.self),
-                              notice.method == "presenter", notice.presenter == presenter else { continue }
+                              notice.method == FellBehindNotice.presenterMethod, notice.presenter == presenter else { continue }
                         guard let again = try? await registerPresenter(container: container, path: presented) else { break }
                         presenter = again.presenter
                         continuation.yield(.didChange(path: presented, origin: "unknown"))

@@ -113,7 +113,7 @@ struct CoordinationMethods: Sendable {
                     }
                 }
             }
-            await connection.tellFellBehind(FellBehindNotice(method: "presenter", presenter: id))
+            await connection.tellFellBehind(FellBehindNotice(method: FellBehindNotice.presenterMethod, presenter: id))
         }
         await resources(of: connection).presenters.withLock { $0[id] = task }
         return try JSONValue(encoding: PresenterID(presenter: id))

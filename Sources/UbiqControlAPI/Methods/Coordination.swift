@@ -107,6 +107,9 @@ public struct FellBehindNotice: Hashable, Sendable, Codable {
     public var presenter: UInt64?
     public var query: String?
 
+    /// `method` for a presenter: it stands for all of its `presenter.*` notifications.
+    public static let presenterMethod = "presenter"
+
     public init(method: String, presenter: UInt64? = nil, query: String? = nil) {
         self.method = method
         self.presenter = presenter

@@ -67,11 +67,11 @@ final class TestHandler: ControlHandler {
                 encoding: PresenterEvent(presenter: 1, container: Fixtures.container, path: path, to: "Documents/moved.txt", origin: "remote")))
             // Another presenter's notices on the same connection are not this one's.
             try await subscriber.notify(method: ControlNotification.subscriptionFellBehind.rawValue, params: try JSONValue(
-                encoding: FellBehindNotice(method: "presenter", presenter: 99)))
+                encoding: FellBehindNotice(method: FellBehindNotice.presenterMethod, presenter: 99)))
             try await subscriber.notify(method: ControlNotification.presenterDidDelete.rawValue, params: try JSONValue(
                 encoding: PresenterEvent(presenter: 99, container: Fixtures.container, path: "Documents/moved.txt", origin: "local")))
             try await subscriber.notify(method: ControlNotification.subscriptionFellBehind.rawValue, params: try JSONValue(
-                encoding: FellBehindNotice(method: "presenter", presenter: 1)))
+                encoding: FellBehindNotice(method: FellBehindNotice.presenterMethod, presenter: 1)))
             return true
         case "test.echo":
             return params ?? .null
