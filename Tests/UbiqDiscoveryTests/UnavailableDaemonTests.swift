@@ -47,7 +47,10 @@ final class UnavailableDaemonTests {
         } catch {
             Issue.record("not a DiscoveryError: \(error)")
         }
-        #expect(ContinuousClock.now - began < .seconds(5))
+        // "At once" means without waiting out a D-Bus reply timeout (libdbus's default is
+        // 25 s). The margin is wide because a loaded CI host can stall the whole test
+        // process for seconds; a 5 s bound failed there at 5.5 s.
+        #expect(ContinuousClock.now - began < .seconds(20))
     }
 
     @Test func browsingWithoutABusIsUnavailable() async {
