@@ -442,7 +442,7 @@ import UbiqWire
         try await rogue.hello(a.container, indexID: 9)
         try? await rogue.connection.send([UInt8](repeating: 0, count: 17 << 20))
         try await rogue.waitUntilClosed("alpha to close a connection that sent an over-limit frame")
-        try await waitUntil("alpha to log why it closed the connection", timeout: .seconds(10)) {
+        try await waitUntil("alpha to log why it closed the connection") {
             a.logText().contains("exceeds the limit of 16777216 bytes")
         }
         try b.write("Documents/after.txt", "the others keep syncing")

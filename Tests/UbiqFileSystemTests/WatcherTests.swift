@@ -24,7 +24,7 @@ final class BatchRecorder: Sendable {
     var hasEnded: Bool { ended.withLock { $0 } }
 
     /// Waits until `condition` holds, checking every millisecond, for at most `timeout`.
-    func wait(timeout: Duration = .seconds(5), until condition: (BatchRecorder) -> Bool) async -> Bool {
+    func wait(timeout: Duration = .seconds(30), until condition: (BatchRecorder) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(self) { return true }
