@@ -7,17 +7,25 @@ import UbiqModel
 /// The puller: applies the remote versions this device needs, each verified chunk by chunk
 /// and renamed into place only when complete.
 extension ContainerSync {
-    func pullNeeds() async {
-        guard let needs = try? index.needs(id) else { return }
-        keepFailures(of: needs)
-        guard !needs.isEmpty else {
-            sweepVersions()
-            return
+    /// One pull pass: applies every need that no other pass has taken on. Returns whether
+    /// it took any.
+    func pullNeeds() async -> Bool {
+        guard let allNeeds = try? index.needs(id) else { return false }
+        keepFailures(of: allNeeds)
+        guard !allNeeds.isEmpty else {
+            if inFlight.isEmpty { sweepVersions() }
+            return false
         }
+        let needs = allNeeds.filter { inFlight.isFree($0.path) }
+        if needs.count < allNeeds.count { passes.passLeftNeedsBusy() }
+        guard !needs.isEmpty else { return false }
+        inFlight.take(needs.map(\.path))
+        defer { inFlight.release(needs.map(\.path)) }
         // Renames only matter to whoever hears of changes; pairing them reads the index twice a need.
-        pendingMoves = hasItemSubscribers ? (try? renames(in: needs)) ?? [:] : [:]
+        let moves = hasItemSubscribers ? (try? renames(in: needs)) ?? [:] : [:]
+        pendingMoves.merge(moves) { _, new in new }
+        defer { for old in moves.keys { pendingMoves[old] = nil } }
         fetchWanted = onDemand ? (try? index.fetchRequests(id)) ?? [] : []
-        defer { pendingMoves = [:] }
         var groups: [[Item]] = []
         // What failed before (a peer that stalls, a full disk) goes after everything else,
         // each alone, so it does not hold up a group of changes that would go through.
@@ -25,16 +33,18 @@ extension ContainerSync {
         let steps = Self.applySteps(Self.applyOrder(needs.filter { applyFailures[$0.path] == nil }))
             + Self.applyOrder(failing).map { [$0] }
         for step in steps {
-            if Task.isCancelled { return }
+            if Task.isCancelled { return true }
             if step.count == 1 {
                 await applyGroups(groups)
                 groups = []
                 await applyLogged(step[0])
+                inFlight.release(step.map(\.path))
             } else {
                 groups.append(step)
             }
         }
         await applyGroups(groups)
+        return true
     }
 
     /// Small files and new folders do not depend on each other (a file's missing folders are
@@ -45,13 +55,18 @@ extension ContainerSync {
             var next = groups.makeIterator()
             for _ in 0..<2 {
                 guard let group = next.next() else { break }
-                tasks.addTask { await self.applyBatch(group) }
+                tasks.addTask { await self.applyBatchReleasing(group) }
             }
             while await tasks.next() != nil {
                 if Task.isCancelled { break }
-                if let group = next.next() { tasks.addTask { await self.applyBatch(group) } }
+                if let group = next.next() { tasks.addTask { await self.applyBatchReleasing(group) } }
             }
         }
+    }
+
+    private func applyBatchReleasing(_ group: [Item]) async {
+        await applyBatch(group)
+        inFlight.release(group.map(\.path))
     }
 
     /// Applies one need and logs a failure (the need stays and is retried); `leased` when

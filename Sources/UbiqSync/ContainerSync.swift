@@ -34,6 +34,12 @@ public actor ContainerSync {
     var pendingMoves: [RelativePath: RelativePath] = [:]
     /// On-demand files whose content was asked for, read at the start of each pull.
     var fetchWanted: Set<RelativePath> = []
+    /// Needs that running pull passes are applying.
+    var inFlight = PathsInFlight()
+    var passes = PullPassSchedule(overtakeAfter: ContainerSync.overtakeAfter)
+    /// How long a file may wait for bytes from peers before a second pull pass starts
+    /// beside the one that waits.
+    static let overtakeAfter = Duration.seconds(2)
 
     /// Item changes a subscriber may fall behind by before its stream is ended (it must then
     /// look again at what it follows).
@@ -83,15 +89,32 @@ public actor ContainerSync {
                     for await _ in leases.releases() { await self?.leaseReleased() }
                 }
             }
-            for await _ in pullRequests {
-                if Task.isCancelled { break }
-                await pullNeeds()
+            await withDiscardingTaskGroup { pulls in
+                for await _ in pullRequests {
+                    if Task.isCancelled { break }
+                    switch passes.asked(at: .now, waitingSince: transfers.longestWaitBegan) {
+                    case .start(let pass):
+                        pulls.addTask { await self.pullPass(pass) }
+                    case .wait(let wakeAt?):
+                        pulls.addTask { [pullTrigger] in
+                            try? await Task.sleep(until: wakeAt)
+                            pullTrigger.yield()
+                        }
+                    case .wait(nil):
+                        break
+                    }
+                }
             }
             group.cancelAll()
         }
     }
 
     public nonisolated func requestPull() { pullTrigger.yield() }
+
+    private func pullPass(_ pass: Int) async {
+        let tookSome = await pullNeeds()
+        if passes.ended(pass, tookSome: tookSome) { requestPull() }
+    }
 
     /// A stream that yields at once and whenever the container's sequence moves (new things
     /// to announce).

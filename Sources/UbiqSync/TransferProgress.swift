@@ -13,23 +13,33 @@ public final class TransferProgress: Sendable {
         public var fraction: Double { total == 0 ? 1 : Double(done) / Double(total) }
     }
 
-    private let table = Mutex<[RelativePath: Transfer]>([:])
+    /// Each transfer, with when its last bytes came (or when it began).
+    private let table = Mutex<[RelativePath: (transfer: Transfer, moved: ContinuousClock.Instant)]>([:])
 
     public init() {}
 
     func begin(_ path: RelativePath, total: UInt64) {
-        table.withLock { $0[path] = Transfer(path: path, done: 0, total: total) }
+        table.withLock { $0[path] = (Transfer(path: path, done: 0, total: total), .now) }
     }
 
     func add(_ bytes: UInt64, to path: RelativePath) {
-        table.withLock { $0[path]?.done += bytes }
+        table.withLock { table in
+            guard var entry = table[path] else { return }
+            entry.transfer.done += bytes
+            entry.moved = .now
+            table[path] = entry
+        }
     }
 
     func end(_ path: RelativePath) {
         _ = table.withLock { $0.removeValue(forKey: path) }
     }
 
-    public func transfer(_ path: RelativePath) -> Transfer? { table.withLock { $0[path] } }
+    public func transfer(_ path: RelativePath) -> Transfer? { table.withLock { $0[path]?.transfer } }
 
-    public var all: [Transfer] { table.withLock { $0.values.sorted { $0.path < $1.path } } }
+    public var all: [Transfer] { table.withLock { $0.values.map(\.transfer).sorted { $0.path < $1.path } } }
+
+    /// Since when the transfer that has waited longest for its next bytes has waited; nil
+    /// when no file is being assembled.
+    var longestWaitBegan: ContinuousClock.Instant? { table.withLock { $0.values.map(\.moved).min() } }
 }

@@ -1,0 +1,68 @@
+/// Decides when a container's pull passes start. One at a time as a rule: asks that arrive
+/// while a pass runs are taken together by the next one, which keeps passes large when
+/// index updates come in a stream, and a pass busy applying is not slowed by a second one.
+/// A second pass starts only once a file being assembled has waited ``overtakeAfter`` for
+/// its next bytes (a peer that is slow to answer or never does), and it takes only what the
+/// first has not taken on (``PathsInFlight``), so one stalled transfer holds up nothing else.
+struct PullPassSchedule: Sendable {
+    typealias Instant = ContinuousClock.Instant
+
+    /// What to do with an ask for a pass.
+    enum Decision: Equatable {
+        /// Start pass `id` now.
+        case start(id: Int)
+        /// Start none now; when `wakeAt` is set, ask again then.
+        case wait(wakeAt: Instant?)
+    }
+
+    static let maximumPasses = 2
+    let overtakeAfter: Duration
+    private var running: Set<Int> = []
+    private var lastID = 0
+    /// An ask came while no pass could start.
+    private var deferred = false
+    /// A pass left needs that another was applying; one may have changed again meanwhile.
+    private var leftBusy = false
+    private var wakeAt: Instant?
+
+    init(overtakeAfter: Duration) { self.overtakeAfter = overtakeAfter }
+
+    var runningCount: Int { running.count }
+
+    /// An ask for a pass at `now`; `waitingSince` is since when the transfer that has waited
+    /// longest for bytes has waited (nil when none is under way).
+    mutating func asked(at now: Instant, waitingSince: Instant?) -> Decision {
+        if let wakeAt, wakeAt <= now { self.wakeAt = nil }
+        guard !running.isEmpty else { return start() }
+        if running.count < Self.maximumPasses, let waitingSince {
+            let overtakeAt = waitingSince + overtakeAfter
+            if overtakeAt <= now { return start() }
+            deferred = true
+            guard wakeAt.map({ $0 > overtakeAt }) ?? true else { return .wait(wakeAt: nil) }
+            wakeAt = overtakeAt
+            return .wait(wakeAt: overtakeAt)
+        }
+        deferred = true
+        return .wait(wakeAt: nil)
+    }
+
+    /// Notes that a pass found needs another pass was applying.
+    mutating func passLeftNeedsBusy() { leftBusy = true }
+
+    /// Notes that pass `id` ended; returns whether another pass is due now.
+    mutating func ended(_ id: Int, tookSome: Bool) -> Bool {
+        running.remove(id)
+        let due = deferred || (tookSome && leftBusy)
+        if due {
+            deferred = false
+            if tookSome { leftBusy = false }
+        }
+        return due
+    }
+
+    private mutating func start() -> Decision {
+        lastID += 1
+        running.insert(lastID)
+        return .start(id: lastID)
+    }
+}
