@@ -102,20 +102,29 @@ struct CoordinationMethods: Sendable {
         let start = try ControlPath.item(request.path)
         let id = Self.nextPresenter.wrappingAdd(1, ordering: .relaxed).oldValue
         let changes = container.itemChanges()
-        let task = Task {
-            var presented = start
-            for await change in changes {
-                for (method, event) in Self.events(for: change, presented: &presented, presenter: id) {
-                    do {
-                        try await connection.notify(method: method.rawValue, params: try JSONValue(encoding: event))
-                    } catch {
-                        return
+        let resources = await resources(of: connection)
+        // Made under the table's lock, so the task cannot take itself out before it is in.
+        resources.presenters.withLock { table in
+            table[id] = Task {
+                // A presenter that ended (its reader fell behind, or the connection is going)
+                // leaves the table before it says so, so a client that registers again and
+                // again leaves nothing behind.
+                let leave = { _ = resources.presenters.withLock { $0.removeValue(forKey: id) } }
+                var presented = start
+                for await change in changes {
+                    for (method, event) in Self.events(for: change, presented: &presented, presenter: id) {
+                        do {
+                            try await connection.notify(method: method.rawValue, params: try JSONValue(encoding: event))
+                        } catch {
+                            leave()
+                            return
+                        }
                     }
                 }
+                leave()
+                await connection.tellFellBehind(FellBehindNotice(method: FellBehindNotice.presenterMethod, presenter: id))
             }
-            await connection.tellFellBehind(FellBehindNotice(method: FellBehindNotice.presenterMethod, presenter: id))
         }
-        await resources(of: connection).presenters.withLock { $0[id] = task }
         return try JSONValue(encoding: PresenterID(presenter: id))
     }
 
