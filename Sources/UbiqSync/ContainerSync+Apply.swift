@@ -16,8 +16,9 @@ extension ContainerSync {
             if inFlight.isEmpty { sweepVersions() }
             return false
         }
-        let needs = allNeeds.filter { inFlight.isFree($0.path) }
-        if needs.count < allNeeds.count { passes.passLeftNeedsBusy() }
+        let now = ContinuousClock.now
+        let needs = allNeeds.filter { inFlight.isFree($0.path) && !retries.isWaiting($0, at: now) }
+        if allNeeds.contains(where: { !inFlight.isFree($0.path) }) { passes.passLeftNeedsBusy() }
         guard !needs.isEmpty else { return false }
         inFlight.take(needs.map(\.path))
         defer { inFlight.release(needs.map(\.path)) }
@@ -75,8 +76,7 @@ extension ContainerSync {
         do {
             if leased { try await applyLeased(target) } else { try await apply(target) }
         } catch {
-            failed(target, error)
-            logger.warning("could not apply change; will retry", metadata: ["path": "\(target.path)", "error": "\(error)"])
+            failed(target, error, "could not apply change")
         }
     }
 

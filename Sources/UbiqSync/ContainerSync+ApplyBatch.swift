@@ -32,7 +32,7 @@ extension ContainerSync {
             locals = try index.items(id, at: targets.map(\.path))
         } catch {
             logger.warning("could not apply a group of changes; will retry", metadata: ["count": "\(targets.count)", "error": "\(error)"])
-            for target in targets { failed(target, error) }
+            for target in targets { failed(target, error, nil) }
             return
         }
         // Paths new here must not differ only in case from another item: one read for all.
@@ -50,8 +50,7 @@ extension ContainerSync {
         var writes: [ItemWrite] = []
         for folder in folders {
             do { writes.append(ItemWrite(item: folder, stat: try disk.makeDirectory(folder.path), settlesNeed: true)) } catch {
-                failed(folder, error)
-                logger.warning("could not create folder; will retry", metadata: ["path": "\(folder.path)", "error": "\(error)"])
+                failed(folder, error, "could not create folder")
             }
         }
         writes += await commitFiles(files)
@@ -66,7 +65,6 @@ extension ContainerSync {
     private func commitFiles(_ files: [(goal: Item, local: IndexedItem?)]) async -> [ItemWrite] {
         var staged: [RelativePath: any StagedFile] = [:]
         var fetchFailures: [RelativePath: any Error] = [:]
-        let logger = self.logger
         let facts = assemblyFacts(for: files.map { AssemblyFacts.File(path: $0.goal.path, chunks: $0.goal.chunks, version: $0.goal.version) },
                                   previous: files.reduce(into: [:]) { previous, file in previous[file.goal.path] = file.local })
         await withTaskGroup(of: (RelativePath, Result<any StagedFile, any Error>).self) { group in
@@ -78,7 +76,6 @@ extension ContainerSync {
                         let staged = try await self.assemble(goal.chunks, path: goal.path, version: goal.version, facts: facts)
                         return (goal.path, .success(staged))
                     } catch {
-                        logger.warning("could not fetch a file; will retry", metadata: ["path": "\(goal.path)", "error": "\(error)"])
                         return (goal.path, .failure(error))
                     }
                 }
@@ -93,7 +90,7 @@ extension ContainerSync {
                 _ = startNext()
             }
         }
-        for (goal, _) in files { if let error = fetchFailures[goal.path] { failed(goal, error) } }
+        for (goal, _) in files { if let error = fetchFailures[goal.path] { failed(goal, error, "could not fetch a file") } }
         var commits: [StagedCommit] = []
         for (goal, local) in files {
             guard let file = staged[goal.path] else { continue }
@@ -112,8 +109,7 @@ extension ContainerSync {
             switch results[goal.path] {
             case .success(let stat): writes.append(ItemWrite(item: goal, stat: stat, settlesNeed: true))
             case .failure(let error):
-                failed(goal, error)
-                logger.warning("could not write file; will retry", metadata: ["path": "\(goal.path)", "error": "\(error)"])
+                failed(goal, error, "could not write file")
             case nil: break
             }
         }

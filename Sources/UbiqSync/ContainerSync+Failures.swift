@@ -10,9 +10,17 @@ extension ContainerSync {
         public var reason: String
     }
 
-    /// Notes a failed attempt; subscribers hear of it when the reason is new for that path.
-    func failed(_ item: Item, _ error: any Error) {
+    /// Notes a failed attempt and when it is tried again. The log says `what` at warning
+    /// level after the first failed try of this version, at debug level after later ones (a
+    /// nil `what`: the caller logged it); subscribers hear of it when the reason is new.
+    func failed(_ item: Item, _ error: any Error, _ what: String?) {
         let reason = "\(error)"
+        let (failures, wait) = retries.failed(item, at: .now)
+        if let what {
+            logger.log(level: failures == 1 ? .warning : .debug, "\(what); will retry", metadata: [
+                "path": "\(item.path)", "error": "\(reason)", "retry": "in \(wait.components.seconds) s", "failures": "\(failures)",
+            ])
+        }
         guard applyFailures[item.path]?.reason != reason else { return }
         let failure = ApplyFailure(item: item, reason: reason)
         applyFailures[item.path] = failure
@@ -23,12 +31,22 @@ extension ContainerSync {
     func settled(_ paths: some Sequence<RelativePath>) {
         guard !applyFailures.isEmpty else { return }
         for path in paths { applyFailures[path] = nil }
+        retries.forget(paths)
     }
 
     func keepFailures(of needs: [Item]) {
         guard !applyFailures.isEmpty else { return }
         let needed = Set(needs.map(\.path))
         applyFailures = applyFailures.filter { needed.contains($0.key) }
+        retries.keepOnly(needed)
+    }
+
+    /// Tries every failed change again in the next pass instead of at its usual time; the
+    /// engine calls it when a peer connects, since that peer may hold what was missing.
+    public func retryFailedChangesSoon() {
+        guard !applyFailures.isEmpty else { return }
+        retries.endWaits(at: .now)
+        requestPull()
     }
 
     /// Failed changes now, by path.

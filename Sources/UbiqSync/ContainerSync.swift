@@ -34,6 +34,8 @@ public actor ContainerSync {
     var pendingMoves: [RelativePath: RelativePath] = [:]
     /// On-demand files whose content was asked for, read at the start of each pull.
     var fetchWanted: Set<RelativePath> = []
+    /// When each failed change is tried again.
+    var retries = RetryBackoff()
     /// Needs that running pull passes are applying.
     var inFlight = PathsInFlight()
     var passes = PullPassSchedule(overtakeAfter: ContainerSync.overtakeAfter)
@@ -326,7 +328,10 @@ public actor ContainerSync {
             publish(merges, previous: previous, origin: .remote)
             announce()
         }
-        if !needs.isEmpty { requestPull() }
+        // A peer that now holds what failed (no one had its chunks) has it tried again at once.
+        let nowHeld = applyFailures.isEmpty ? [] : held.filter { $0.1 != nil && applyFailures[$0.0] != nil }.map(\.0)
+        if !nowHeld.isEmpty { retries.endWaits(of: nowHeld, at: .now) }
+        if !needs.isEmpty || !nowHeld.isEmpty { requestPull() }
     }
 
     // MARK: serving

@@ -79,7 +79,10 @@ public actor SyncEngine {
         records[remote] = PeerRecord(device: remote, name: records[remote]?.name ?? "", address: link.remoteAddress,
                                      connected: true, since: Date(), bytesSent: 0, bytesReceived: 0, lastError: nil)
         let reason = await session.run { [containers] in
-            for container in containers.values { container.requestPull() }
+            for container in containers.values {
+                await container.retryFailedChangesSoon()
+                container.requestPull()
+            }
         }
         let name = await session.remoteName
         if sessions[remote] === session { sessions[remote] = nil }

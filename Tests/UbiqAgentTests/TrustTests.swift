@@ -131,7 +131,15 @@ import UbiqWire
         update.items.insert(link, at: 4)
         try await rogue.send(.indexUpdate(update))
 
-        // Answer chunk requests: wrong bytes first, then the right ones.
+        // Answer chunk requests: wrong bytes first, then the right ones (the change is tried
+        // again some seconds later, so the rogue keeps its connection alive meanwhile).
+        let alive = Task {
+            while !Task.isCancelled {
+                try await rogue.send(.ping(Ubiq_Wire_Ping()))
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+        defer { alive.cancel() }
         var answered = 0
         var iterator = rogue.connection.frames.makeAsyncIterator()
         while answered < 2, let frame = try await iterator.next() {

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+import UbiqModel
+import UbiqTestSupport
+import UbiqWire
+
+/// A change that can never be applied is tried less and less often, and logged as a
+/// warning once, not every few seconds for as long as it is needed.
+@Suite struct RetryTests {
+    @Test func aChangeThatKeepsFailingIsTriedLessOftenAndWarnedOfOnce() async throws {
+        let cluster = try LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        a.extraArguments = ["--log-level", "debug"]
+        try await cluster.start()
+        let rogue = try await TrustTests.RoguePeer(joining: a, in: cluster.directory)
+        try await rogue.hello(a.container, indexID: 61)
+        let draining = Task { for try await _ in rogue.connection.frames {} }
+        defer { draining.cancel() }
+
+        // A file it says is 1 TiB: setting its space aside fails at once, every time.
+        var huge = TrustTests.RoguePeer.file("Documents/huge.bin", content: [], sequence: 1, device: rogue.identity.deviceID)
+        huge.size = 1 << 40
+        huge.blocks = (0..<(1 << 18)).map { index in
+            var block = Ubiq_Wire_Block()
+            block.offset = UInt64(index) << 22
+            block.size = 1 << 22
+            block.hash = Data(repeating: UInt8(truncatingIfNeeded: index), count: 32)
+            return block
+        }
+        var update = Ubiq_Wire_IndexUpdate()
+        update.containerID = a.container.rawValue
+        update.indexID = 61
+        update.lastSequence = 1
+        update.items = [huge]
+        try await rogue.send(.indexUpdate(update))
+
+        func tries() -> [Substring] {
+            a.logText().split(separator: "\n").filter { $0.contains("will retry") && $0.contains("Documents/huge.bin") }
+        }
+        try await waitUntil("alpha to try the huge file a third time") { tries().count >= 3 }
+        let seen = tries().prefix(3)
+        #expect(seen.map { $0.contains(" warning ") } == [true, false, false], "\(seen)")
+        #expect(seen.map { $0.contains("retry=in 5 s") || $0.contains("retry=\"in 5 s\"") } == [true, false, false], "\(seen)")
+        #expect(seen.last?.contains("in 20 s") == true, "\(seen)")
+        #expect(try await a.status().containers.first?.failures.map(\.path) == ["Documents/huge.bin"])
+        #expect(a.isRunning)
+    }
+}
