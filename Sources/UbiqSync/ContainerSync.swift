@@ -39,8 +39,8 @@ public actor ContainerSync {
     /// Needs that running pull passes are applying.
     var inFlight = PathsInFlight()
     var passes = PullPassSchedule(overtakeAfter: ContainerSync.overtakeAfter)
-    /// How long a file may wait for bytes from peers before a second pull pass starts
-    /// beside the one that waits.
+    /// How long a change that failed before may wait for bytes from peers, when tried
+    /// again, before a second pull pass starts beside the one that waits.
     static let overtakeAfter = Duration.seconds(2)
 
     /// Item changes a subscriber may fall behind by before its stream is ended (it must then
@@ -94,7 +94,7 @@ public actor ContainerSync {
             await withDiscardingTaskGroup { pulls in
                 for await _ in pullRequests {
                     if Task.isCancelled { break }
-                    switch passes.asked(at: .now, waitingSince: transfers.longestWaitBegan) {
+                    switch passes.asked(at: .now, waitingSince: transfers.longestWaitBegan { applyFailures[$0] != nil }) {
                     case .start(let pass):
                         pulls.addTask { await self.pullPass(pass) }
                     case .wait(let wakeAt?):

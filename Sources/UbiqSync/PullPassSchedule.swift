@@ -1,9 +1,12 @@
 /// Decides when a container's pull passes start. One at a time as a rule: asks that arrive
 /// while a pass runs are taken together by the next one, which keeps passes large when
 /// index updates come in a stream, and a pass busy applying is not slowed by a second one.
-/// A second pass starts only once a file being assembled has waited ``overtakeAfter`` for
-/// its next bytes (a peer that is slow to answer or never does), and it takes only what the
-/// first has not taken on (``PathsInFlight``), so one stalled transfer holds up nothing else.
+/// A second pass starts only once a change that failed before (its peer let a request time
+/// out, say) has waited ``overtakeAfter`` for bytes on being tried again, and it takes only
+/// what the first has not taken on (``PathsInFlight``): a transfer that keeps stalling holds
+/// up nothing else. A first stall is not overtaken: a peer that is only slow to answer
+/// (its reading held up behind a stream of index updates) would fall further behind if this
+/// device applied and passed on more changes meanwhile.
 struct PullPassSchedule: Sendable {
     typealias Instant = ContinuousClock.Instant
 
@@ -29,8 +32,8 @@ struct PullPassSchedule: Sendable {
 
     var runningCount: Int { running.count }
 
-    /// An ask for a pass at `now`; `waitingSince` is since when the transfer that has waited
-    /// longest for bytes has waited (nil when none is under way).
+    /// An ask for a pass at `now`; `waitingSince` is since when the retried transfer that has
+    /// waited longest for bytes has waited (nil when none is under way).
     mutating func asked(at now: Instant, waitingSince: Instant?) -> Decision {
         if let wakeAt, wakeAt <= now { self.wakeAt = nil }
         guard !running.isEmpty else { return start() }

@@ -8,7 +8,7 @@ import UbiqModel
 struct RetryBackoff: Sendable {
     typealias Instant = ContinuousClock.Instant
 
-    static let first = Duration.seconds(5)
+    static let first = Duration.seconds(1)
     static let longest = Duration.seconds(60)
 
     private struct Entry {

@@ -39,7 +39,9 @@ public final class TransferProgress: Sendable {
 
     public var all: [Transfer] { table.withLock { $0.values.map(\.transfer).sorted { $0.path < $1.path } } }
 
-    /// Since when the transfer that has waited longest for its next bytes has waited; nil
-    /// when no file is being assembled.
-    var longestWaitBegan: ContinuousClock.Instant? { table.withLock { $0.values.map(\.moved).min() } }
+    /// Since when the transfer that has waited longest for its next bytes, among those of
+    /// `paths`, has waited; nil when none of them is being assembled.
+    func longestWaitBegan(among paths: (RelativePath) -> Bool) -> ContinuousClock.Instant? {
+        table.withLock { $0.values.filter { paths($0.transfer.path) }.map(\.moved).min() }
+    }
 }

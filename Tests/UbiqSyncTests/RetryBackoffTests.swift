@@ -13,8 +13,8 @@ import UbiqModel
              version: VersionVector([me: counter]), modifiedBy: me)
     }
 
-    @Test func waitsDoubleFromFiveSecondsToAMinute() {
-        #expect((1...7).map { RetryBackoff.wait(afterFailures: $0) } == [5, 10, 20, 40, 60, 60, 60].map { Duration.seconds($0) })
+    @Test func waitsDoubleFromASecondToAMinute() {
+        #expect((1...8).map { RetryBackoff.wait(afterFailures: $0) } == [1, 2, 4, 8, 16, 32, 60, 60].map { Duration.seconds($0) })
     }
 
     @Test func aFailedChangeWaitsItsTurn() {
@@ -23,9 +23,9 @@ import UbiqModel
         #expect(!retries.isWaiting(file, at: t0))
         let first = retries.failed(file, at: t0).wait
         let second = retries.failed(file, at: t0 + first)
-        #expect(first == .seconds(5) && second == (2, .seconds(10)))
-        #expect(retries.isWaiting(file, at: t0 + first + .seconds(9)))
-        #expect(!retries.isWaiting(file, at: t0 + first + .seconds(10)))
+        #expect(first == .seconds(1) && second == (2, .seconds(2)))
+        #expect(retries.isWaiting(file, at: t0 + first + .milliseconds(1999)))
+        #expect(!retries.isWaiting(file, at: t0 + first + .seconds(2)))
         #expect(!retries.isWaiting(item("Documents/other.bin"), at: t0))
     }
 
@@ -34,7 +34,7 @@ import UbiqModel
         _ = retries.failed(item("f"), at: t0)
         _ = retries.failed(item("f"), at: t0)
         #expect(!retries.isWaiting(item("f", version: 2), at: t0))
-        #expect(retries.failed(item("f", version: 2), at: t0) == (1, .seconds(5)))
+        #expect(retries.failed(item("f", version: 2), at: t0) == (1, .seconds(1)))
     }
 
     @Test func endingTheWaitsKeepsTheCounts() {
@@ -42,9 +42,9 @@ import UbiqModel
         _ = retries.failed(item("f"), at: t0)
         retries.endWaits(at: t0 + .seconds(1))
         #expect(!retries.isWaiting(item("f"), at: t0 + .seconds(1)))
-        #expect(retries.failed(item("f"), at: t0 + .seconds(1)) == (2, .seconds(10)))
+        #expect(retries.failed(item("f"), at: t0 + .seconds(1)) == (2, .seconds(2)))
         retries.keepOnly([])
-        #expect(retries.failed(item("f"), at: t0 + .seconds(2)) == (1, .seconds(5)))
+        #expect(retries.failed(item("f"), at: t0 + .seconds(2)) == (1, .seconds(1)))
         retries.forget([try! RelativePath("f")])
         #expect(!retries.isWaiting(item("f"), at: t0 + .seconds(2)))
     }
