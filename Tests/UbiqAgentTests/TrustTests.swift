@@ -97,6 +97,20 @@ import UbiqWire
             info.sequence = sequence
             return info
         }
+
+        /// A file it says is 1 TiB (262,144 chunks of 4 MiB): setting its space aside fails.
+        static func hugeFile(_ path: String, sequence: UInt64, device: DeviceID) -> Ubiq_Wire_FileInfo {
+            var huge = file(path, content: [], sequence: sequence, device: device)
+            huge.size = 1 << 40
+            huge.blocks = (0..<(1 << 18)).map { index in
+                var block = Ubiq_Wire_Block()
+                block.offset = UInt64(index) << 22
+                block.size = 1 << 22
+                block.hash = Data(repeating: UInt8(truncatingIfNeeded: index), count: 32)
+                return block
+            }
+            return huge
+        }
     }
 
     @Test func hostileIndexEntriesAndCorruptChunksAreRefused() async throws {
@@ -280,15 +294,7 @@ import UbiqWire
         second.lastSequence = 7
         var backwards = RoguePeer.file("Documents/vv.txt", content: older, sequence: 6, device: device)
         backwards.version[0].value = 3
-        var huge = RoguePeer.file("Documents/huge.bin", content: [], sequence: 7, device: device)
-        huge.size = 1 << 40
-        huge.blocks = (0..<(1 << 18)).map { index in
-            var block = Ubiq_Wire_Block()
-            block.offset = UInt64(index) << 22
-            block.size = 1 << 22
-            block.hash = Data(repeating: UInt8(truncatingIfNeeded: index), count: 32)
-            return block
-        }
+        let huge = RoguePeer.hugeFile("Documents/huge.bin", sequence: 7, device: device)
         second.items = [backwards, RoguePeer.file("Documents/marker.txt", content: marker, sequence: 8, device: device), huge]
         second.lastSequence = 8
 
