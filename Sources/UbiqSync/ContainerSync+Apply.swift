@@ -17,11 +17,16 @@ extension ContainerSync {
             return false
         }
         let now = ContinuousClock.now
-        let needs = allNeeds.filter { inFlight.isFree($0.path) && !retries.isWaiting($0, at: now) }
-        if allNeeds.contains(where: { !inFlight.isFree($0.path) }) { passes.passLeftNeedsBusy() }
+        var needs: [Item] = []
+        var leftBusy = false
+        for need in allNeeds {
+            if !inFlight.isFree(need.path) { leftBusy = true } else if !retries.isWaiting(need, at: now) { needs.append(need) }
+        }
+        if leftBusy { passes.passLeftNeedsBusy() }
         guard !needs.isEmpty else { return false }
-        inFlight.take(needs.map(\.path))
-        defer { inFlight.release(needs.map(\.path)) }
+        let taken = needs.map(\.path)
+        inFlight.take(taken)
+        defer { inFlight.release(taken) }
         // Renames only matter to whoever hears of changes; pairing them reads the index twice a need.
         let moves = hasItemSubscribers ? (try? renames(in: needs)) ?? [:] : [:]
         pendingMoves.merge(moves) { _, new in new }

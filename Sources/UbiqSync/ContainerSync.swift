@@ -95,8 +95,8 @@ public actor ContainerSync {
                 for await _ in pullRequests {
                     if Task.isCancelled { break }
                     switch passes.asked(at: .now, waitingSince: transfers.longestWaitBegan { applyFailures[$0] != nil }) {
-                    case .start(let pass):
-                        pulls.addTask { await self.pullPass(pass) }
+                    case .start:
+                        pulls.addTask { await self.pullPass() }
                     case .wait(let wakeAt?):
                         pulls.addTask { [pullTrigger] in
                             try? await Task.sleep(until: wakeAt)
@@ -113,9 +113,9 @@ public actor ContainerSync {
 
     public nonisolated func requestPull() { pullTrigger.yield() }
 
-    private func pullPass(_ pass: Int) async {
+    private func pullPass() async {
         let tookSome = await pullNeeds()
-        if passes.ended(pass, tookSome: tookSome) { requestPull() }
+        if passes.ended(tookSome: tookSome) { requestPull() }
     }
 
     /// A stream that yields at once and whenever the container's sequence moves (new things

@@ -12,16 +12,16 @@ struct PullPassSchedule: Sendable {
 
     /// What to do with an ask for a pass.
     enum Decision: Equatable {
-        /// Start pass `id` now.
-        case start(id: Int)
+        /// Start a pass now.
+        case start
         /// Start none now; when `wakeAt` is set, ask again then.
         case wait(wakeAt: Instant?)
     }
 
     static let maximumPasses = 2
     let overtakeAfter: Duration
-    private var running: Set<Int> = []
-    private var lastID = 0
+    /// Passes under way.
+    private(set) var runningCount = 0
     /// An ask came while no pass could start.
     private var deferred = false
     /// A pass left needs that another was applying; one may have changed again meanwhile.
@@ -30,14 +30,12 @@ struct PullPassSchedule: Sendable {
 
     init(overtakeAfter: Duration) { self.overtakeAfter = overtakeAfter }
 
-    var runningCount: Int { running.count }
-
     /// An ask for a pass at `now`; `waitingSince` is since when the retried transfer that has
     /// waited longest for bytes has waited (nil when none is under way).
     mutating func asked(at now: Instant, waitingSince: Instant?) -> Decision {
         if let wakeAt, wakeAt <= now { self.wakeAt = nil }
-        guard !running.isEmpty else { return start() }
-        if running.count < Self.maximumPasses, let waitingSince {
+        guard runningCount > 0 else { return start() }
+        if runningCount < Self.maximumPasses, let waitingSince {
             let overtakeAt = waitingSince + overtakeAfter
             if overtakeAt <= now { return start() }
             deferred = true
@@ -52,9 +50,9 @@ struct PullPassSchedule: Sendable {
     /// Notes that a pass found needs another pass was applying.
     mutating func passLeftNeedsBusy() { leftBusy = true }
 
-    /// Notes that pass `id` ended; returns whether another pass is due now.
-    mutating func ended(_ id: Int, tookSome: Bool) -> Bool {
-        running.remove(id)
+    /// Notes that a pass ended; returns whether another pass is due now.
+    mutating func ended(tookSome: Bool) -> Bool {
+        runningCount -= 1
         let due = deferred || (tookSome && leftBusy)
         if due {
             deferred = false
@@ -64,8 +62,7 @@ struct PullPassSchedule: Sendable {
     }
 
     private mutating func start() -> Decision {
-        lastID += 1
-        running.insert(lastID)
-        return .start(id: lastID)
+        runningCount += 1
+        return .start
     }
 }
