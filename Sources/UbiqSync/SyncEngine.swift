@@ -48,8 +48,8 @@ public actor SyncEngine {
     }
 
     /// Runs a session over an authenticated link until it ends. Of two links to the same
-    /// device, both sides keep the one dialed by the smaller device ID. Returns whether the
-    /// peer got past `Hello` (false for a refusal, so a dialer can wait longer).
+    /// device, both ends keep the same one (``LinkChoice``). Returns whether the peer got past
+    /// `Hello` (false for a refusal, so a dialer can wait longer).
     @discardableResult
     public func serve(_ link: any PeerLink) async -> Bool {
         let remote = link.remoteDevice
@@ -58,26 +58,30 @@ public actor SyncEngine {
             await link.close()
             return false
         }
-        if let existing = sessions[remote] {
-            let dialer = { (l: any PeerLink) in l.isOutgoing ? self.device : remote }
-            if dialer(link) == min(device, remote) && dialer(existing.link) != dialer(link) {
-                await existing.end()
-            } else {
-                await link.close()
-                return true
-            }
-        }
         let hello: Ubiq_Wire_Hello
         do { hello = try makeHello(for: remote) } catch {
             logger.error("cannot read the index to greet a peer", metadata: ["peer": "\(remote)", "error": "\(error)"])
             await link.close()
             return false
         }
+        // Decided and installed with no suspension in between, so a link that arrives
+        // meanwhile is judged against this one and never installed beside it.
+        let replaced = sessions[remote]
+        if let replaced, LinkChoice.choose(newDialedBy: dialer(of: link), existingDialedBy: dialer(of: replaced.link),
+                                           local: device, remote: remote) == .keepExisting {
+            logger.debug("closed a second link to a connected peer", metadata: ["peer": "\(remote)", "address": "\(link.remoteAddress)"])
+            await link.close()
+            return true
+        }
         let session = PeerSession(link: link, containers: containers, stores: stores, hello: hello, index: index,
                                   pingInterval: pingInterval, logger: logger)
         sessions[remote] = session
         records[remote] = PeerRecord(device: remote, name: records[remote]?.name ?? "", address: link.remoteAddress,
                                      connected: true, since: Date(), bytesSent: 0, bytesReceived: 0, lastError: nil)
+        if let replaced {
+            logger.info("a newer link to a peer replaces the one in use", metadata: ["peer": "\(remote)"])
+            await replaced.end()
+        }
         let reason = await session.run { [containers] in
             for container in containers.values {
                 await container.retryFailedChangesSoon()
@@ -85,16 +89,22 @@ public actor SyncEngine {
             }
         }
         let name = await session.remoteName
-        if sessions[remote] === session { sessions[remote] = nil }
         var past = pastBytes[remote] ?? (0, 0)
         past.sent += link.bytesSent
         past.received += link.bytesReceived
         pastBytes[remote] = past
-        records[remote]?.connected = sessions[remote] != nil
-        records[remote]?.lastError = reason
+        // A replaced session's end says nothing about the peer's state now.
+        if sessions[remote] === session {
+            sessions[remote] = nil
+            records[remote]?.connected = false
+            records[remote]?.lastError = reason
+        }
         if !name.isEmpty { records[remote]?.name = name }
         return await session.agreed
     }
+
+    /// The device that dialed `link`.
+    private func dialer(of link: any PeerLink) -> DeviceID { link.isOutgoing ? device : link.remoteDevice }
 
     private func makeHello(for remote: DeviceID) throws -> Ubiq_Wire_Hello {
         var hello = Ubiq_Wire_Hello()

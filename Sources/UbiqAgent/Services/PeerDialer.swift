@@ -7,7 +7,8 @@ import UbiqTransport
 /// Keeps dialing every place a peer may be: the static addresses from the configuration and
 /// those discovery reports. One loop per target dials, hands the link to the engine, and
 /// dials again when it ends, backing off while the peer is unreachable. A target whose
-/// device is already connected (it dialed us) is not dialed.
+/// device is already connected (it dialed us) is not dialed; a static address's device is
+/// known once it has answered.
 actor PeerDialer: Service {
     struct Target: Sendable, Equatable {
         var host: String
@@ -24,6 +25,9 @@ actor PeerDialer: Service {
 
     static let minimumDelay: Duration = .milliseconds(250)
     static let maximumDelay: Duration = .seconds(5)
+    /// How often a loop whose device is connected looks whether it still is: a lost
+    /// connection is dialed again within this.
+    static let connectedCheck: Duration = .milliseconds(250)
     /// A peer that refuses us (no common protocol version) is asked again only this often.
     static let refusedDelay: Duration = .seconds(60)
 
@@ -55,13 +59,18 @@ actor PeerDialer: Service {
 
     private static func dial(_ target: Target, transport: PeerTransport, engine: SyncEngine, logger: Logger) async {
         var delay = minimumDelay
+        // A static address's device is learned from its certificate on the first connection:
+        // from then on it is not dialed while connected either way, so two agents that name
+        // each other keep one connection instead of redialing the one they have.
+        var device = target.device
         while !Task.isCancelled {
-            if let device = target.device, await engine.connectedDevices.contains(device) {
-                try? await Task.sleep(for: maximumDelay)
+            if let device, await engine.connectedDevices.contains(device) {
+                try? await Task.sleep(for: connectedCheck)
                 continue
             }
             do {
                 let connection = try await transport.connect(host: target.host, port: target.port)
+                device = connection.remoteDeviceID
                 let agreed = await engine.serve(TransportPeerLink(connection: connection, isOutgoing: true))
                 delay = agreed ? minimumDelay : refusedDelay
             } catch {
