@@ -120,19 +120,4 @@ extension PeerSession {
         }
         return true
     }
-
-    /// Answers a chunk-list request from our index entry of the file, off the receive loop.
-    func serve(_ request: Ubiq_Wire_ChunkListRequest) {
-        let link = self.link, index = self.index
-        let container = shared(request.containerID)?.id
-        Task.detached {
-            var chunks: [ChunkRef] = []
-            if let container, let path = try? RelativePath(request.path),
-               let item = try? index.items(container, at: [path])[path]?.item {
-                chunks = item.chunks
-            }
-            let response = ChunkListMapping.response(to: request, chunks: chunks)
-            try? await link.send(Ubiq_Wire_Envelope(.chunkListResponse(response)))
-        }
-    }
 }

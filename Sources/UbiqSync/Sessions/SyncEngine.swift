@@ -30,6 +30,10 @@ public actor SyncEngine {
     let logger: Logger
     private var sessions: [DeviceID: PeerSession] = [:]
     private var records: [DeviceID: PeerRecord] = [:]
+    /// Chunks read for peers and not yet sent, all sessions together.
+    nonisolated let serving = ByteBudget(limit: SyncEngine.servingBytes)
+    /// How many bytes of chunks this device holds at most for peers' requests at once.
+    public static let servingBytes = 16 << 20
     /// Bytes moved by sessions that have ended, per peer, so counters survive reconnects.
     private var pastBytes: [DeviceID: (sent: UInt64, received: UInt64)] = [:]
 
@@ -74,7 +78,7 @@ public actor SyncEngine {
             return true
         }
         let session = PeerSession(link: link, containers: containers, stores: stores, hello: hello, index: index,
-                                  pingInterval: pingInterval, logger: logger)
+                                  serving: serving, pingInterval: pingInterval, logger: logger)
         sessions[remote] = session
         records[remote] = PeerRecord(device: remote, name: records[remote]?.name ?? "", address: link.remoteAddress,
                                      connected: true, since: Date(), bytesSent: 0, bytesReceived: 0, lastError: nil)

@@ -14,9 +14,14 @@ public actor PeerSession {
     let hello: Ubiq_Wire_Hello
     let index: SyncIndex
     let logger: Logger
-    /// Requests sent and not yet answered, by ID; each resumes with the answer's message.
-    private var pending: [UInt64: CheckedContinuation<Ubiq_Wire_Envelope.OneOf_Message, any Error>] = [:]
-    private var nextRequest: UInt64 = 1
+    /// Requests sent and not yet answered; each waiter gets the answer's message.
+    private var requests = PendingRequests<OneShot<Ubiq_Wire_Envelope.OneOf_Message>, ContinuousClock.Instant>(
+        stallMemory: PeerSession.stallMemory)
+    /// The peer's requests waiting to be answered, in order.
+    private let requestsIn: AsyncStream<PeerRequest>.Continuation
+    private let requestQueue: AsyncStream<PeerRequest>
+    /// Bytes read for peers and not yet sent, shared by every session.
+    nonisolated let serving: ByteBudget
     /// Per container: files whose chunk lists are being asked for, path → the entry's sequence.
     var awaitingLists: [ContainerID: [RelativePath: Int64]] = [:]
     /// Per container: the last sequence of the peer's latest index update recorded.
@@ -30,7 +35,11 @@ public actor PeerSession {
     public static let requestTimeout: Duration = .seconds(30)
     /// How long a peer that let a request time out is asked after the others.
     static let stallMemory: Duration = .seconds(120)
-    private var lastTimeout: ContinuousClock.Instant?
+    /// The peer's requests answered at the same time at most.
+    static let servingWidth = 4
+    /// The peer's requests that may wait to be answered; a peer that sends more is flooding,
+    /// and the connection ends (this device asks at most a few hundred at a time).
+    static let maxWaitingRequests = 4096
     /// How long a peer may take to say hello after the TLS handshake.
     static let helloTimeout: Duration = .seconds(10)
     /// How often an idle connection says it is alive, and how long the peer may stay silent
@@ -40,8 +49,9 @@ public actor PeerSession {
     private var silent = false
 
     init(link: any PeerLink, containers: [ContainerID: ContainerSync], stores: [KeyValueStoreID: KeyValueStore],
-         hello: Ubiq_Wire_Hello, index: SyncIndex, pingInterval: Duration, logger: Logger) {
+         hello: Ubiq_Wire_Hello, index: SyncIndex, serving: ByteBudget, pingInterval: Duration, logger: Logger) {
         self.link = link
+        self.serving = serving
         self.stores = stores
         self.pingInterval = pingInterval
         self.containers = containers
@@ -52,6 +62,7 @@ public actor PeerSession {
         logger[metadataKey: "address"] = "\(link.remoteAddress)"
         self.logger = logger
         (listQueue, listRequests) = AsyncStream.makeStream()
+        (requestQueue, requestsIn) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(Self.maxWaitingRequests))
     }
 
     /// True once both hellos agreed.
@@ -62,15 +73,20 @@ public actor PeerSession {
     /// Runs the conversation until the link ends. Returns the reason it ended.
     func run(onAgreed: @Sendable () async -> Void) async -> String {
         let stream = link.envelopes()
-        var iterator = stream.makeAsyncIterator()
-        let helloDeadline = Task { [weak self] in
-            try await Task.sleep(for: Self.helloTimeout)
-            await self?.endWithoutAgreement()
-        }
-        defer { helloDeadline.cancel() }
         do {
             try await link.send(Ubiq_Wire_Envelope(.hello(hello)))
-            guard case .hello(let theirs)? = try await iterator.next()?.message else {
+            let first: Ubiq_Wire_Envelope?
+            do {
+                first = try await withDeadline(Self.helloTimeout) {
+                    var iterator = stream.makeAsyncIterator()
+                    return try await iterator.next()
+                }
+            } catch is DeadlineExceeded {
+                logger.warning("peer sent no hello in time; closing", metadata: ["timeout": "\(Self.helloTimeout)"])
+                await end()
+                return "no hello within \(Self.helloTimeout)"
+            }
+            guard case .hello(let theirs)? = first?.message else {
                 throw WireError(.unexpectedMessage, "the first message was not Hello")
             }
             let agreement: Handshake.Agreement
@@ -87,6 +103,8 @@ public actor PeerSession {
             await joinStores(agreement)
             let snapshots = try keyValueSnapshots(agreement)
             let containers = self.containers, stores = self.stores
+            let shared = containers.filter { agreement.containers[$0.key] != nil }
+            let (link, index, serving, queue) = (link, index, serving, requestQueue)
             let senders = Task {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for (id, offer) in agreement.containers {
@@ -99,10 +117,12 @@ public actor PeerSession {
                     }
                     group.addTask { try await self.keepAlive() }
                     group.addTask { await self.resolveChunkLists(self.listQueue) }
+                    group.addTask { await Self.answer(queue, shared: shared, link: link, index: index, serving: serving) }
                     try await group.waitForAll()
                 }
             }
             defer { senders.cancel() }
+            var iterator = stream.makeAsyncIterator()
             while let envelope = try await iterator.next() {
                 lastHeard = ContinuousClock.now
                 if let reason = try await handle(envelope) { return reason }
@@ -135,19 +155,13 @@ public actor PeerSession {
         await end()
     }
 
-    private func endWithoutAgreement() async {
-        guard agreement == nil, !ended else { return }
-        logger.warning("peer sent no hello in time; closing", metadata: ["timeout": "\(Self.helloTimeout)"])
-        await end()
-    }
-
     func end() async {
         guard !ended else { return }
         ended = true
         await leaveStores()
-        for continuation in pending.values { continuation.resume(throwing: FetchError("connection to \(link.remoteDevice) ended")) }
-        pending.removeAll()
+        for waiter in requests.endAll() { waiter.resolve(.failure(FetchError("connection to \(link.remoteDevice) ended"))) }
         listRequests.finish()
+        requestsIn.finish()
         await link.close()
     }
 
@@ -194,11 +208,11 @@ public actor PeerSession {
         case .indexUpdate(let update):
             try await receiveIndex(update)
         case .chunkRequest(let request):
-            serve(request)
+            try queue(.chunks(request))
         case .chunkResponse(let response):
             answer(response.id, .chunkResponse(response))
         case .chunkListRequest(let request):
-            serve(request)
+            try queue(.chunkList(request))
         case .chunkListResponse(let response):
             answer(response.id, .chunkListResponse(response))
         case .close(let close):
@@ -252,51 +266,15 @@ public actor PeerSession {
         recordedSequence[id] = max(recordedSequence[id] ?? 0, last)
     }
 
-    /// The container a peer's request names, if this session shares it with that peer.
-    func shared(_ raw: String) -> ContainerSync? {
-        guard let id = try? ContainerID(raw), agreement?.containers[id] != nil else { return nil }
-        return containers[id]
-    }
-
-    /// Answers a chunk request off the receive loop.
-    private func serve(_ request: Ubiq_Wire_ChunkRequest) {
-        let link = self.link
-        let container = shared(request.containerID)
-        Task.detached {
-            var response = Ubiq_Wire_ChunkResponse()
-            response.id = request.id
-            if let run = Self.run(of: request), let container,
-               let bytes = await container.serveChunks(path: request.path, run: run) {
-                response.data = bytes
-            } else {
-                response.error = .notFound
-            }
-            try? await link.send(Ubiq_Wire_Envelope(.chunkResponse(response)))
+    /// Queues a peer's request to be answered off the receive loop.
+    private func queue(_ request: PeerRequest) throws {
+        if case .dropped = requestsIn.yield(request) {
+            throw WireError(.malformed, "more than \(Self.maxWaitingRequests) requests wait to be answered")
         }
     }
-
-    /// The chunks a request asks for, with their offsets; nil when a size or hash is invalid.
-    /// Following chunks beyond ``maxRunBytes`` are left out: the requester asks again.
-    nonisolated static func run(of request: Ubiq_Wire_ChunkRequest) -> [ChunkRef]? {
-        guard let hash = ChunkHash(bytes: Array(request.hash)), request.size > 0, request.size <= ItemMapping.maxChunkSize else { return nil }
-        var run = [ChunkRef(offset: request.offset, size: request.size, hash: hash)]
-        var end = request.offset.addingReportingOverflow(UInt64(request.size))
-        var total = UInt64(request.size)
-        for following in request.following {
-            guard !end.overflow, let hash = ChunkHash(bytes: Array(following.hash)), following.size > 0,
-                  total + UInt64(following.size) <= maxRunBytes else { break }
-            run.append(ChunkRef(offset: end.partialValue, size: following.size, hash: hash))
-            total += UInt64(following.size)
-            end = end.partialValue.addingReportingOverflow(UInt64(following.size))
-        }
-        return run
-    }
-
-    /// The most one response carries beyond its first chunk.
-    static let maxRunBytes: UInt64 = 4 << 20
 
     private func answer(_ id: UInt64, _ message: Ubiq_Wire_Envelope.OneOf_Message) {
-        pending.removeValue(forKey: id)?.resume(returning: message)
+        requests.answered(id)?.resolve(.success(message))
     }
 
     // MARK: chunk requests out
@@ -328,34 +306,30 @@ public actor PeerSession {
         return response.data
     }
 
-    /// Sends the request `make` builds with a fresh ID and waits for the answer with that ID.
+    /// Sends the request `make` builds with a fresh ID and waits for the answer with that ID,
+    /// at most ``requestTimeout``. A request that cannot be sent fails with the send's error;
+    /// a cancelled caller stops waiting at once.
     func exchange(_ make: (UInt64) -> Ubiq_Wire_Envelope) async throws -> Ubiq_Wire_Envelope.OneOf_Message {
         guard !ended else { throw FetchError("connection to \(link.remoteDevice) ended") }
-        let id = nextRequest
-        nextRequest += 1
-        let envelope = make(id)
-        let timeout = Task { [weak self] in
-            try await Task.sleep(for: Self.requestTimeout)
-            await self?.expire(id)
+        let answer = OneShot<Ubiq_Wire_Envelope.OneOf_Message>()
+        let id = requests.open(answer)
+        do { try await link.send(make(id)) } catch {
+            _ = requests.withdrawn(id)
+            throw FetchError("could not send a request to \(link.remoteDevice): \(error)")
         }
-        defer { timeout.cancel() }
-        return try await withCheckedThrowingContinuation { continuation in
-            pending[id] = continuation
-            Task { [link] in
-                do { try await link.send(envelope) } catch { self.expire(id) }
+        do {
+            return try await withDeadline(Self.requestTimeout) { try await answer.value }
+        } catch is DeadlineExceeded {
+            if requests.timedOut(id, at: .now) != nil {
+                logger.warning("request timed out; asking other peers first for a while", metadata: ["timeout": "\(Self.requestTimeout)"])
             }
+            throw FetchError("request to \(link.remoteDevice) timed out")
+        } catch {
+            _ = requests.withdrawn(id)
+            throw error
         }
-    }
-
-    private func expire(_ id: UInt64) {
-        guard let continuation = pending.removeValue(forKey: id) else { return }
-        lastTimeout = ContinuousClock.now
-        logger.warning("request timed out; asking other peers first for a while", metadata: ["timeout": "\(Self.requestTimeout)"])
-        continuation.resume(throwing: FetchError("request to \(link.remoteDevice) timed out"))
     }
 
     /// True when a request to this peer timed out in the last ``stallMemory``.
-    var stalledLately: Bool {
-        lastTimeout.map { ContinuousClock.now - $0 < Self.stallMemory } ?? false
-    }
+    var stalledLately: Bool { requests.stalled(at: .now) }
 }

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import UbiqChunking
+import UbiqTestSupport
+import UbiqWire
+
+/// A peer that asks for chunks and never reads the answers makes the agent hold at most its
+/// serving budget of chunk bytes, not the bytes of every request; a peer that keeps asking
+/// past the limit of waiting requests is disconnected; the agent answers its clients
+/// throughout.
+@Suite struct ServingBudgetTests {
+    @Test func aPeerThatAsksAndNeverReadsGetsABoundedShare() async throws {
+        let (cluster, rogue) = try await TrustTests.pairWithRogue(indexID: 71)
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        let content = DeltaTransferTests.randomData(8 << 20, seed: 71)
+        try a.write("Documents/served.bin", content)
+        let chunks = FileChunker().chunks(of: content)
+        // The rogue computes the file's chunks itself, so it needs to read nothing.
+        try await waitUntil("alpha to index the file") {
+            try await a.status().containers.first?.files == 1
+        }
+
+        // Each request asks for the longest run the agent serves (4 MiB and then some).
+        func request(_ id: UInt64, from index: Int) -> Ubiq_Wire_Envelope.OneOf_Message {
+            var request = Ubiq_Wire_ChunkRequest()
+            request.id = id
+            request.containerID = a.container.rawValue
+            request.path = "Documents/served.bin"
+            let first = chunks[index % chunks.count]
+            request.offset = first.offset
+            request.size = first.size
+            request.hash = Data(first.hash.bytes)
+            request.following = chunks[(index % chunks.count + 1)...].prefix(80).map { chunk in
+                var entry = Ubiq_Wire_ChunkEntry()
+                entry.size = chunk.size
+                entry.hash = Data(chunk.hash.bytes)
+                return entry
+            }
+            return .chunkRequest(request)
+        }
+        let asked = 2_000
+        for id in 0..<asked { try await rogue.send(request(UInt64(id + 1), from: id)) }
+        // Every request read by alpha (the ones its serving tasks answer into a socket nobody
+        // reads, and those queued behind them), then a change from beta applied after them.
+        let sent = UInt64(rogue.connection.bytesSent)
+        try await waitUntil("alpha to read every request") {
+            try await a.status().peers.first { $0.name == "rogue" }.map { UInt64($0.bytesReceived) >= sent } ?? false
+        }
+        try cluster.agents[1].write("Documents/after.txt", "after the requests")
+        try await waitUntil("beta's file on alpha") { a.read("Documents/after.txt") == "after the requests" }
+        let peak = try #require(LoadTests.peakMemoryMiB(stateFolder: a.state))
+        print("a peer asking \(asked) runs of 4 MiB without reading: alpha's peak memory \(peak) MiB")
+        // Without the budget alpha reads every run (8 GiB) and is killed. With it, 4 runs are
+        // answered at a time per peer and 16 MiB held for all peers; each run is copied a few
+        // times on its way to the socket (frame, TLS), so alpha's peak is some 60 MiB at rest
+        // plus 75–105 MiB.
+        #expect(peak < 250, "alpha held the chunks of the requests it could not send: \(peak) MiB")
+
+        // Past the limit of waiting requests the connection ends; the agent goes on.
+        for id in asked..<(asked + 4_200) { try await rogue.send(request(UInt64(id + 1), from: id)) }
+        try await rogue.waitUntilClosed("alpha to close the flooding connection")
+        #expect(a.logText().contains("requests wait to be answered"))
+        #expect(a.isRunning)
+    }
+}
