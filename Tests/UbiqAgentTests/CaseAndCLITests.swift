@@ -24,6 +24,18 @@ import UbiqTestSupport
         #expect(b.read("Documents/README.txt") == "beta's readme")
         #expect(!FileManager.default.fileExists(atPath: a.path("Documents/README.txt")))
         #expect(!FileManager.default.fileExists(atPath: b.path("Documents/Readme.txt")))
+
+        // Beta renames its file: the clash is gone, both files arrive everywhere and status
+        // no longer reports it, with no restart.
+        try FileManager.default.moveItem(atPath: b.path("Documents/README.txt"), toPath: b.path("Documents/README-beta.txt"))
+        try await waitForConvergence([a, b], "both files on both agents") { tree in
+            tree["Documents/Readme.txt"] != nil && tree["Documents/README-beta.txt"] != nil && tree["Documents/README.txt"] == nil
+        }
+        try await waitUntil("both agents to stop reporting the case conflict") {
+            let (sa, sb) = (try await a.status(), try await b.status())
+            return sa.containers[0].caseConflicts.isEmpty && sb.containers[0].caseConflicts.isEmpty
+        }
+        #expect(b.read("Documents/Readme.txt") == "alpha's readme")
     }
 
     /// The CLI shows a live agent's state for people and as JSON.

@@ -81,7 +81,7 @@ import UbiqModel
         func item(_ path: String, _ kind: ItemKind, deleted: Bool = false) -> Item {
             Item(path: try! RelativePath(path), kind: kind, deleted: deleted, version: VersionVector([me: 1]), modifiedBy: me)
         }
-        let order = ContainerSync.applyOrder([
+        let order = PullPlan.order([
             item("d/x", .file, deleted: true), item("d", .directory, deleted: true), item("n/f", .file),
             item("n", .directory), item("n/sub", .directory), item("d/y/z", .file, deleted: true),
         ]).map(\.path.rawValue)

@@ -15,43 +15,25 @@ extension ContainerSync {
     /// nil `what`: the caller logged it); subscribers hear of it when the reason is new.
     func failed(_ item: Item, _ error: any Error, _ what: String?) {
         let reason = "\(error)"
-        let (failures, wait) = retries.failed(item, at: .now)
+        let note = state.failed(item, reason: reason, at: .now)
         if let what {
-            logger.log(level: failures == 1 ? .warning : .debug, "\(what); will retry", metadata: [
-                "path": "\(item.path)", "error": "\(reason)", "retry": "in \(wait.components.seconds) s", "failures": "\(failures)",
+            logger.log(level: note.failures == 1 ? .warning : .debug, "\(what); will retry", metadata: [
+                "path": "\(item.path)", "error": "\(reason)", "retry": "in \(note.retryIn.components.seconds) s",
+                "failures": "\(note.failures)",
             ])
         }
-        guard applyFailures[item.path]?.reason != reason else { return }
-        let failure = ApplyFailure(item: item, reason: reason)
-        applyFailures[item.path] = failure
-        failureFeed.yield(failure)
-    }
-
-    /// Forgets failures of paths now written, or no longer needed.
-    func settled(_ paths: some Sequence<RelativePath>) {
-        guard !applyFailures.isEmpty else { return }
-        for path in paths { applyFailures[path] = nil }
-        retries.forget(paths)
-    }
-
-    func keepFailures(of needs: [Item]) {
-        guard !applyFailures.isEmpty else { return }
-        let needed = Set(needs.map(\.path))
-        applyFailures = applyFailures.filter { needed.contains($0.key) }
-        retries.keepOnly(needed)
+        if let news = note.news { failureFeed.yield(news) }
     }
 
     /// Tries every failed change again in the next pass instead of at its usual time; the
     /// engine calls it when a peer connects, since that peer may hold what was missing.
     public func retryFailedChangesSoon() {
-        guard !applyFailures.isEmpty else { return }
-        retries.endWaits(at: .now)
-        requestPull()
+        if state.peerConnected(at: .now) { requestPull() }
     }
 
     /// Failed changes now, by path.
     public func failures() -> [ApplyFailure] {
-        applyFailures.values.sorted { $0.item.path < $1.item.path }
+        state.failures.values.sorted { $0.item.path < $1.item.path }
     }
 
     /// Every failure from now on, when its reason is new for its path.

@@ -2,7 +2,7 @@ import Testing
 import UbiqModel
 @testable import UbiqSync
 
-@Suite struct ApplyStepsTests {
+@Suite struct PullPlanTests {
     let me = DeviceID("ME")
 
     func item(_ path: String, kind: ItemKind = .file, size: UInt64 = 10, deleted: Bool = false) -> Item {
@@ -12,11 +12,11 @@ import UbiqModel
     }
 
     @Test func foldersAndSmallFilesGoTogetherAndEverythingElseAloneInOrder() {
-        let order = ContainerSync.applyOrder([
+        let order = PullPlan.order([
             item("d", kind: .directory), item("d/a"), item("d/b"), item("d/big", size: 2 << 20), item("d/c"),
             item("gone", deleted: true), item("d/link", kind: .symlink),
         ])
-        let steps = ContainerSync.applySteps(order).map { $0.map(\.path.rawValue) }
+        let steps = PullPlan.steps(order).map { $0.map(\.path.rawValue) }
         #expect(steps.first?.first == "d")
         #expect(steps.last == ["gone"])
         // Every need appears once, folders before files, deletions after.
@@ -26,8 +26,8 @@ import UbiqModel
     }
 
     @Test func groupsHoldAtMostTheWidth() {
-        let width = ContainerSync.groupSize
-        let order = ContainerSync.applyOrder((0..<(2 * width + 8)).map { item("f\($0)") })
-        #expect(ContainerSync.applySteps(order).map(\.count) == [width, width, 8])
+        let width = PullPlan.groupSize
+        let order = PullPlan.order((0..<(2 * width + 8)).map { item("f\($0)") })
+        #expect(PullPlan.steps(order).map(\.count) == [width, width, 8])
     }
 }

@@ -7,119 +7,73 @@ import UbiqModel
 /// The puller: applies the remote versions this device needs, each verified chunk by chunk
 /// and renamed into place only when complete.
 extension ContainerSync {
-    /// One pull pass: applies every need that no other pass has taken on. Returns whether
-    /// it took any.
-    func pullNeeds() async -> Bool {
-        guard let allNeeds = try? index.needs(id) else { return false }
-        keepFailures(of: allNeeds)
-        guard !allNeeds.isEmpty else {
-            if inFlight.isEmpty { sweepVersions() }
-            return false
+    /// One pull pass: applies every need that no other pass has taken on. Returns what it
+    /// took (nil: nothing).
+    func pullNeeds() async -> PullPlan? {
+        guard let allNeeds = try? index.needs(id) else { return nil }
+        let plan: PullPlan
+        switch state.passBegins(needs: allNeeds, at: .now) {
+        case .nothingNeeded(let sweep):
+            if sweep { sweepVersions() }
+            return nil
+        case .nothingFree:
+            return nil
+        case .apply(let taken):
+            plan = taken
         }
-        let now = ContinuousClock.now
-        var needs: [Item] = []
-        var leftBusy = false
-        for need in allNeeds {
-            if !inFlight.isFree(need.path) { leftBusy = true } else if !retries.isWaiting(need, at: now) { needs.append(need) }
-        }
-        if leftBusy { passes.passLeftNeedsBusy() }
-        guard !needs.isEmpty else { return false }
-        let taken = needs.map(\.path)
-        inFlight.take(taken)
-        defer { inFlight.release(taken) }
         // Renames only matter to whoever hears of changes; pairing them reads the index twice a need.
-        let moves = hasItemSubscribers ? (try? renames(in: needs)) ?? [:] : [:]
-        pendingMoves.merge(moves) { _, new in new }
-        defer { for old in moves.keys { pendingMoves[old] = nil } }
-        fetchWanted = onDemand ? (try? index.fetchRequests(id)) ?? [] : []
+        let moves = hasItemSubscribers ? (try? renames(in: plan.steps.flatMap { $0 })) ?? [:] : [:]
+        state.movesBegin(moves)
+        defer { state.movesEnded(moves.keys) }
+        // On-demand files whose content was asked for, as this pass found them.
+        let asked = onDemand ? (try? index.fetchRequests(id)) ?? [] : []
         var groups: [[Item]] = []
-        // What failed before (a peer that stalls, a full disk) goes after everything else,
-        // each alone, so it does not hold up a group of changes that would go through.
-        let failing = needs.filter { applyFailures[$0.path] != nil }
-        let steps = Self.applySteps(Self.applyOrder(needs.filter { applyFailures[$0.path] == nil }))
-            + Self.applyOrder(failing).map { [$0] }
-        for step in steps {
-            if Task.isCancelled { return true }
+        for step in plan.steps {
+            if Task.isCancelled { return plan }
             if step.count == 1 {
-                await applyGroups(groups)
+                await applyGroups(groups, asked: asked)
                 groups = []
-                await applyLogged(step[0])
-                inFlight.release(step.map(\.path))
+                await applyLogged(step[0], asked: asked)
+                state.released(step.map(\.path))
             } else {
                 groups.append(step)
             }
         }
-        await applyGroups(groups)
-        return true
+        await applyGroups(groups, asked: asked)
+        return plan
     }
 
     /// Small files and new folders do not depend on each other (a file's missing folders are
     /// created with it): each group is fetched side by side and made durable together, and
     /// two groups are under way at a time, so one fetches while the other is flushed.
-    private func applyGroups(_ groups: [[Item]]) async {
+    private func applyGroups(_ groups: [[Item]], asked: Set<RelativePath>) async {
         await withTaskGroup(of: Void.self) { tasks in
             var next = groups.makeIterator()
             for _ in 0..<2 {
                 guard let group = next.next() else { break }
-                tasks.addTask { await self.applyBatchReleasing(group) }
+                tasks.addTask { await self.applyBatchReleasing(group, asked: asked) }
             }
             while await tasks.next() != nil {
                 if Task.isCancelled { break }
-                if let group = next.next() { tasks.addTask { await self.applyBatchReleasing(group) } }
+                if let group = next.next() { tasks.addTask { await self.applyBatchReleasing(group, asked: asked) } }
             }
         }
     }
 
-    private func applyBatchReleasing(_ group: [Item]) async {
-        await applyBatch(group)
-        inFlight.release(group.map(\.path))
+    private func applyBatchReleasing(_ group: [Item], asked: Set<RelativePath>) async {
+        await applyBatch(group, asked: asked)
+        state.released(group.map(\.path))
     }
 
     /// Applies one need and logs a failure (the need stays and is retried); `leased` when
-    /// the caller already holds the write lease on its path.
-    func applyLogged(_ target: Item, leased: Bool = false) async {
+    /// the caller already holds the write lease on its path. `asked` are the on-demand files
+    /// whose content was asked for.
+    func applyLogged(_ target: Item, leased: Bool = false, asked: Set<RelativePath>) async {
         do {
-            if leased { try await applyLeased(target) } else { try await apply(target) }
+            if leased { try await applyLeased(target, asked: asked) } else { try await apply(target, asked: asked) }
         } catch {
             failed(target, error, "could not apply change")
         }
-    }
-
-    /// Files up to this size, and folders, are applied in groups of up to ``groupSize``.
-    static let smallFileSize: UInt64 = 1 << 20
-    static let groupSize = 256
-
-    /// Splits the apply order into steps: runs of folders and small files become groups
-    /// applied together; everything else (links, large files, deletions) goes alone, in order.
-    static func applySteps(_ ordered: [Item]) -> [[Item]] {
-        var steps: [[Item]] = []
-        var group: [Item] = []
-        for item in ordered {
-            if !item.deleted && (item.kind == .directory || (item.kind == .file && item.size <= smallFileSize)) {
-                group.append(item)
-                if group.count == groupSize {
-                    steps.append(group)
-                    group = []
-                }
-            } else {
-                if !group.isEmpty { steps.append(group) }
-                group = []
-                steps.append([item])
-            }
-        }
-        if !group.isEmpty { steps.append(group) }
-        return steps
-    }
-
-    /// Folders before what they hold, deletions last and deepest first, so a renamed file's
-    /// chunks are still on disk when the new name is written.
-    static func applyOrder(_ needs: [Item]) -> [Item] {
-        func depth(_ item: Item) -> Int { item.path.rawValue.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) } }
-        let present = needs.filter { !$0.deleted }.map { (key: ($0.kind == .directory ? 0 : 1, depth($0), $0.path), item: $0) }
-            .sorted { $0.key < $1.key }.map(\.item)
-        let deleted = needs.filter(\.deleted).map { (key: (depth($0), $0.path), item: $0) }
-            .sorted { $0.key > $1.key }.map(\.item)
-        return present + deleted
     }
 
     /// Needs that together rename a file: the removal of a path whose content is exactly what
@@ -147,15 +101,15 @@ extension ContainerSync {
     /// Applies one need under a write lease on its path, so no coordinated reader sees the
     /// file change under it. While a client holds a lease there the need waits; it is
     /// retried when a lease is released.
-    func apply(_ target: Item) async throws {
-        guard let leases else { return try await applyLeased(target) }
+    func apply(_ target: Item, asked: Set<RelativePath>) async throws {
+        guard let leases else { return try await applyLeased(target, asked: asked) }
         let claim = FileLeases.Claim(container: id, path: target.path, access: .write)
         guard let lease = await leases.acquire([claim], for: .agent("apply"), timeout: Self.leaseWait) else {
             logger.debug("change waits for a client's lease", metadata: ["path": "\(target.path)"])
             return
         }
         do {
-            try await applyLeased(target)
+            try await applyLeased(target, asked: asked)
         } catch {
             await leases.release(lease.id)
             throw error
@@ -163,12 +117,12 @@ extension ContainerSync {
         await leases.release(lease.id)
     }
 
-    func applyLeased(_ target: Item) async throws {
+    func applyLeased(_ target: Item, asked: Set<RelativePath>) async throws {
         try scan(under: target.path)
         let local = try index.item(id, target.path)
-        if let local, !local.downloaded, !local.item.deleted, local.item.version == target.version, fetchWanted.contains(target.path) {
+        if let local, !local.downloaded, !local.item.deleted, local.item.version == target.version, asked.contains(target.path) {
             // Content asked for of what the index already describes.
-            try await materialize(local.item, local: local)
+            try await materialize(local.item, local: local, asked: asked)
             return
         }
         let goal: Item
@@ -194,13 +148,13 @@ extension ContainerSync {
             }
         }
         if let other = try caseTwin(of: goal, local: local) {
-            if caseConflicts.insert(goal.path.rawValue).inserted {
+            if state.caseConflict(goal.path, twin: other) {
                 logger.warning("case conflict: not written", metadata: ["path": "\(goal.path)", "existing": "\(other)"])
             }
             return
         }
         let current = try await ensureVersions(of: goal, current: local)
-        try await materialize(goal, local: current)
+        try await materialize(goal, local: current, asked: asked)
         try pruneVersions(of: goal)
         announce()
     }
@@ -210,7 +164,7 @@ extension ContainerSync {
         return try index.caseTwin(id, of: goal.path)
     }
 
-    private func materialize(_ goal: Item, local: IndexedItem?) async throws {
+    private func materialize(_ goal: Item, local: IndexedItem?, asked: Set<RelativePath>) async throws {
         let path = goal.path
         let onDisk = local.flatMap { $0.item.deleted ? nil : $0 }
         if let onDisk, disk.stat(path) != onDisk.stat, onDisk.item.kind != .directory {
@@ -227,7 +181,7 @@ extension ContainerSync {
             return
         }
         if onDemand, goal.kind == .file, onDisk?.downloaded != true || onDisk?.item.kind != .file,
-           !fetchWanted.contains(path) {
+           !asked.contains(path) {
             // Metadata only: the content comes when asked for.
             if let onDisk, onDisk.downloaded { try disk.remove(path) }
             try record([ItemWrite(item: goal, stat: nil, settlesNeed: true, downloaded: false)], origin: .remote)

@@ -20,25 +20,12 @@ public actor ContainerSync {
     let logger: Logger
     var fetcher: (any ChunkFetcher)?
     var leases: FileLeases?
-    /// Subtrees not rescanned because a client held a write lease in them; rescanned when a
-    /// lease is released.
-    var deferredScans: Set<RelativePath?> = []
+    /// Every sync decision's state: passes, failures, renames, case conflicts, deferred scans.
+    var state = ContainerState(overtakeAfter: ContainerSync.overtakeAfter)
 
     private let sequenceMoved = Broadcaster<Void>(policy: .bufferingNewest(1))
     private let itemFeed = Broadcaster<ItemChange>(policy: .bufferingOldest(ContainerSync.itemChangeBuffer), endsWhenFull: true)
     let failureFeed = Broadcaster<ApplyFailure>(policy: .bufferingOldest(256), endsWhenFull: true)
-    /// Changes from peers that failed and are still needed, by path.
-    var applyFailures: [RelativePath: ApplyFailure] = [:]
-    /// Renames the puller is carrying out, old path → new path, so the removal of the old
-    /// path can be reported as a move.
-    var pendingMoves: [RelativePath: RelativePath] = [:]
-    /// On-demand files whose content was asked for, read at the start of each pull.
-    var fetchWanted: Set<RelativePath> = []
-    /// When each failed change is tried again.
-    var retries = RetryBackoff()
-    /// Needs that running pull passes are applying.
-    var inFlight = PathsInFlight()
-    var passes = PullPassSchedule(overtakeAfter: ContainerSync.overtakeAfter)
     /// How long a change that failed before may wait for bytes from peers, when tried
     /// again, before a second pull pass starts beside the one that waits.
     static let overtakeAfter = Duration.seconds(2)
@@ -48,8 +35,6 @@ public actor ContainerSync {
     public static let itemChangeBuffer = 8192
     private let pullTrigger: AsyncStream<Void>.Continuation
     private let pullRequests: AsyncStream<Void>
-    var caseConflicts: Set<String> = []
-    private(set) var scanning = false
 
     public init(id: ContainerID, disk: any ContainerDisk, index: SyncIndex, device: DeviceID, onDemand: Bool = false, logger: Logger) {
         self.id = id
@@ -94,7 +79,8 @@ public actor ContainerSync {
             await withDiscardingTaskGroup { pulls in
                 for await _ in pullRequests {
                     if Task.isCancelled { break }
-                    switch passes.asked(at: .now, waitingSince: transfers.longestWaitBegan { applyFailures[$0] != nil }) {
+                    let failures = state.failures
+                    switch state.pullAsked(at: .now, waitingSince: transfers.longestWaitBegan { failures[$0] != nil }) {
                     case .start:
                         pulls.addTask { await self.pullPass() }
                     case .wait(let wakeAt?):
@@ -114,8 +100,8 @@ public actor ContainerSync {
     public nonisolated func requestPull() { pullTrigger.yield() }
 
     private func pullPass() async {
-        let tookSome = await pullNeeds()
-        if passes.ended(tookSome: tookSome) { requestPull() }
+        let plan = await pullNeeds()
+        if state.passEnded(plan) { requestPull() }
     }
 
     /// A stream that yields at once and whenever the container's sequence moves (new things
@@ -135,7 +121,7 @@ public actor ContainerSync {
 
     /// Commits `writes` to the index and tells item-change subscribers.
     func record(_ writes: [ItemWrite], origin: ItemChange.Origin, previous known: [RelativePath: Item]? = nil) throws {
-        settled(writes.map(\.item.path))
+        state.settled(writes.map(\.item.path))
         guard hasItemSubscribers else {
             try index.commit(id, writes)
             return
@@ -151,7 +137,7 @@ public actor ContainerSync {
     func publish(_ writes: [ItemWrite], previous: [RelativePath: Item], origin: ItemChange.Origin) {
         let changes = writes.map { write in
             ItemChange(container: id, item: write.item, previous: previous[write.item.path], origin: origin,
-                       movedTo: write.item.deleted ? pendingMoves[write.item.path] : nil,
+                       movedTo: write.item.deleted ? state.moves[write.item.path] : nil,
                        downloaded: write.downloaded || write.item.deleted || write.item.kind != .file)
         }
         for change in ItemChange.pairMoves(changes) { itemFeed.yield(change) }
@@ -166,7 +152,7 @@ public actor ContainerSync {
     public func localChanges(_ paths: Set<RelativePath?>) async {
         let roots: [RelativePath?] = paths.contains(nil) ? [nil] : Self.outermost(paths.compactMap { $0 })
         do { _ = try await leasedScan(roots) } catch let error as ScanBusy {
-            deferredScans.formUnion(roots)
+            state.deferScans(roots)
             logger.debug("scan waits for a client's write lease", metadata: ["paths": "\(error.roots)"])
         } catch {
             logger.warning("scan failed", metadata: ["paths": "\(roots.map { $0?.rawValue ?? "/" })", "error": "\(error)"])
@@ -196,11 +182,8 @@ public actor ContainerSync {
     }
 
     private func leaseReleased() async {
-        if !deferredScans.isEmpty {
-            let paths = deferredScans
-            deferredScans = []
-            await localChanges(paths)
-        }
+        let deferred = state.takeDeferredScans()
+        if !deferred.isEmpty { await localChanges(deferred) }
         requestPull()
     }
 
@@ -215,8 +198,8 @@ public actor ContainerSync {
 
     @discardableResult
     func scan(_ roots: [RelativePath?]) throws -> ScanSummary {
-        scanning = true
-        defer { scanning = false }
+        state.scanBegins()
+        defer { state.scanEnds() }
         var writes: [ItemWrite] = []
         var previousItems: [RelativePath: Item] = [:]
         var seen = 0
@@ -329,9 +312,8 @@ public actor ContainerSync {
             announce()
         }
         // A peer that now holds what failed (no one had its chunks) has it tried again at once.
-        let nowHeld = applyFailures.isEmpty ? [] : held.filter { $0.1 != nil && applyFailures[$0.0] != nil }.map(\.0)
-        if !nowHeld.isEmpty { retries.endWaits(of: nowHeld, at: .now) }
-        if !needs.isEmpty || !nowHeld.isEmpty { requestPull() }
+        let retryNow = self.state.peersHold(held.filter { $0.1 != nil }.map(\.0), at: .now)
+        if !needs.isEmpty || retryNow { requestPull() }
     }
 
     // MARK: serving

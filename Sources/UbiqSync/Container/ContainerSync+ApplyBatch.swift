@@ -10,22 +10,22 @@ extension ContainerSync {
     /// How many small files are assembled at the same time within a group.
     static let assembleWidth = 32
 
-    func applyBatch(_ targets: [Item]) async {
+    func applyBatch(_ targets: [Item], asked: Set<RelativePath>) async {
         var lease: FileLeases.Lease?
         if let leases {
             let claims = targets.map { FileLeases.Claim(container: id, path: $0.path, access: .write) }
             lease = await leases.acquire(claims, for: .agent("apply"), timeout: Self.leaseWait)
             guard lease != nil else {
                 // A client holds a lease on one of them: one at a time, each waiting for its own.
-                for target in targets { await applyLogged(target) }
+                for target in targets { await applyLogged(target, asked: asked) }
                 return
             }
         }
-        await applyBatchLeased(targets)
+        await applyBatchLeased(targets, asked: asked)
         if let lease { await leases?.release(lease.id) }
     }
 
-    private func applyBatchLeased(_ targets: [Item]) async {
+    private func applyBatchLeased(_ targets: [Item], asked: Set<RelativePath>) async {
         let locals: [RelativePath: IndexedItem]
         do {
             try scan(targets.map { Optional($0.path) })
@@ -42,7 +42,7 @@ extension ContainerSync {
         for target in targets {
             let local = locals[target.path]
             guard let goal = plainGoal(target, local: local, twins: twins) else {
-                await applyLogged(target, leased: true)
+                await applyLogged(target, leased: true, asked: asked)
                 continue
             }
             if goal.kind == .directory { folders.append(goal) } else { files.append((goal, local)) }

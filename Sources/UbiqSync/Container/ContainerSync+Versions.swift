@@ -11,7 +11,7 @@ extension ContainerSync {
     }
 
     public func status() throws -> Status {
-        Status(statistics: try index.statistics(id), caseConflicts: caseConflicts.sorted(), scanning: scanning)
+        Status(statistics: try index.statistics(id), caseConflicts: state.caseConflicts.keys.map(\.rawValue).sorted(), scanning: state.scanning)
     }
 
     public nonisolated func children(of path: RelativePath?) throws -> [IndexedItem] {

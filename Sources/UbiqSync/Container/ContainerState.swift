@@ -1,0 +1,149 @@
+import UbiqModel
+
+/// A container's sync state between I/O, as one value: what pull passes have taken on,
+/// which changes failed and when each is tried again, renames being carried out, case
+/// conflicts, scans left for a client's lease to end. Events go in as mutating calls and
+/// decisions come out as return values; ``ContainerSync`` holds one and executes what it
+/// decides, and keeps no other mutable sync state.
+struct ContainerState: Sendable {
+    typealias Instant = ContinuousClock.Instant
+
+    /// Changes from peers that failed and are still needed, by path.
+    private(set) var failures: [RelativePath: ContainerSync.ApplyFailure] = [:]
+    /// Paths new here that a peer's change would create beside an item differing only in
+    /// case, with that item: reported, never written, until one of them goes.
+    private(set) var caseConflicts: [RelativePath: RelativePath] = [:]
+    /// Renames being carried out, old path → new path, so the removal of the old path can be
+    /// reported as a move.
+    private(set) var moves: [RelativePath: RelativePath] = [:]
+    private(set) var scanning = false
+    private var retries = RetryBackoff()
+    private var inFlight = PathsInFlight()
+    private var passes: PullPassSchedule
+    /// Subtrees not rescanned because a client held a write lease in them (nil: all).
+    private var deferredScans: Set<RelativePath?> = []
+
+    init(overtakeAfter: Duration) {
+        passes = PullPassSchedule(overtakeAfter: overtakeAfter)
+    }
+
+    // MARK: pull passes
+
+    /// What a pull pass that read `needs` does.
+    enum PassStart: Equatable {
+        /// Nothing is needed; kept versions no item lists may be swept when no pass runs.
+        case nothingNeeded(sweepVersions: Bool)
+        /// Everything needed is taken by another pass or waits to be retried.
+        case nothingFree
+        case apply(PullPlan)
+    }
+
+    /// Someone asked for a pull pass at `now`; `waitingSince` is since when the retried
+    /// transfer that has waited longest for bytes has waited.
+    mutating func pullAsked(at now: Instant, waitingSince: Instant?) -> PullPassSchedule.Decision {
+        passes.asked(at: now, waitingSince: waitingSince)
+    }
+
+    /// A pass read every need: forgets failures and case conflicts of paths no longer
+    /// needed, takes the needs no other pass holds and whose retry is due, and orders them.
+    mutating func passBegins(needs: [Item], at now: Instant) -> PassStart {
+        forgetAllBut(Set(needs.map(\.path)))
+        guard !needs.isEmpty else { return .nothingNeeded(sweepVersions: inFlight.isEmpty) }
+        var free: [Item] = []
+        var leftBusy = false
+        for need in needs {
+            if !inFlight.isFree(need.path) { leftBusy = true } else if !retries.isWaiting(need, at: now) { free.append(need) }
+        }
+        if leftBusy { passes.passLeftNeedsBusy() }
+        guard !free.isEmpty else { return .nothingFree }
+        let plan = PullPlan(needs: free, failing: Set(free.map(\.path).filter { failures[$0] != nil }))
+        inFlight.take(plan.taken)
+        return .apply(plan)
+    }
+
+    /// A step of a pass is done: its paths are free for other passes.
+    mutating func released(_ paths: some Sequence<RelativePath>) { inFlight.release(paths) }
+
+    /// A pass ended, having taken `plan` (nil: it took nothing); returns whether another is due.
+    mutating func passEnded(_ plan: PullPlan?) -> Bool {
+        if let plan { inFlight.release(plan.taken) }
+        return passes.ended(tookSome: plan != nil)
+    }
+
+    mutating func movesBegin(_ started: [RelativePath: RelativePath]) { moves.merge(started) { _, new in new } }
+
+    mutating func movesEnded(_ ended: some Sequence<RelativePath>) { for old in ended { moves[old] = nil } }
+
+    // MARK: outcomes
+
+    /// What a failed try of a change means.
+    struct FailureNote: Equatable {
+        /// Tries of this version that failed so far.
+        var failures: Int
+        var retryIn: Duration
+        /// The failure to tell subscribers of; nil when its reason is not new for its path.
+        var news: ContainerSync.ApplyFailure?
+    }
+
+    mutating func failed(_ item: Item, reason: String, at now: Instant) -> FailureNote {
+        let (count, wait) = retries.failed(item, at: now)
+        guard failures[item.path]?.reason != reason else { return FailureNote(failures: count, retryIn: wait, news: nil) }
+        let failure = ContainerSync.ApplyFailure(item: item, reason: reason)
+        failures[item.path] = failure
+        return FailureNote(failures: count, retryIn: wait, news: failure)
+    }
+
+    /// These paths were written (or their need dropped): nothing about them is pending.
+    mutating func settled(_ paths: some Sequence<RelativePath>) {
+        guard !failures.isEmpty || !caseConflicts.isEmpty else { return }
+        for path in paths {
+            failures[path] = nil
+            caseConflicts[path] = nil
+        }
+        retries.forget(paths)
+    }
+
+    /// A change to `path` was not written because `twin` differs from it only in case;
+    /// returns whether this conflict is new.
+    mutating func caseConflict(_ path: RelativePath, twin: RelativePath) -> Bool {
+        caseConflicts.updateValue(twin, forKey: path) != twin
+    }
+
+    /// Peers now hold these paths: failed changes among them are tried again at once.
+    /// Returns whether any was.
+    mutating func peersHold(_ paths: [RelativePath], at now: Instant) -> Bool {
+        let failing = failures.isEmpty ? [] : paths.filter { failures[$0] != nil }
+        if !failing.isEmpty { retries.endWaits(of: failing, at: now) }
+        return !failing.isEmpty
+    }
+
+    /// A peer connected: it may hold whatever was missing, so every failed change is tried
+    /// again at once. Returns whether any failed.
+    mutating func peerConnected(at now: Instant) -> Bool {
+        guard !failures.isEmpty else { return false }
+        retries.endWaits(at: now)
+        return true
+    }
+
+    private mutating func forgetAllBut(_ needed: Set<RelativePath>) {
+        if !failures.isEmpty {
+            failures = failures.filter { needed.contains($0.key) }
+            retries.keepOnly(needed)
+        }
+        if !caseConflicts.isEmpty { caseConflicts = caseConflicts.filter { needed.contains($0.key) } }
+    }
+
+    // MARK: scans
+
+    mutating func scanBegins() { scanning = true }
+    mutating func scanEnds() { scanning = false }
+
+    /// A scan of `roots` waits for a client's write lease to end.
+    mutating func deferScans(_ roots: some Sequence<RelativePath?>) { deferredScans.formUnion(roots) }
+
+    /// A lease ended: the scans left for it, now due.
+    mutating func takeDeferredScans() -> Set<RelativePath?> {
+        defer { deferredScans = [] }
+        return deferredScans
+    }
+}
