@@ -64,6 +64,8 @@ def main_table(results, sizes, tools):
            lambda t: latency("kv", statistics.median)(t) or "none: Syncthing has no key-value store")
     timing("the same, 95th percentile",
            lambda t: latency("kv", lambda v: percentile(v, 95))(t) or "none")
+    timing(f"`agent.status` on a second connection of the receiver during the initial sync of {mib} MiB: median; 99th percentile",
+           lambda t: status_cell([r.get("status_during_transfer") for r in runs[t]]) or "none: Syncthing has no such socket")
     timing("CPU seconds of each agent, whole run",
            lambda t: f"sender {summary([r['cpu'][0] for r in runs[t]], 's', 1, 1)}; "
                      f"receiver {summary([r['cpu'][1] for r in runs[t]], 's', 1, 1)}")
@@ -71,6 +73,16 @@ def main_table(results, sizes, tools):
            lambda t: f"sender {summary([r['rss'][0] for r in runs[t]], 'MiB', 1, 0)}; "
                      f"receiver {summary([r['rss'][1] for r in runs[t]], 'MiB', 1, 0)}")
     return "\n".join(rows)
+
+
+def status_cell(runs):
+    """Median and 99th percentile of each run's status latencies (min / median / max over
+    runs), with the answers counted; None when no run probed."""
+    runs = [r for r in runs if r]
+    if not runs:
+        return None
+    return (f"{summary([statistics.median(r) for r in runs], 'ms', 1000, 1)}; {summary([percentile(r, 99) for r in runs], 'ms', 1000, 1)} "
+            f"({min(len(r) for r in runs)}–{max(len(r) for r in runs)} answers a run)")
 
 
 def wire_note(results, tools):
@@ -108,6 +120,8 @@ def many_table(results, n, tools):
     row("idle full rescan (requested: ubiq `container.rescan`, Syncthing `POST /rest/db/scan`)",
         lambda rs: summary([r["rescan"] for r in rs], "s", 1, 2) if any(r["rescan"] is not None for r in rs)
         else "n/a (this build has no `container.rescan`)")
+    row("`agent.status` on a second connection during the first index: median; 99th percentile",
+        lambda rs: status_cell([r.get("status_during_index") for r in rs]) or "n/a")
     row("peak memory of the agent", lambda rs: summary([r["rss"] for r in rs], "MiB", 1, 0))
     row("CPU seconds of the agent, index and rescan", lambda rs: summary([r["cpu"] for r in rs], "s", 1, 1))
     return "\n".join(rows)

@@ -1,6 +1,6 @@
 """ubiq in the benchmark: two agents of one account on loopback (or one alone for the
 many-files figure), driven and read through their control sockets."""
-import json, os, socket, subprocess, time
+import json, os, socket, subprocess, sys, time
 
 import host
 
@@ -46,6 +46,21 @@ class Session:
 
     def close(self):
         self.sock.close()
+
+
+class StatusProbe:
+    """`agent.status` asked again and again on a second connection while something else
+    happens (bench/status_probe.py); `finish` returns the latencies in seconds."""
+
+    def __init__(self, sock):
+        probe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "status_probe.py")
+        self.proc = subprocess.Popen([sys.executable, probe, sock], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def finish(self):
+        out, _ = self.proc.communicate(b"", timeout=120)
+        if self.proc.returncode != 0:
+            raise RuntimeError(f"the status probe failed ({self.proc.returncode})")
+        return [float(v) for v in out.split()]
 
 
 class Agent:
@@ -139,6 +154,10 @@ class UbiqPair(host.AgentPair):
     def received_bytes(self):
         return self.b.status()["bytesReceived"]
 
+    def status_probe(self):
+        """Probes the receiving agent."""
+        return StatusProbe(self.b.sock)
+
     def kv_latencies(self, samples):
         """Seconds from sending kv.set to alpha until beta's subscriber reads the notice."""
         watcher, writer = Session(self.b.sock), Session(self.a.sock)
@@ -170,6 +189,12 @@ class UbiqSingle:
 
     def spawn(self):
         self.agent.spawn()
+
+    def status_probe(self):
+        return StatusProbe(self.agent.sock)
+
+    def answers(self):
+        return self.agent.status() is not None
 
     def indexed(self, n):
         s = self.agent.status()

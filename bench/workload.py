@@ -210,11 +210,14 @@ def run_pair(side, data, staging, log):
     # Initial sync of the big file: written beside the container, renamed into place.
     _write(os.path.join(staging, "big.bin"), data.big)
     t = Transfer(side, s.settle_s, {BIG: (s.big, data.hashes["big"])})
+    probe = side.status_probe() if hasattr(side, "status_probe") else None
     os.rename(os.path.join(staging, "big.bin"), src(BIG))
     t0 = time.monotonic()
     side.after_write(BIG)
     files += 1
     result["initial"] = t.finish(t0, files)
+    if probe:
+        result["status_during_transfer"] = probe.finish()
     log(f"{side.name}: initial {result['initial']}")
 
     # 1 MiB overwritten in the middle, in place.
@@ -330,8 +333,13 @@ def run_many(single, n, log):
     rescan; with the agent's CPU time and peak memory."""
     t0 = time.monotonic()
     single.spawn()
+    probe = None
+    if hasattr(single, "status_probe"):
+        host.wait(lambda: single.answers(), 60, f"{single.name} to answer", interval=0.001)
+        probe = single.status_probe()
     host.wait(lambda: single.indexed(n), 3600, f"{single.name} to index {n} files", interval=0.1)
     first = time.monotonic() - t0
+    status = probe.finish() if probe else None
     log(f"{single.name}: first index of {n} files {first:.1f} s")
     rescan = single.rescan()
     pid = single.pid()
@@ -339,4 +347,4 @@ def run_many(single, n, log):
     if bad:
         raise RuntimeError(f"{single.name} uses sockets off loopback: {bad}")
     return {"index": first, "rescan": rescan and rescan[0], "rescan_own": rescan and rescan[1],
-            "cpu": host.cpu_seconds(pid), "rss": host.peak_rss_mib(pid)}
+            "cpu": host.cpu_seconds(pid), "rss": host.peak_rss_mib(pid), "status_during_index": status}

@@ -33,7 +33,7 @@ struct AgentStatusSource: Sendable {
     func status() async throws -> AgentStatus {
         var result: [ContainerStatus] = []
         for container in containers {
-            let status = try await container.status()
+            let status = try container.status()
             let stats = status.statistics
             var entry = ContainerStatus(
                 id: container.id, path: roots[container.id] ?? "", items: stats.items, files: stats.files,
@@ -45,7 +45,7 @@ struct AgentStatusSource: Sendable {
             entry.transfers = container.transfers.all.map {
                 TransferStatus(path: $0.path.rawValue, done: Int64($0.done), total: Int64($0.total))
             }
-            entry.failures = await container.failures().map {
+            entry.failures = container.failures().map {
                 ApplyFailureStatus(path: $0.item.path.rawValue, version: "\($0.item.version)", error: $0.reason)
             }
             result.append(entry)

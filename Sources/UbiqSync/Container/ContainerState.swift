@@ -147,3 +147,17 @@ struct ContainerState: Sendable {
         return deferredScans
     }
 }
+
+/// What status shows of a container's state: copied (cheaply, the collections are shared
+/// until written) each time the state changes, and read without the container's actor.
+struct StatusBoard: Sendable {
+    var failures: [RelativePath: ContainerSync.ApplyFailure]
+    var caseConflicts: [RelativePath: RelativePath]
+    var scanning: Bool
+
+    init(_ state: ContainerState) {
+        failures = state.failures
+        caseConflicts = state.caseConflicts
+        scanning = state.scanning
+    }
+}

@@ -31,9 +31,9 @@ extension ContainerSync {
         if state.peerConnected(at: .now) { requestPull() }
     }
 
-    /// Failed changes now, by path.
-    public func failures() -> [ApplyFailure] {
-        state.failures.values.sorted { $0.item.path < $1.item.path }
+    /// Failed changes now, by path; answers at once, whatever the actor is doing.
+    public nonisolated func failures() -> [ApplyFailure] {
+        board.withLock { $0.failures }.values.sorted { $0.item.path < $1.item.path }
     }
 
     /// Every failure from now on, when its reason is new for its path.

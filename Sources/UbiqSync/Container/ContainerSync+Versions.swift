@@ -10,8 +10,12 @@ extension ContainerSync {
         public var scanning: Bool
     }
 
-    public func status() throws -> Status {
-        Status(statistics: try index.statistics(id), caseConflicts: state.caseConflicts.keys.map(\.rawValue).sorted(), scanning: state.scanning)
+    /// Answers at once, whatever the actor is doing (status must stay responsive during a
+    /// long scan or transfer).
+    public nonisolated func status() throws -> Status {
+        let board = board.withLock { $0 }
+        return Status(statistics: try index.statistics(id), caseConflicts: board.caseConflicts.keys.map(\.rawValue).sorted(),
+                      scanning: board.scanning)
     }
 
     public nonisolated func children(of path: RelativePath?) throws -> [IndexedItem] {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import UbiqChunking
 import UbiqIndex
 import UbiqModel
@@ -21,7 +22,16 @@ public actor ContainerSync {
     var fetcher: (any ChunkFetcher)?
     var leases: FileLeases?
     /// Every sync decision's state: passes, failures, renames, case conflicts, deferred scans.
-    var state = ContainerState(overtakeAfter: ContainerSync.overtakeAfter)
+    var state = ContainerState(overtakeAfter: ContainerSync.overtakeAfter) {
+        didSet { board.withLock { $0 = StatusBoard(state) } }
+    }
+    /// What status shows of `state`, readable while the actor is busy (a long scan).
+    nonisolated let board = Mutex(StatusBoard(ContainerState(overtakeAfter: ContainerSync.overtakeAfter)))
+    /// Where the actor's work and the tasks it starts run: off Swift's cooperative pool,
+    /// since most of it blocks on the disk or the index.
+    public nonisolated let pool: WorkerPool
+    private nonisolated let executor: PoolSerialExecutor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     private let sequenceMoved = Broadcaster<Void>(policy: .bufferingNewest(1))
     private let itemFeed = Broadcaster<ItemChange>(policy: .bufferingOldest(ContainerSync.itemChangeBuffer), endsWhenFull: true)
@@ -36,8 +46,11 @@ public actor ContainerSync {
     private let pullTrigger: AsyncStream<Void>.Continuation
     private let pullRequests: AsyncStream<Void>
 
-    public init(id: ContainerID, disk: any ContainerDisk, index: SyncIndex, device: DeviceID, onDemand: Bool = false, logger: Logger) {
+    public init(id: ContainerID, disk: any ContainerDisk, index: SyncIndex, device: DeviceID, onDemand: Bool = false,
+                pool: WorkerPool = .engine, logger: Logger) {
         self.id = id
+        self.pool = pool
+        self.executor = pool.serialExecutor()
         self.onDemand = onDemand
         self.disk = disk
         self.index = index
@@ -54,16 +67,25 @@ public actor ContainerSync {
     /// replaces a file and a read lease while it hashes or serves one.
     public func setLeases(_ leases: FileLeases) { self.leases = leases }
 
-    /// Prepares the folder and records what changed on disk since the last run.
+    /// Prepares the folder.
     public func start() throws {
         try disk.prepare()
-        try scan(under: nil)
-        requestPull()
     }
 
-    /// Applies needs whenever asked, until cancelled. Failed needs are retried on the next
-    /// request and at least every `retryInterval`.
+    /// Records what changed on disk since the last run (status says `scanning` meanwhile),
+    /// then applies needs whenever asked, until cancelled. Failed needs are retried on the
+    /// next request and at least every `retryInterval`.
     public func run(retryInterval: Duration = .seconds(5)) async {
+        await withTaskExecutorPreference(pool) {
+            do { try scan(under: nil) } catch {
+                logger.error("could not scan the container; changes on disk wait for the next scan", metadata: ["error": "\(error)"])
+            }
+            requestPull()
+            await pullUntilCancelled(retryInterval: retryInterval)
+        }
+    }
+
+    private func pullUntilCancelled(retryInterval: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [pullTrigger] in
                 while !Task.isCancelled {

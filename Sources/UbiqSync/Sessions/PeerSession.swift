@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import UbiqIndex
 import UbiqModel
 import UbiqWire
@@ -29,7 +30,13 @@ public actor PeerSession {
     let listRequests: AsyncStream<AwaitingLists>.Continuation
     private let listQueue: AsyncStream<AwaitingLists>
     private(set) var agreement: Handshake.Agreement?
-    public private(set) var remoteName = ""
+    private nonisolated let name = Mutex("")
+    /// The name the peer gave in its hello; empty before.
+    public nonisolated var remoteName: String { name.withLock { $0 } }
+    /// Where the session's work and the tasks it starts run (``WorkerPool``).
+    nonisolated let pool: WorkerPool
+    private nonisolated let executor: PoolSerialExecutor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     private var ended = false
 
     public static let requestTimeout: Duration = .seconds(30)
@@ -49,8 +56,11 @@ public actor PeerSession {
     private var silent = false
 
     init(link: any PeerLink, containers: [ContainerID: ContainerSync], stores: [KeyValueStoreID: KeyValueStore],
-         hello: Ubiq_Wire_Hello, index: SyncIndex, serving: ByteBudget, pingInterval: Duration, logger: Logger) {
+         hello: Ubiq_Wire_Hello, index: SyncIndex, serving: ByteBudget, pingInterval: Duration, pool: WorkerPool = .engine,
+         logger: Logger) {
         self.link = link
+        self.pool = pool
+        self.executor = pool.serialExecutor()
         self.serving = serving
         self.stores = stores
         self.pingInterval = pingInterval
@@ -95,7 +105,7 @@ public actor PeerSession {
                 return error.reason
             }
             self.agreement = agreement
-            remoteName = theirs.deviceName
+            name.withLock { $0 = theirs.deviceName }
             logger.info("peer connected", metadata: ["name": "\(theirs.deviceName)", "version": "\(agreement.version)",
                                                      "containers": "\(agreement.containers.keys.sorted())",
                                                      "kvstores": "\(agreement.stores.keys.sorted())"])
@@ -105,7 +115,7 @@ public actor PeerSession {
             let containers = self.containers, stores = self.stores
             let shared = containers.filter { agreement.containers[$0.key] != nil }
             let (link, index, serving, queue) = (link, index, serving, requestQueue)
-            let senders = Task {
+            let senders = Task(executorPreference: pool) {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for (id, offer) in agreement.containers {
                         guard let container = containers[id] else { continue }

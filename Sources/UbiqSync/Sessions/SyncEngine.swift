@@ -92,7 +92,7 @@ public actor SyncEngine {
                 container.requestPull()
             }
         }
-        let name = await session.remoteName
+        let name = session.remoteName
         var past = pastBytes[remote] ?? (0, 0)
         past.sent += link.bytesSent
         past.received += link.bytesReceived
@@ -149,7 +149,7 @@ public actor SyncEngine {
             if let session = sessions[device] {
                 record.bytesSent += session.link.bytesSent
                 record.bytesReceived += session.link.bytesReceived
-                let name = await session.remoteName
+                let name = session.remoteName
                 if !name.isEmpty { record.name = name }
             }
             result.append(record)
