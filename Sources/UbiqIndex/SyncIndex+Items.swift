@@ -1,0 +1,224 @@
+import Foundation
+import GRDB
+import UbiqModel
+
+/// The `item` table: each path of a container with its synced item, stat fingerprint and
+/// local sequence.
+extension SyncIndex {
+    public func item(_ container: ContainerID, _ path: RelativePath) throws -> IndexedItem? {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return nil }
+            return try Row.fetchOne(db, cached: "SELECT * FROM item WHERE container = ? AND path = ?", arguments: [id, path.rawValue])
+                .map(Self.decodeItem)
+        }
+    }
+
+    /// The items at these paths, in one read; paths the index does not know are left out.
+    public func items(_ container: ContainerID, at paths: [RelativePath]) throws -> [RelativePath: IndexedItem] {
+        guard !paths.isEmpty else { return [:] }
+        return try pool.read { db in
+            guard let id = try containerID(db, container) else { return [:] }
+            var result: [RelativePath: IndexedItem] = [:]
+            for path in paths {
+                if let row = try Row.fetchOne(db, cached: "SELECT * FROM item WHERE container = ? AND path = ?", arguments: [id, path.rawValue]) {
+                    result[path] = try Self.decodeItem(row)
+                }
+            }
+            return result
+        }
+    }
+
+    /// Items in the folder `parent` (the container root when nil), not recursive.
+    public func children(_ container: ContainerID, of parent: RelativePath?) throws -> [IndexedItem] {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return [] }
+            let prefix = parent.map { $0.rawValue + "/" } ?? ""
+            let rows = try Row.fetchAll(db, cached: """
+                SELECT * FROM item WHERE container = ? AND path >= ? AND path < ? ORDER BY path
+                """, arguments: [id, prefix, prefix + "\u{10FFFF}"])
+            return try rows.map(Self.decodeItem).filter {
+                !$0.item.path.rawValue.dropFirst(prefix.count).contains("/")
+            }
+        }
+    }
+
+    /// A present item whose path differs from `path` only in case.
+    public func caseTwin(_ container: ContainerID, of path: RelativePath) throws -> RelativePath? {
+        try caseTwins(container, of: [path])[path]
+    }
+
+    /// ``caseTwin(_:of:)`` of many paths in one read; paths without a twin are left out.
+    public func caseTwins(_ container: ContainerID, of paths: [RelativePath]) throws -> [RelativePath: RelativePath] {
+        guard !paths.isEmpty else { return [:] }
+        return try pool.read { db in
+            guard let id = try containerID(db, container) else { return [:] }
+            var result: [RelativePath: RelativePath] = [:]
+            for path in paths {
+                let twin = try String.fetchOne(db, cached: """
+                    SELECT path FROM item WHERE container = ? AND folded = ? AND path != ? AND deleted = 0 LIMIT 1
+                    """, arguments: [id, path.caseFolded, path.rawValue]).flatMap { try? RelativePath($0) }
+                if let twin { result[path] = twin }
+            }
+            return result
+        }
+    }
+
+    /// Every item at or under `root` (the whole container when nil).
+    public func items(_ container: ContainerID, under root: RelativePath? = nil) throws -> [IndexedItem] {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return [] }
+            var result: [IndexedItem] = []
+            try Self.forEachItemRow(db, "SELECT * FROM item", container: id, under: root) { result.append(try Self.decodeItem($0)) }
+            return result
+        }
+    }
+
+    /// The baseline of every item at or under each root (the whole container for nil), in
+    /// the order given, in one read: a scan of many paths (a group of applied files, a burst
+    /// of watcher events) pays for one transaction.
+    public func baselines(_ container: ContainerID, under roots: [RelativePath?]) throws -> [[RelativePath: ItemBaseline]] {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return roots.map { _ in [:] } }
+            return try roots.map { root in
+                var result: [RelativePath: ItemBaseline] = [:]
+                if root == nil { result.reserveCapacity(try Int.fetchOne(db, cached: "SELECT COUNT(*) FROM item WHERE container = ?", arguments: [id]) ?? 0) }
+                let select = "SELECT path, deleted, absent, statSize, statMtime, statCtime, statInode FROM item"
+                try Self.forEachItemRow(db, select, container: id, under: root) { row in
+                    guard let path = try? RelativePath(row[0] as String) else { throw IndexError(.corrupt, "an item has an invalid path") }
+                    let stat = (row[3] as Int64?).map {
+                        FileStat(size: UInt64($0), mtimeNs: row[4], ctimeNs: row[5], inode: UInt64(bitPattern: row[6] as Int64))
+                    }
+                    result[path] = ItemBaseline(stat: stat, deleted: row[1], downloaded: !(row[2] as Bool))
+                }
+                return result
+            }
+        }
+    }
+
+    /// Calls `body` with each row of `select` (a `SELECT … FROM item`) at or under `root`
+    /// (every item of the container when nil), in path order, through a cursor: a full
+    /// rescan of a large container reads every item. A subtree is two searches of the
+    /// primary key; with an OR between them SQLite reads every item of the container.
+    private static func forEachItemRow(
+        _ db: Database, _ select: String, container id: Int64, under root: RelativePath?, _ body: (Row) throws -> Void
+    ) throws {
+        let rows: RowCursor
+        if let root {
+            if let row = try Row.fetchOne(db, cached: "\(select) WHERE container = ? AND path = ?", arguments: [id, root.rawValue]) {
+                try body(row)
+            }
+            rows = try Row.fetchCursor(db.cachedStatement(sql: "\(select) WHERE container = ? AND path >= ? AND path < ? ORDER BY path"),
+                                       arguments: [id, root.rawValue + "/", root.rawValue + "/\u{10FFFF}"])
+        } else {
+            rows = try Row.fetchCursor(db.cachedStatement(sql: "\(select) WHERE container = ? ORDER BY path"), arguments: [id])
+        }
+        while let row = try rows.next() { try body(row) }
+    }
+
+    /// Items whose sequence is above `sequence`, in sequence order.
+    public func items(_ container: ContainerID, after sequence: Int64, limit: Int) throws -> [IndexedItem] {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return [] }
+            return try Row.fetchAll(db, cached: """
+                SELECT * FROM item WHERE container = ? AND sequence > ? ORDER BY sequence LIMIT ?
+                """, arguments: [id, sequence, limit]).map(Self.decodeItem)
+        }
+    }
+
+    /// Writes items, each with the container's next sequence number, and removes any need
+    /// they settle, in one transaction. Returns the container's new sequence.
+    @discardableResult
+    public func commit(_ container: ContainerID, _ writes: [ItemWrite]) throws -> Int64 {
+        try pool.write { db in
+            var row = try containerRow(db, container)
+            for write in writes {
+                row.sequence += 1
+                try Self.upsert(db, container: row.id, write.item, sequence: row.sequence, stat: write.stat, downloaded: write.downloaded)
+                if write.settlesNeed {
+                    try Self.settleNeed(db, container: row.id, path: write.item.path, upTo: write.item.version)
+                }
+            }
+            try db.execute(cached: "UPDATE container SET sequence = ? WHERE id = ?", arguments: [row.sequence, row.id])
+            return row.sequence
+        }
+    }
+
+    /// Records new stat fingerprints for items whose content did not change (an mtime-only
+    /// change is no new version), in one transaction.
+    public func updateStats(_ container: ContainerID, _ stats: [(RelativePath, FileStat)]) throws {
+        guard !stats.isEmpty else { return }
+        try pool.write { db in
+            let id = try containerRow(db, container).id
+            for (path, stat) in stats {
+                try db.execute(cached: """
+                    UPDATE item SET statSize = ?, statMtime = ?, statCtime = ?, statInode = ? WHERE container = ? AND path = ?
+                    """, arguments: [Int64(stat.size), stat.mtimeNs, stat.ctimeNs, Int64(bitPattern: stat.inode), id, path.rawValue])
+            }
+        }
+    }
+
+    /// The items of `container` that have unresolved conflict versions.
+    public func conflictedItems(_ container: ContainerID) throws -> [Item] {
+        try pool.read { db in
+            guard let id = try containerID(db, container) else { return [] }
+            return try Row.fetchAll(db, cached: "SELECT * FROM item WHERE container = ? AND conflicts IS NOT NULL", arguments: [id])
+                .map { try Self.decodeItem($0).item }
+        }
+    }
+
+    /// Writes the item's row with `sequence`, and its chunk rows.
+    static func upsert(_ db: Database, container: Int64, _ item: Item, sequence: Int64, stat: FileStat?,
+                       downloaded: Bool) throws {
+        let absent = !downloaded && !item.deleted && item.kind == .file
+        try db.execute(cached: """
+            INSERT OR REPLACE INTO item (container, path, kind, deleted, size, mtime, executable, symlinkTarget, version,
+                modifiedBy, chunks, conflicts, sequence, statSize, statMtime, statCtime, statInode, folded, absent)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [
+                container, item.path.rawValue, item.kind.code, item.deleted, Int64(item.size), item.mtime, item.executable,
+                item.symlinkTarget, IndexBinary.encode(item.version), item.modifiedBy.rawValue,
+                IndexCoding.encode(item.chunks), item.conflicts.isEmpty ? nil : IndexBinary.encode(item.conflicts),
+                sequence, stat.map { Int64($0.size) }, stat?.mtimeNs, stat?.ctimeNs, stat.map { Int64(bitPattern: $0.inode) },
+                item.path.caseFolded, absent,
+            ])
+        // The chunk table lists only what can be read here.
+        try replaceChunks(db, container: container, file: "i:" + item.path.rawValue,
+                          chunks: item.deleted || item.kind != .file || absent ? [] : item.chunks)
+    }
+
+    private static func decodeItem(_ row: Row) throws -> IndexedItem {
+        let path: String = row["path"]
+        let statSize: Int64? = row["statSize"]
+        let conflicts: Data? = row["conflicts"]
+        let item = Item(
+            path: try RelativePath(path), kind: ItemKind(code: row["kind"]), deleted: row["deleted"],
+            size: UInt64(row["size"] as Int64), mtime: row["mtime"], executable: row["executable"],
+            symlinkTarget: row["symlinkTarget"], chunks: try IndexCoding.decodeChunks(row["chunks"]),
+            version: try IndexBinary.decodeVersion(row["version"]),
+            modifiedBy: DeviceID(row["modifiedBy"] as String),
+            conflicts: try conflicts.map { try IndexBinary.decodeConflicts($0) } ?? [])
+        let stat = statSize.map {
+            FileStat(size: UInt64($0), mtimeNs: row["statMtime"], ctimeNs: row["statCtime"],
+                            inode: UInt64(bitPattern: row["statInode"] as Int64))
+        }
+        return IndexedItem(item: item, sequence: row["sequence"], stat: stat, downloaded: !(row["absent"] as Bool))
+    }
+}
+
+/// One item to store, with what the disk now holds for it.
+public struct ItemWrite: Sendable {
+    public var item: Item
+    public var stat: FileStat?
+    /// True when this write applies a pending need for the same path: the need is dropped if
+    /// this item's version covers it.
+    public var settlesNeed: Bool
+    /// False to record the item without its content (on-demand containers, eviction).
+    public var downloaded: Bool
+
+    public init(item: Item, stat: FileStat?, settlesNeed: Bool = false, downloaded: Bool = true) {
+        self.item = item
+        self.stat = stat
+        self.settlesNeed = settlesNeed
+        self.downloaded = downloaded
+    }
+}
