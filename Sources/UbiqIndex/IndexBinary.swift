@@ -178,7 +178,7 @@ enum IndexBinary {
         }
 
         mutating func content() throws(IndexError) -> Content {
-            let kind = ItemKind(code: Int(try byte()))
+            let kind = try ItemKind(code: Int(try byte()))
             let flags = try byte()
             let size = try varint()
             let mtime = Int64(bitPattern: try varint())

@@ -11,7 +11,8 @@ extension SyncIndex {
     }
 
     /// Places where each of these chunks can be read, looked up in one read: a new large
-    /// file asks for thousands. Hashes held nowhere are left out.
+    /// file asks for thousands. Hashes held nowhere are left out, and so are corrupt rows:
+    /// the chunk is then fetched from a peer, never read from the wrong file.
     public func locations(of hashes: some Sequence<ChunkHash>) throws -> [ChunkHash: [ChunkLocation]] {
         try pool.read { db in
             var result: [ChunkHash: [ChunkLocation]] = [:]
@@ -21,7 +22,7 @@ extension SyncIndex {
                 """)
             for hash in hashes where result[hash] == nil {
                 let found = try Row.fetchAll(statement, arguments: [Data(hash.bytes)]).compactMap { row -> ChunkLocation? in
-                    guard let container = try? ContainerID(row[0] as String), let file = Self.decodeFile(row[1]) else { return nil }
+                    guard let container = try? ContainerID(row[0] as String), let file = try? ChunkLocation.File(stored: row[1]) else { return nil }
                     return ChunkLocation(container: container, file: file, offset: UInt64(row[2] as Int64), size: UInt32(row[3] as Int64))
                 }
                 if !found.isEmpty { result[hash] = found }
@@ -42,7 +43,7 @@ extension SyncIndex {
                   let size = row[0] as Int64?, UInt64(size) == stat.size, row[1] as Int64? == stat.mtimeNs,
                   row[2] as Int64? == stat.ctimeNs, (row[3] as Int64?).map({ UInt64(bitPattern: $0) }) == stat.inode
             else { return false }
-            let file = "i:" + path.rawValue
+            let file = ChunkLocation.File.item(path).stored
             // By hash: SQLite would otherwise walk every chunk of the file for each one.
             for chunk in run {
                 guard try Bool.fetchOne(db, cached: """
@@ -59,14 +60,15 @@ extension SyncIndex {
     public func setVersionFile(_ container: ContainerID, name: String, chunks: [ChunkRef]?) throws {
         try pool.write { db in
             let id = try containerRow(db, container).id
-            try Self.replaceChunks(db, container: id, file: "v:" + name, chunks: chunks ?? [])
+            try Self.replaceChunks(db, container: id, file: .version(name), chunks: chunks ?? [])
         }
     }
 
     /// Makes the chunk table list exactly `chunks` for the file. Rows of chunks the file keeps
     /// stay (only their offset is updated where it moved), so a change to a large file
     /// rewrites the rows of what changed, not of every chunk and its two index entries.
-    static func replaceChunks(_ db: Database, container: Int64, file: String, chunks: [ChunkRef]) throws {
+    static func replaceChunks(_ db: Database, container: Int64, file: ChunkLocation.File, chunks: [ChunkRef]) throws {
+        let file = file.stored
         struct Place: Hashable { var hash: Data; var size: Int64; var offset: Int64 }
         struct Content: Hashable { var hash: Data; var size: Int64 }
         var byPlace: [Place: Int64] = [:]
@@ -93,11 +95,5 @@ extension SyncIndex {
         }
         let delete = try db.cachedStatement(sql: "DELETE FROM chunk WHERE rowid = ?")
         for rowid in unused.values.joined() { try delete.execute(arguments: [rowid]) }
-    }
-
-    private static func decodeFile(_ raw: String) -> ChunkLocation.File? {
-        if raw.hasPrefix("i:") { return (try? RelativePath(String(raw.dropFirst(2)))).map { .item($0) } }
-        if raw.hasPrefix("v:") { return .version(String(raw.dropFirst(2))) }
-        return nil
     }
 }

@@ -182,7 +182,7 @@ extension SyncIndex {
                 item.path.caseFolded, absent,
             ])
         // The chunk table lists only what can be read here.
-        try replaceChunks(db, container: container, file: "i:" + item.path.rawValue,
+        try replaceChunks(db, container: container, file: .item(item.path),
                           chunks: item.deleted || item.kind != .file || absent ? [] : item.chunks)
     }
 
@@ -191,7 +191,7 @@ extension SyncIndex {
         let statSize: Int64? = row["statSize"]
         let conflicts: Data? = row["conflicts"]
         let item = Item(
-            path: try RelativePath(path), kind: ItemKind(code: row["kind"]), deleted: row["deleted"],
+            path: try RelativePath(path), kind: try ItemKind(code: row["kind"]), deleted: row["deleted"],
             size: UInt64(row["size"] as Int64), mtime: row["mtime"], executable: row["executable"],
             symlinkTarget: row["symlinkTarget"], chunks: try IndexCoding.decodeChunks(row["chunks"]),
             version: try IndexBinary.decodeVersion(row["version"]),

@@ -15,7 +15,7 @@ extension SyncIndex {
                 WHERE container = ? AND deleted = 0 GROUP BY kind
                 """, arguments: [id]) {
                 let count: Int = row[1]
-                switch ItemKind(code: row[0]) {
+                switch try ItemKind(code: row[0]) {
                 case .file: stats.files = count; stats.bytes = UInt64(row[2] as Int64? ?? 0)
                 case .directory: stats.directories = count
                 case .symlink: stats.symlinks = count
