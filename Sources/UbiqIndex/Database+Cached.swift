@@ -29,3 +29,19 @@ extension DatabaseValueConvertible {
         try fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
     }
 }
+
+extension FetchableRecord {
+    static func fetchAll(_ db: Database, cached sql: String, arguments: StatementArguments = StatementArguments()) throws -> [Self] {
+        try fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+    }
+
+    static func fetchOne(_ db: Database, cached sql: String, arguments: StatementArguments = StatementArguments()) throws -> Self? {
+        try fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
+    }
+
+    /// Records decoded one at a time from the cached statement, which must not run again
+    /// before the cursor is done.
+    static func fetchCursor(_ db: Database, cached sql: String, arguments: StatementArguments = StatementArguments()) throws -> RecordCursor<Self> {
+        try fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+    }
+}

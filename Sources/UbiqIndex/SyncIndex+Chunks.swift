@@ -21,9 +21,10 @@ extension SyncIndex {
                 JOIN container ON container.id = chunk.container WHERE chunk.hash = ? LIMIT 8
                 """)
             for hash in hashes where result[hash] == nil {
-                let found = try Row.fetchAll(statement, arguments: [Data(hash.bytes)]).compactMap { row -> ChunkLocation? in
-                    guard let container = try? ContainerID(row[0] as String), let file = try? ChunkLocation.File(stored: row[1]) else { return nil }
-                    return ChunkLocation(container: container, file: file, offset: UInt64(row[2] as Int64), size: UInt32(row[3] as Int64))
+                var found: [ChunkLocation] = []
+                let rows = try Row.fetchCursor(statement, arguments: [Data(hash.bytes)])
+                while let row = try rows.next() {
+                    if let location = try? ChunkRow.location(in: row) { found.append(location) }
                 }
                 if !found.isEmpty { result[hash] = found }
             }
@@ -40,8 +41,7 @@ extension SyncIndex {
                   let row = try Row.fetchOne(db, cached: """
                       SELECT statSize, statMtime, statCtime, statInode FROM item WHERE container = ? AND path = ? AND deleted = 0
                       """, arguments: [id, path.rawValue]),
-                  let size = row[0] as Int64?, UInt64(size) == stat.size, row[1] as Int64? == stat.mtimeNs,
-                  row[2] as Int64? == stat.ctimeNs, (row[3] as Int64?).map({ UInt64(bitPattern: $0) }) == stat.inode
+                  try ItemRow.stat(in: row) == stat
             else { return false }
             let file = ChunkLocation.File.item(path).stored
             // By hash: SQLite would otherwise walk every chunk of the file for each one.
@@ -75,7 +75,9 @@ extension SyncIndex {
         let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT rowid, hash, offset, size FROM chunk WHERE container = ? AND file = ?"),
                                        arguments: [container, file])
         while let row = try rows.next() {
-            byPlace[Place(hash: row[1], size: row[3], offset: row[2])] = row[0]
+            let place = Place(hash: try row.stored(ChunkRow.Columns.hash), size: try row.stored(ChunkRow.Columns.size),
+                              offset: try row.stored(ChunkRow.Columns.offset))
+            byPlace[place] = try row.stored(Column.rowID)
         }
         var moved: [(chunk: ChunkRef, content: Content)] = []
         for chunk in chunks {

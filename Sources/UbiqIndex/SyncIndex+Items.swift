@@ -8,8 +8,8 @@ extension SyncIndex {
     public func item(_ container: ContainerID, _ path: RelativePath) throws -> IndexedItem? {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return nil }
-            return try Row.fetchOne(db, cached: "SELECT * FROM item WHERE container = ? AND path = ?", arguments: [id, path.rawValue])
-                .map(Self.decodeItem)
+            return try ItemRow.fetchOne(db, cached: "SELECT * FROM item WHERE container = ? AND path = ?", arguments: [id, path.rawValue])?
+                .indexed
         }
     }
 
@@ -20,8 +20,8 @@ extension SyncIndex {
             guard let id = try containerID(db, container) else { return [:] }
             var result: [RelativePath: IndexedItem] = [:]
             for path in paths {
-                if let row = try Row.fetchOne(db, cached: "SELECT * FROM item WHERE container = ? AND path = ?", arguments: [id, path.rawValue]) {
-                    result[path] = try Self.decodeItem(row)
+                if let row = try ItemRow.fetchOne(db, cached: "SELECT * FROM item WHERE container = ? AND path = ?", arguments: [id, path.rawValue]) {
+                    result[path] = row.indexed
                 }
             }
             return result
@@ -33,10 +33,10 @@ extension SyncIndex {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return [] }
             let prefix = parent.map { $0.rawValue + "/" } ?? ""
-            let rows = try Row.fetchAll(db, cached: """
+            let rows = try ItemRow.fetchAll(db, cached: """
                 SELECT * FROM item WHERE container = ? AND path >= ? AND path < ? ORDER BY path
                 """, arguments: [id, prefix, prefix + "\u{10FFFF}"])
-            return try rows.map(Self.decodeItem).filter {
+            return rows.map(\.indexed).filter {
                 !$0.item.path.rawValue.dropFirst(prefix.count).contains("/")
             }
         }
@@ -68,7 +68,7 @@ extension SyncIndex {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return [] }
             var result: [IndexedItem] = []
-            try Self.forEachItemRow(db, "SELECT * FROM item", container: id, under: root) { result.append(try Self.decodeItem($0)) }
+            try Self.forEachItem(ItemRow.self, db, "SELECT * FROM item", container: id, under: root) { result.append($0.indexed) }
             return result
         }
     }
@@ -82,13 +82,8 @@ extension SyncIndex {
             return try roots.map { root in
                 var result: [RelativePath: ItemBaseline] = [:]
                 if root == nil { result.reserveCapacity(try Int.fetchOne(db, cached: "SELECT COUNT(*) FROM item WHERE container = ?", arguments: [id]) ?? 0) }
-                let select = "SELECT path, deleted, absent, statSize, statMtime, statCtime, statInode FROM item"
-                try Self.forEachItemRow(db, select, container: id, under: root) { row in
-                    guard let path = try? RelativePath(row[0] as String) else { throw IndexError(.corrupt, "an item has an invalid path") }
-                    let stat = (row[3] as Int64?).map {
-                        FileStat(size: UInt64($0), mtimeNs: row[4], ctimeNs: row[5], inode: UInt64(bitPattern: row[6] as Int64))
-                    }
-                    result[path] = ItemBaseline(stat: stat, deleted: row[1], downloaded: !(row[2] as Bool))
+                try Self.forEachItem(ItemBaselineRow.self, db, ItemBaselineRow.select, container: id, under: root) { row in
+                    result[row.path] = row.baseline
                 }
                 return result
             }
@@ -99,18 +94,18 @@ extension SyncIndex {
     /// (every item of the container when nil), in path order, through a cursor: a full
     /// rescan of a large container reads every item. A subtree is two searches of the
     /// primary key; with an OR between them SQLite reads every item of the container.
-    private static func forEachItemRow(
-        _ db: Database, _ select: String, container id: Int64, under root: RelativePath?, _ body: (Row) throws -> Void
+    private static func forEachItem<Record: FetchableRecord>(
+        _ type: Record.Type, _ db: Database, _ select: String, container id: Int64, under root: RelativePath?, _ body: (Record) throws -> Void
     ) throws {
-        let rows: RowCursor
+        let rows: RecordCursor<Record>
         if let root {
-            if let row = try Row.fetchOne(db, cached: "\(select) WHERE container = ? AND path = ?", arguments: [id, root.rawValue]) {
+            if let row = try Record.fetchOne(db, cached: "\(select) WHERE container = ? AND path = ?", arguments: [id, root.rawValue]) {
                 try body(row)
             }
-            rows = try Row.fetchCursor(db.cachedStatement(sql: "\(select) WHERE container = ? AND path >= ? AND path < ? ORDER BY path"),
-                                       arguments: [id, root.rawValue + "/", root.rawValue + "/\u{10FFFF}"])
+            rows = try Record.fetchCursor(db, cached: "\(select) WHERE container = ? AND path >= ? AND path < ? ORDER BY path",
+                                          arguments: [id, root.rawValue + "/", root.rawValue + "/\u{10FFFF}"])
         } else {
-            rows = try Row.fetchCursor(db.cachedStatement(sql: "\(select) WHERE container = ? ORDER BY path"), arguments: [id])
+            rows = try Record.fetchCursor(db, cached: "\(select) WHERE container = ? ORDER BY path", arguments: [id])
         }
         while let row = try rows.next() { try body(row) }
     }
@@ -119,9 +114,9 @@ extension SyncIndex {
     public func items(_ container: ContainerID, after sequence: Int64, limit: Int) throws -> [IndexedItem] {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return [] }
-            return try Row.fetchAll(db, cached: """
+            return try ItemRow.fetchAll(db, cached: """
                 SELECT * FROM item WHERE container = ? AND sequence > ? ORDER BY sequence LIMIT ?
-                """, arguments: [id, sequence, limit]).map(Self.decodeItem)
+                """, arguments: [id, sequence, limit]).map(\.indexed)
         }
     }
 
@@ -161,8 +156,8 @@ extension SyncIndex {
     public func conflictedItems(_ container: ContainerID) throws -> [Item] {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return [] }
-            return try Row.fetchAll(db, cached: "SELECT * FROM item WHERE container = ? AND conflicts IS NOT NULL", arguments: [id])
-                .map { try Self.decodeItem($0).item }
+            return try ItemRow.fetchAll(db, cached: "SELECT * FROM item WHERE container = ? AND conflicts IS NOT NULL", arguments: [id])
+                .map(\.indexed.item)
         }
     }
 
@@ -170,38 +165,11 @@ extension SyncIndex {
     static func upsert(_ db: Database, container: Int64, _ item: Item, sequence: Int64, stat: FileStat?,
                        downloaded: Bool) throws {
         let absent = !downloaded && !item.deleted && item.kind == .file
-        try db.execute(cached: """
-            INSERT OR REPLACE INTO item (container, path, kind, deleted, size, mtime, executable, symlinkTarget, version,
-                modifiedBy, chunks, conflicts, sequence, statSize, statMtime, statCtime, statInode, folded, absent)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [
-                container, item.path.rawValue, item.kind.code, item.deleted, Int64(item.size), item.mtime, item.executable,
-                item.symlinkTarget, IndexBinary.encode(item.version), item.modifiedBy.rawValue,
-                IndexCoding.encode(item.chunks), item.conflicts.isEmpty ? nil : IndexBinary.encode(item.conflicts),
-                sequence, stat.map { Int64($0.size) }, stat?.mtimeNs, stat?.ctimeNs, stat.map { Int64(bitPattern: $0.inode) },
-                item.path.caseFolded, absent,
-            ])
+        let row = ItemRow(container: container, indexed: IndexedItem(item: item, sequence: sequence, stat: stat, downloaded: !absent))
+        try db.execute(cached: ItemRow.insertOrReplace, arguments: row.arguments)
         // The chunk table lists only what can be read here.
         try replaceChunks(db, container: container, file: .item(item.path),
                           chunks: item.deleted || item.kind != .file || absent ? [] : item.chunks)
-    }
-
-    private static func decodeItem(_ row: Row) throws -> IndexedItem {
-        let path: String = row["path"]
-        let statSize: Int64? = row["statSize"]
-        let conflicts: Data? = row["conflicts"]
-        let item = Item(
-            path: try RelativePath(path), kind: try ItemKind(code: row["kind"]), deleted: row["deleted"],
-            size: UInt64(row["size"] as Int64), mtime: row["mtime"], executable: row["executable"],
-            symlinkTarget: row["symlinkTarget"], chunks: try IndexCoding.decodeChunks(row["chunks"]),
-            version: try IndexBinary.decodeVersion(row["version"]),
-            modifiedBy: DeviceID(row["modifiedBy"] as String),
-            conflicts: try conflicts.map { try IndexBinary.decodeConflicts($0) } ?? [])
-        let stat = statSize.map {
-            FileStat(size: UInt64($0), mtimeNs: row["statMtime"], ctimeNs: row["statCtime"],
-                            inode: UInt64(bitPattern: row["statInode"] as Int64))
-        }
-        return IndexedItem(item: item, sequence: row["sequence"], stat: stat, downloaded: !(row["absent"] as Bool))
     }
 }
 

@@ -30,8 +30,8 @@ extension SyncIndex {
     public func keyValueEntry(_ store: KeyValueStoreID, _ key: String) throws -> IndexedKeyValue? {
         try pool.read { db in
             guard let id = try kvStoreID(db, store) else { return nil }
-            return try Row.fetchOne(db, cached: "SELECT * FROM kventry WHERE store = ? AND key = ?", arguments: [id, key])
-                .map(Self.decodeKeyValue)
+            return try KeyValueEntryRow.fetchOne(db, cached: "SELECT * FROM kventry WHERE store = ? AND key = ?", arguments: [id, key])?
+                .indexed
         }
     }
 
@@ -39,8 +39,8 @@ extension SyncIndex {
     public func keyValueEntries(_ store: KeyValueStoreID) throws -> [IndexedKeyValue] {
         try pool.read { db in
             guard let id = try kvStoreID(db, store) else { return [] }
-            return try Row.fetchAll(db, cached: "SELECT * FROM kventry WHERE store = ? ORDER BY key", arguments: [id])
-                .map(Self.decodeKeyValue)
+            return try KeyValueEntryRow.fetchAll(db, cached: "SELECT * FROM kventry WHERE store = ? ORDER BY key", arguments: [id])
+                .map(\.indexed)
         }
     }
 
@@ -48,8 +48,8 @@ extension SyncIndex {
     public func keyValueEntries(_ store: KeyValueStoreID, after sequence: Int64, limit: Int) throws -> [IndexedKeyValue] {
         try pool.read { db in
             guard let id = try kvStoreID(db, store) else { return [] }
-            return try Row.fetchAll(db, cached: "SELECT * FROM kventry WHERE store = ? AND sequence > ? ORDER BY sequence LIMIT ?",
-                                    arguments: [id, sequence, limit]).map(Self.decodeKeyValue)
+            return try KeyValueEntryRow.fetchAll(db, cached: "SELECT * FROM kventry WHERE store = ? AND sequence > ? ORDER BY sequence LIMIT ?",
+                                                 arguments: [id, sequence, limit]).map(\.indexed)
         }
     }
 
@@ -89,10 +89,8 @@ extension SyncIndex {
     public func keyValuePeerState(_ peer: DeviceID, _ store: KeyValueStoreID) throws -> PeerIndexState? {
         try pool.read { db in
             guard let id = try kvStoreID(db, store) else { return nil }
-            return try Row.fetchOne(db, cached: "SELECT indexID, maxSequence FROM kvpeer WHERE device = ? AND store = ?",
-                                    arguments: [peer.rawValue, id]).map {
-                PeerIndexState(indexID: UInt64(bitPattern: $0[0] as Int64), maxSequence: $0[1])
-            }
+            return try PeerStateRow.fetchOne(db, cached: "SELECT indexID, maxSequence FROM kvpeer WHERE device = ? AND store = ?",
+                                             arguments: [peer.rawValue, id])?.state
         }
     }
 
@@ -127,41 +125,17 @@ extension SyncIndex {
 
     // MARK: rows
 
-    private struct KeyValueStoreRow {
-        var id: Int64
-        var indexID: Int64
-        var sequence: Int64
-        var clock: HybridTimestamp
-    }
-
     private func kvStoreID(_ db: Database, _ store: KeyValueStoreID) throws -> Int64? {
         try Int64.fetchOne(db, cached: "SELECT id FROM kvstore WHERE identifier = ?", arguments: [store.rawValue])
     }
 
     private func kvStoreRow(_ db: Database, _ store: KeyValueStoreID) throws -> KeyValueStoreRow {
-        if let row = try Row.fetchOne(db, cached: "SELECT id, indexID, sequence, clockWall, clockLogical FROM kvstore WHERE identifier = ?",
-                                      arguments: [store.rawValue]) {
-            return KeyValueStoreRow(id: row[0], indexID: row[1], sequence: row[2],
-                                    clock: HybridTimestamp(wall: row[3], logical: UInt32(clamping: row[4] as Int64)))
+        if let row = try KeyValueStoreRow.fetchOne(db, cached: "SELECT id, indexID, sequence, clockWall, clockLogical FROM kvstore WHERE identifier = ?",
+                                                   arguments: [store.rawValue]) {
+            return row
         }
         let indexID = Int64.random(in: 1...Int64.max)
         try db.execute(cached: "INSERT INTO kvstore (identifier, indexID, sequence) VALUES (?, ?, 0)", arguments: [store.rawValue, indexID])
         return KeyValueStoreRow(id: db.lastInsertedRowID, indexID: indexID, sequence: 0, clock: .zero)
-    }
-
-    private static func decodeKeyValue(_ row: Row) throws -> IndexedKeyValue {
-        let value: Data? = row["value"]
-        let valueVersion: Data? = row["valueVersion"]
-        let decoded: PropertyListValue?
-        do { decoded = try value.map { try PropertyListCoding.decode($0) } } catch {
-            throw IndexError(.corrupt, "key '\(row["key"] as String)': \(error)")
-        }
-        let entry = KeyValueEntry(
-            key: row["key"], value: decoded,
-            version: try IndexBinary.decodeVersion(row["version"]),
-            valueVersion: try valueVersion.map { try IndexBinary.decodeVersion($0) },
-            timestamp: HybridTimestamp(wall: row["hlcWall"], logical: UInt32(clamping: row["hlcLogical"] as Int64)),
-            modifiedBy: DeviceID(row["modifiedBy"] as String))
-        return IndexedKeyValue(entry: entry, sequence: row["sequence"])
     }
 }

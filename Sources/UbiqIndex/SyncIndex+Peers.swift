@@ -58,7 +58,8 @@ extension SyncIndex {
             for (path, version) in wanted {
                 let devices = try Row.fetchAll(db, cached: "SELECT device, version FROM held WHERE container = ? AND path = ?",
                                                arguments: [id, path.rawValue]).compactMap { row in
-                    try IndexBinary.decodeVersion(row[1]) == version ? DeviceID(row[0] as String) : nil
+                    try IndexBinary.decodeVersion(row.stored(HeldRow.Columns.version)) == version
+                        ? DeviceID(try row.stored(HeldRow.Columns.device) as String) : nil
                 }
                 if !devices.isEmpty { result[path] = devices }
             }
@@ -72,8 +73,8 @@ extension SyncIndex {
             guard let id = try containerID(db, container) else { return [:] }
             var result: [RelativePath: [VersionVector]] = [:]
             for row in try Row.fetchAll(db, cached: "SELECT path, version FROM held WHERE container = ?", arguments: [id]) {
-                guard let path = try? RelativePath(row[0] as String) else { continue }
-                result[path, default: []].append(try IndexBinary.decodeVersion(row[1]))
+                guard let path = try? RelativePath(row.stored(HeldRow.Columns.path) as String) else { continue }
+                result[path, default: []].append(try IndexBinary.decodeVersion(row.stored(HeldRow.Columns.version)))
             }
             return result
         }
@@ -82,10 +83,8 @@ extension SyncIndex {
     public func peerState(_ peer: DeviceID, _ container: ContainerID) throws -> PeerIndexState? {
         try pool.read { db in
             guard let id = try containerID(db, container) else { return nil }
-            return try Row.fetchOne(db, cached: "SELECT indexID, maxSequence FROM peer WHERE device = ? AND container = ?",
-                                    arguments: [peer.rawValue, id]).map {
-                PeerIndexState(indexID: UInt64(bitPattern: $0[0] as Int64), maxSequence: $0[1])
-            }
+            return try PeerStateRow.fetchOne(db, cached: "SELECT indexID, maxSequence FROM peer WHERE device = ? AND container = ?",
+                                             arguments: [peer.rawValue, id])?.state
         }
     }
 }

@@ -39,13 +39,6 @@ public struct SyncIndex: Sendable {
         }
     }
 
-    /// A row of the `container` table.
-    struct ContainerRowValue {
-        var id: Int64
-        var indexID: Int64
-        var sequence: Int64
-    }
-
     /// The container's row ID, or nil before anything of it was stored.
     func containerID(_ db: Database, _ container: ContainerID) throws -> Int64? {
         if let id = rowIDs.ids.withLock({ $0[container.rawValue] }) { return id }
@@ -56,13 +49,14 @@ public struct SyncIndex: Sendable {
     }
 
     /// The container's row, created on first use; in writes only.
-    func containerRow(_ db: Database, _ container: ContainerID) throws -> ContainerRowValue {
-        if let row = try Row.fetchOne(db, cached: "SELECT id, indexID, sequence FROM container WHERE identifier = ?", arguments: [container.rawValue]) {
-            return ContainerRowValue(id: row[0], indexID: row[1], sequence: row[2])
+    func containerRow(_ db: Database, _ container: ContainerID) throws -> ContainerRow {
+        if let row = try ContainerRow.fetchOne(db, cached: "SELECT id, indexID, sequence FROM container WHERE identifier = ?",
+                                               arguments: [container.rawValue]) {
+            return row
         }
         let indexID = Int64.random(in: 1...Int64.max)
         try db.execute(cached: "INSERT INTO container (identifier, indexID, sequence) VALUES (?, ?, 0)", arguments: [container.rawValue, indexID])
-        return ContainerRowValue(id: db.lastInsertedRowID, indexID: indexID, sequence: 0)
+        return ContainerRow(id: db.lastInsertedRowID, indexID: indexID, sequence: 0)
     }
 }
 

@@ -64,6 +64,20 @@ import UbiqTestSupport
         expectCorrupt("unknown item kind 3") { _ = try IndexBinary.decodeItem(Data(bytes)) }
     }
 
+    @Test func aNullOrNegativeWhereTheSchemaWantsAValueIsCorruptNotACrash() throws {
+        let item = file("Documents/a.txt")
+        try index.commit(container, [ItemWrite(item: item, stat: FileStat(size: 100, mtimeNs: 1, ctimeNs: 2, inode: 3))])
+        // statMtime is nullable in the schema, but never NULL beside a stat size; sizes and
+        // offsets are never negative.
+        try rawSQL("UPDATE item SET statMtime = NULL")
+        expectCorrupt("statMtime") { _ = try index.item(container, item.path) }
+        expectCorrupt("statMtime") { _ = try index.baselines(container, under: [nil]) }
+        try rawSQL("UPDATE item SET statMtime = 1, size = -1")
+        expectCorrupt("size") { _ = try index.item(container, item.path) }
+        try rawSQL("UPDATE chunk SET offset = -60 WHERE offset = 60")
+        #expect(try index.locations(of: hash).map(\.offset) == [0])
+    }
+
     /// A chunk row whose file is neither `i:` and a valid path nor `v:` and a name is left out
     /// of the places a chunk can be read: the puller then asks a peer for it.
     @Test func aChunkOfAnUnknownFileIsSkippedNotMisread() throws {
@@ -85,5 +99,34 @@ import UbiqTestSupport
         #expect(ChunkLocation.File.item(try RelativePath("a")).stored == "i:a")
         #expect(ChunkLocation.File.version("b").stored == "v:b")
         #expect(throws: IndexError.self) { try ChunkLocation.File(stored: "a") }
+    }
+
+    /// Items of every kind, their stat, needs, held versions, peer state and the chunks of
+    /// item and version files come back as written, through reopening the file.
+    @Test func everyTableRoundTripsThroughReopening() throws {
+        let peer = DeviceID("BBBB")
+        let stat = FileStat(size: 100, mtimeNs: -5, ctimeNs: 6, inode: UInt64.max)
+        let folder = Item(path: try RelativePath("Documents"), kind: .directory, version: VersionVector([me: 1]), modifiedBy: me)
+        let link = Item(path: try RelativePath("Documents/l"), kind: .symlink, symlinkTarget: "a.txt", version: VersionVector([me: 1]), modifiedBy: me)
+        let item = file("Documents/a.txt")
+        try index.commit(container, [ItemWrite(item: folder, stat: nil), ItemWrite(item: link, stat: nil), ItemWrite(item: item, stat: stat)])
+        let need = file("Documents/b.txt")
+        try index.recordRemoteUpdate(container, peer: peer, state: PeerIndexState(indexID: UInt64.max, maxSequence: 9), needs: [need], merges: [],
+                                     held: [(item.path, VersionVector([me: 1]))])
+        let kept = ChunkHash(bytes: [UInt8](repeating: 8, count: 32))!
+        try index.setVersionFile(container, name: "a.txt~BBBB", chunks: [ChunkRef(offset: 0, size: 10, hash: kept)])
+
+        let reopened = try SyncIndex(path: dir.appending("index.sqlite"))
+        #expect(try reopened.items(container, under: nil).map(\.item) == [folder, item, link])
+        #expect(try reopened.item(container, item.path) == IndexedItem(item: item, sequence: 3, stat: stat))
+        #expect(try reopened.baselines(container, under: [item.path])[0] == [item.path: ItemBaseline(stat: stat, deleted: false, downloaded: true)])
+        #expect(try reopened.needs(container) == [need])
+        #expect(try reopened.peerState(peer, container) == PeerIndexState(indexID: UInt64.max, maxSequence: 9))
+        #expect(try reopened.holders(container, item.path, version: VersionVector([me: 1])) == [peer])
+        #expect(try reopened.locations(of: kept) == [ChunkLocation(container: container, file: .version("a.txt~BBBB"), offset: 0, size: 10)])
+        #expect(try reopened.locations(of: hash).map(\.file) == [.item(item.path), .item(item.path)])
+        let stats = try reopened.statistics(container)
+        #expect(stats.files == 1 && stats.directories == 1 && stats.symlinks == 1 && stats.bytes == 100)
+        #expect(stats.needItems == 1 && stats.needBytes == 100)
     }
 }

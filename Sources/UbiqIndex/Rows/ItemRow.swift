@@ -1,0 +1,100 @@
+import Foundation
+import GRDB
+import UbiqModel
+
+/// A row of the `item` table: one path of a container, the synced item with its local
+/// sequence, stat fingerprint and whether its content is here.
+struct ItemRow: FetchableRecord {
+    /// Every column, in the order ``insertOrReplace`` lists them.
+    enum Columns: String, ColumnExpression, CaseIterable {
+        case container, path, kind, deleted, size, mtime, executable, symlinkTarget, version, modifiedBy, chunks, conflicts
+        case sequence, statSize, statMtime, statCtime, statInode, folded, absent
+    }
+
+    var container: Int64
+    var indexed: IndexedItem
+
+    init(container: Int64, indexed: IndexedItem) {
+        self.container = container
+        self.indexed = indexed
+    }
+
+    init(row: Row) throws {
+        container = try row.stored(Columns.container)
+        let path: String = try row.stored(Columns.path)
+        let conflicts: Data? = try row.stored(Columns.conflicts)
+        let item = Item(
+            path: try Self.path(path), kind: try ItemKind(code: row.stored(Columns.kind)), deleted: try row.stored(Columns.deleted),
+            size: try row.stored(Columns.size), mtime: try row.stored(Columns.mtime),
+            executable: try row.stored(Columns.executable), symlinkTarget: try row.stored(Columns.symlinkTarget),
+            chunks: try IndexCoding.decodeChunks(row.stored(Columns.chunks)),
+            version: try IndexBinary.decodeVersion(row.stored(Columns.version)),
+            modifiedBy: DeviceID(try row.stored(Columns.modifiedBy) as String),
+            conflicts: try conflicts.map { try IndexBinary.decodeConflicts($0) } ?? [])
+        indexed = IndexedItem(item: item, sequence: try row.stored(Columns.sequence), stat: try Self.stat(in: row),
+                              downloaded: !(try row.stored(Columns.absent) as Bool))
+    }
+
+    private static let columns = Columns.allCases
+
+    /// `INSERT OR REPLACE` of a whole row, for ``arguments``.
+    static let insertOrReplace = """
+        INSERT OR REPLACE INTO item (\(columns.map(\.rawValue).joined(separator: ", ")))
+        VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
+        """
+
+    /// The values of ``insertOrReplace``.
+    var arguments: StatementArguments {
+        let item = indexed.item
+        let stat = indexed.stat
+        return StatementArguments(Self.columns.map { column -> (any DatabaseValueConvertible)? in
+            switch column {
+            case .container: container
+            case .path: item.path.rawValue
+            case .kind: item.kind.code
+            case .deleted: item.deleted
+            case .size: Int64(item.size)
+            case .mtime: item.mtime
+            case .executable: item.executable
+            case .symlinkTarget: item.symlinkTarget
+            case .version: IndexBinary.encode(item.version)
+            case .modifiedBy: item.modifiedBy.rawValue
+            case .chunks: IndexCoding.encode(item.chunks)
+            case .conflicts: item.conflicts.isEmpty ? nil : IndexBinary.encode(item.conflicts)
+            case .sequence: indexed.sequence
+            case .statSize: stat.map { Int64($0.size) }
+            case .statMtime: stat?.mtimeNs
+            case .statCtime: stat?.ctimeNs
+            case .statInode: stat.map { Int64(bitPattern: $0.inode) }
+            case .folded: item.path.caseFolded
+            case .absent: !indexed.downloaded
+            }
+        })
+    }
+
+    static func path(_ stored: String) throws(IndexError) -> RelativePath {
+        do { return try RelativePath(stored) } catch { throw IndexError(.corrupt, "an item has an invalid path") }
+    }
+
+    /// The stat fingerprint of a row that selects the four stat columns; nil where none
+    /// was recorded.
+    static func stat(in row: Row) throws(IndexError) -> FileStat? {
+        guard let size: UInt64 = try row.stored(Columns.statSize) else { return nil }
+        return FileStat(size: size, mtimeNs: try row.stored(Columns.statMtime), ctimeNs: try row.stored(Columns.statCtime),
+                        inode: UInt64(bitPattern: try row.stored(Columns.statInode) as Int64))
+    }
+}
+
+/// What a rescan reads of each item (``ItemBaseline``), without decoding the rest of the row.
+struct ItemBaselineRow: FetchableRecord {
+    static let select = "SELECT path, deleted, absent, statSize, statMtime, statCtime, statInode FROM item"
+
+    var path: RelativePath
+    var baseline: ItemBaseline
+
+    init(row: Row) throws {
+        path = try ItemRow.path(row.stored(ItemRow.Columns.path))
+        baseline = ItemBaseline(stat: try ItemRow.stat(in: row), deleted: try row.stored(ItemRow.Columns.deleted),
+                                downloaded: !(try row.stored(ItemRow.Columns.absent) as Bool))
+    }
+}
