@@ -94,6 +94,9 @@ let package = Package(
             .product(name: "SwiftProtobuf", package: "swift-protobuf"),
         ], swiftSettings: swiftSettings),
         .target(name: "CFuzzerDriver"),
+        // The benchmark's hostile peer for the status-latency figure under an index flood.
+        .executableTarget(name: "ubiq-bench-flood", dependencies: ["UbiqIdentity", "UbiqTransport", "UbiqWire", "UbiqModel", log],
+                          path: "bench/flood", swiftSettings: swiftSettings),
         .executableTarget(name: "ubiq-fuzz", dependencies: ["UbiqFuzz"], swiftSettings: swiftSettings),
         .target(name: "UbiqTestSupport", dependencies: ["UbiqModel", "UbiqClient", "UbiqControlAPI", "UbiqChunking"] + nio, swiftSettings: swiftSettings),
 

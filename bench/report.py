@@ -127,6 +127,16 @@ def many_table(results, n, tools):
     return "\n".join(rows)
 
 
+def flood_table(runs):
+    seconds = runs[0]["seconds"]
+    return "\n".join([
+        "| figure | ubiq |", "| --- | --- |",
+        f"| `agent.status` on a second connection during {seconds:g} s of the flood: median; 99th percentile | "
+        f"{status_cell([r['status'] for r in runs])} |",
+        f"| index updates of 500 entries the agent took in, per second | {summary([r['updates'] / r['seconds'] for r in runs], '', 1, 0)} |",
+        f"| peak memory of the agent | {summary([r['rss'] for r in runs], 'MiB', 1, 0)} |"])
+
+
 def limits_table(samples):
     rows = ["| limit | MiB/s |", "| --- | --- |",
             f"| SHA-256, one core (`openssl speed -evp sha256`, 16384-byte blocks) | {summary([s['sha256'] for s in samples], '', 1, 0)} |",
@@ -159,7 +169,7 @@ def write_docs(path, heading, blocks):
     with open(path) as f:
         text = f.read()
     wrapped = {k: f"<!-- bench:{k} -->\n{v.rstrip()}\n<!-- /bench:{k} -->\n" for k, v in blocks.items()}
-    order = ["main", "many", "limits", "notes"]
+    order = ["main", "many", "flood", "limits", "notes"]
     start = text.find(heading + "\n")
     if start >= 0:
         end = text.find("\n## ", start + len(heading))

@@ -49,9 +49,9 @@ def parse():
             p.error("syncthing is not on PATH (Debian: apt-get install syncthing)")
     else:
         args.tools = ["ubiq"] + (["syncthing"] if syncthing_side.available() else [])
-    groups = {"main", "many", "limits"} if args.ci else {"main", "limits"}
+    groups = {"main", "many", "limits"} if args.ci else {"main", "flood", "limits"}
     args.groups = set(args.only.split(",")) if args.only else groups
-    unknown = args.groups - {"main", "kv", "many", "limits"}
+    unknown = args.groups - {"main", "kv", "many", "flood", "limits"}
     if unknown:
         p.error(f"unknown groups: {', '.join(sorted(unknown))}")
     args.runs = args.runs or (1 if args.ci else 3)
@@ -111,6 +111,19 @@ def run_kv(args, results):
             side.stop()
 
 
+def run_flood(args, results):
+    with Workspace(args.keep, "bench-flood-") as work:
+        side = ubiq_side.UbiqFlood(args.agents, work)
+        if not side.available():
+            log("flood: this build has no ubiq-bench-flood")
+            return
+        try:
+            results["ubiq"]["flood"].append(side.run(args.sizes.flood_s))
+        finally:
+            side.stop()
+        log(f"flood: {len(results['ubiq']['flood'][-1]['status'])} status answers")
+
+
 def run_many(args, run, results):
     n = args.sizes.many
     with Workspace(args.keep, "bench-many-") as work:
@@ -131,13 +144,14 @@ def run_many(args, run, results):
 def measure(args):
     """Runs the chosen groups; returns the record the tables are made from."""
     log(f"tools: {', '.join(args.tools)}; groups: {', '.join(sorted(args.groups))}; {args.runs} runs, {args.mode} sizes")
-    results = {t: {"runs": [], "many": []} for t in ("ubiq", "syncthing")}
+    results = {t: {"runs": [], "many": [], "flood": []} for t in ("ubiq", "syncthing")}
     versions = []
     # A private copy of the binaries, so that a rebuild during the runs cannot mix builds.
     args.agents = tempfile.mkdtemp(prefix="bench-bin-")
     if "ubiq" in args.tools or "kv" in args.groups:
-        for name in ("ubiq", "ubiqd"):
-            shutil.copy2(os.path.join(args.bin, name), args.agents)
+        for name in ("ubiq", "ubiqd", "ubiq-bench-flood"):
+            if os.path.exists(os.path.join(args.bin, name)):
+                shutil.copy2(os.path.join(args.bin, name), args.agents)
         built = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(os.path.getmtime(os.path.join(args.bin, "ubiqd"))))
         versions.append(f"ubiq {build_kind(args.bin)} build (ubiqd of {built})")
     if "syncthing" in args.tools:
@@ -153,6 +167,8 @@ def measure(args):
                 run_kv(args, results)
             if "many" in args.groups:
                 run_many(args, run, results)
+            if "flood" in args.groups and "ubiq" in args.tools:
+                run_flood(args, results)
             if "limits" in args.groups:
                 samples.append(limits.measure(0.5 if args.ci else 2))
     finally:
@@ -201,6 +217,9 @@ def render(record):
     if "many" in groups:
         blocks["many"] = (header(record, f"{runs}, one agent alone indexing a folder it finds full") + "\n\n"
                           + report.many_table(results, sizes.many, tools))
+    if "flood" in groups and results["ubiq"].get("flood"):
+        blocks["flood"] = (header(record, f"{runs}, one agent flooded with index updates by a hostile peer of its account") + "\n\n"
+                           + report.flood_table(results["ubiq"]["flood"]))
     if "limits" in groups:
         blocks["limits"] = "What this machine allows at most, beside the figures above:\n\n" + report.limits_table(record["limits"])
     return blocks

@@ -109,6 +109,48 @@ class Agent:
             return None
 
 
+class UbiqFlood:
+    """One agent, and a hostile peer of its account (`ubiq-bench-flood`) that sends it index
+    updates of 500 folders each as fast as it takes them in; `agent.status` is probed on a
+    second connection while the flood goes on."""
+
+    name = "ubiq"
+
+    def __init__(self, bindir, work):
+        self.bindir, self.work = bindir, work
+        make_account(bindir, work, ["solo"])
+        self.agent = Agent(bindir, os.path.join(work, "solo"), "solo")
+        self.flood = None
+
+    def available(self):
+        return os.path.exists(os.path.join(self.bindir, "ubiq-bench-flood"))
+
+    def run(self, seconds):
+        """The status latencies during `seconds` of flood, the updates sent, and the agent's
+        peak memory and CPU seconds."""
+        self.agent.start()
+        bundle = os.path.join(self.work, "flood.bundle")
+        subprocess.run([os.path.join(self.bindir, "ubiq"), "account", "export", "--state", self.agent.state, "--out", bundle],
+                       check=True, capture_output=True)
+        self.flood = subprocess.Popen([os.path.join(self.bindir, "ubiq-bench-flood"), bundle, os.path.join(self.work, "flood-state"),
+                                       str(self.agent.port), CONTAINER], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        marker = os.path.join(self.agent.root, "Documents", "flood", "d499")
+        host.wait(lambda: os.path.isdir(marker), 120, "the flood to reach the agent's disk", interval=0.01)
+        probe = StatusProbe(self.agent.sock)
+        time.sleep(seconds)  # the window measured: the flood does not end by itself
+        latencies = probe.finish()
+        out, _ = self.flood.communicate(b"", timeout=60)
+        pid = self.agent.proc.pid
+        return {"status": latencies, "updates": int(out.split()[-1]), "seconds": seconds,
+                "rss": host.peak_rss_mib(pid), "cpu": host.cpu_seconds(pid)}
+
+    def stop(self):
+        if self.flood and self.flood.poll() is None:
+            self.flood.kill()
+            self.flood.wait()
+        self.agent.stop()
+
+
 def make_account(bindir, work, names):
     """Creates an account in the first state folder and joins the others to it."""
     ubiq = os.path.join(bindir, "ubiq")

@@ -31,6 +31,8 @@ class Sizes:
     # changes (Syncthing waits 250 ms after sending an index update before the next).
     settle_s: float = 1.0
     doc_gap_s: float = 0.5
+    # How long `agent.status` is probed while a hostile peer floods the agent.
+    flood_s: float = 5.0
 
     @staticmethod
     def full():
