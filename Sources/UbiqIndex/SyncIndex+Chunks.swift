@@ -58,7 +58,7 @@ extension SyncIndex {
 
     /// Records the chunks of a kept conflict version file, or forgets them (chunks nil).
     public func setVersionFile(_ container: ContainerID, name: String, chunks: [ChunkRef]?) throws {
-        try pool.write { db in
+        try write { db in
             let id = try containerRow(db, container).id
             try Self.replaceChunks(db, container: id, file: .version(name), chunks: chunks ?? [])
         }

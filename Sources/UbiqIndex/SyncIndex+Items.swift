@@ -124,7 +124,7 @@ extension SyncIndex {
     /// they settle, in one transaction. Returns the container's new sequence.
     @discardableResult
     public func commit(_ container: ContainerID, _ writes: [ItemWrite]) throws -> Int64 {
-        try pool.write { db in
+        try write { db in
             var row = try containerRow(db, container)
             for write in writes {
                 row.sequence += 1
@@ -142,7 +142,7 @@ extension SyncIndex {
     /// change is no new version), in one transaction.
     public func updateStats(_ container: ContainerID, _ stats: [(RelativePath, FileStat)]) throws {
         guard !stats.isEmpty else { return }
-        try pool.write { db in
+        try write { db in
             let id = try containerRow(db, container).id
             for (path, stat) in stats {
                 try db.execute(cached: """

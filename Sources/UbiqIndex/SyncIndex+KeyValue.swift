@@ -21,7 +21,7 @@ public struct KeyValueStoreState: Sendable, Equatable {
 /// store's next sequence number, so peers are sent what they lack exactly as for items.
 extension SyncIndex {
     public func keyValueState(_ store: KeyValueStoreID) throws -> KeyValueStoreState {
-        try pool.write { db in
+        try write { db in
             let row = try kvStoreRow(db, store)
             return KeyValueStoreState(indexID: UInt64(bitPattern: row.indexID), sequence: row.sequence, clock: row.clock)
         }
@@ -60,7 +60,7 @@ extension SyncIndex {
     public func commitKeyValues(
         _ store: KeyValueStoreID, _ entries: [KeyValueEntry], clock: HybridTimestamp, from peer: (DeviceID, PeerIndexState)? = nil
     ) throws -> Int64 {
-        try pool.write { db in
+        try write { db in
             var row = try kvStoreRow(db, store)
             let insert = try db.cachedStatement(sql: """
                 INSERT OR REPLACE INTO kventry (store, key, value, version, valueVersion, hlcWall, hlcLogical, modifiedBy, sequence)
@@ -107,7 +107,7 @@ extension SyncIndex {
     /// device left one account and joined another), they are dropped with the peers' state
     /// and the store gets a new index ID; returns the keys that were dropped.
     public func bindKeyValueStore(_ store: KeyValueStoreID, toAccount token: String) throws -> [String]? {
-        try pool.write { db in
+        try write { db in
             let row = try kvStoreRow(db, store)
             let bound = try String.fetchOne(db, cached: "SELECT account FROM kvstore WHERE id = ?", arguments: [row.id])
             if bound == token { return nil }

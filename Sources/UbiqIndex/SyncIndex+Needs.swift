@@ -40,7 +40,7 @@ extension SyncIndex {
     /// Drops the need for `path` if `version` covers what it asked for. A newer need that
     /// arrived while an older one was being applied stays.
     public func removeNeed(_ container: ContainerID, _ path: RelativePath, upTo version: VersionVector) throws {
-        try pool.write { db in
+        try write { db in
             try Self.settleNeed(db, container: try containerRow(db, container).id, path: path, upTo: version)
         }
     }
@@ -62,7 +62,7 @@ extension SyncIndex {
     /// Asks for the content of `item` (an on-demand file not downloaded): a need the puller
     /// fetches.
     public func requestFetch(_ container: ContainerID, _ item: Item) throws {
-        try pool.write { db in
+        try write { db in
             let id = try containerRow(db, container).id
             try db.execute(cached: """
                 INSERT INTO need (container, path, target, fetch, size, deleted) VALUES (?, ?, ?, 1, ?, ?)

@@ -14,7 +14,7 @@ extension SyncIndex {
         _ container: ContainerID, peer: DeviceID, state: PeerIndexState, needs: [Item], merges: [ItemWrite],
         held: [(path: RelativePath, version: VersionVector?)] = []
     ) throws -> Int64 {
-        try pool.write { db in
+        try write { db in
             var row = try containerRow(db, container)
             for need in needs {
                 // A newer version of a path the user asked to download stays asked for.

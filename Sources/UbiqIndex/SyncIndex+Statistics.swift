@@ -6,7 +6,17 @@ import UbiqModel
 extension SyncIndex {
     /// What status shows of a container: its present items by kind, conflicts, content not
     /// here and pending needs.
+    /// The counters are kept until the index is next written.
     public func statistics(_ container: ContainerID) throws -> ContainerStatistics {
+        // Read before the counters: a write during the read leaves them marked as older.
+        let generation = writes.current
+        if let kept = writes.statistics(container, at: generation) { return kept }
+        let value = try countStatistics(container)
+        writes.keep(value, of: container, at: generation)
+        return value
+    }
+
+    private func countStatistics(_ container: ContainerID) throws -> ContainerStatistics {
         try pool.read { db in
             var stats = ContainerStatistics()
             guard let id = try containerID(db, container) else { return stats }

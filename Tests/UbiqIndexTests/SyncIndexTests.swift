@@ -224,3 +224,27 @@ extension SyncIndexTests {
         }
     }
 }
+
+/// Status counters are kept between writes, never across one.
+@Suite struct StatisticsFreshnessTests {
+    @Test func countersFollowEveryWrite() throws {
+        let dir = try TempDirectory(prefix: "ubiq-stats")
+        let index = try SyncIndex(path: dir.appending("index.sqlite"))
+        let container = try ContainerID("TEAMID.com.example.stats")
+        let me = DeviceID("AAAA"), peer = DeviceID("BBBB")
+        func file(_ path: String, _ version: [DeviceID: UInt64]) -> Item {
+            Item(path: try! RelativePath(path), kind: .file, size: 10, mtime: 1,
+                 chunks: [ChunkRef(offset: 0, size: 10, hash: ChunkHash(bytes: [UInt8](repeating: 3, count: 32))!)],
+                 version: VersionVector(version), modifiedBy: me)
+        }
+        #expect(try index.statistics(container).files == 0)
+        try index.commit(container, [ItemWrite(item: file("Documents/a", [me: 1]), stat: nil)])
+        #expect(try index.statistics(container).files == 1)
+        #expect(try index.statistics(container).files == 1, "asked again with no write between")
+        try index.recordRemoteUpdate(container, peer: peer, state: PeerIndexState(indexID: 1, maxSequence: 1),
+                                     needs: [file("Documents/b", [peer: 1])], merges: [])
+        #expect(try index.statistics(container).needItems == 1)
+        try index.removeNeed(container, try RelativePath("Documents/b"), upTo: VersionVector([peer: 1]))
+        #expect(try index.statistics(container).needItems == 0)
+    }
+}

@@ -3,7 +3,7 @@ import Testing
 
 /// The helpers sessions build on: a deadline that cancels what it bounds, an answer that
 /// arrives once, and a byte budget that holds no more than its limit, first come first served.
-@Suite struct ConcurrencyHelpersTests {
+@Suite(.timeLimit(.minutes(1))) struct ConcurrencyHelpersTests {
     @Test func aDeadlineReturnsTheResultInTimeAndCancelsTheOperationAfter() async throws {
         #expect(try await withDeadline(.seconds(30)) { 42 } == 42)
         let answer = OneShot<Int>()

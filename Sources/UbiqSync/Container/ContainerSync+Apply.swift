@@ -102,19 +102,11 @@ extension ContainerSync {
     /// file change under it. While a client holds a lease there the need waits; it is
     /// retried when a lease is released.
     func apply(_ target: Item, asked: Set<RelativePath>) async throws {
-        guard let leases else { return try await applyLeased(target, asked: asked) }
         let claim = FileLeases.Claim(container: id, path: target.path, access: .write)
-        guard let lease = await leases.acquire([claim], for: .agent("apply"), timeout: Self.leaseWait) else {
-            logger.debug("change waits for a client's lease", metadata: ["path": "\(target.path)"])
-            return
-        }
-        do {
+        let applied: Void? = try await leased([claim], for: .agent("apply"), wait: Self.leaseWait) {
             try await applyLeased(target, asked: asked)
-        } catch {
-            await leases.release(lease.id)
-            throw error
         }
-        await leases.release(lease.id)
+        if applied == nil { logger.debug("change waits for a client's lease", metadata: ["path": "\(target.path)"]) }
     }
 
     func applyLeased(_ target: Item, asked: Set<RelativePath>) async throws {

@@ -11,18 +11,14 @@ extension ContainerSync {
     static let assembleWidth = 32
 
     func applyBatch(_ targets: [Item], asked: Set<RelativePath>) async {
-        var lease: FileLeases.Lease?
-        if let leases {
-            let claims = targets.map { FileLeases.Claim(container: id, path: $0.path, access: .write) }
-            lease = await leases.acquire(claims, for: .agent("apply"), timeout: Self.leaseWait)
-            guard lease != nil else {
-                // A client holds a lease on one of them: one at a time, each waiting for its own.
-                for target in targets { await applyLogged(target, asked: asked) }
-                return
-            }
+        let claims = targets.map { FileLeases.Claim(container: id, path: $0.path, access: .write) }
+        let applied: Void? = await leased(claims, for: .agent("apply"), wait: Self.leaseWait) {
+            await applyBatchLeased(targets, asked: asked)
         }
-        await applyBatchLeased(targets, asked: asked)
-        if let lease { await leases?.release(lease.id) }
+        if applied == nil {
+            // A client holds a lease on one of them: one at a time, each waiting for its own.
+            for target in targets { await applyLogged(target, asked: asked) }
+        }
     }
 
     private func applyBatchLeased(_ targets: [Item], asked: Set<RelativePath>) async {
@@ -101,9 +97,10 @@ extension ContainerSync {
             }
             commits.append(StagedCommit(staged: file, path: goal.path, executable: goal.executable, mtime: goal.mtime))
         }
-        // The flush waits for the disk: off the actor, so other work goes on meanwhile.
-        let disk = self.disk
-        let results = await Task.detached { disk.commitAll(commits) }.value
+        // The flush waits for the disk: off the actor (a child task, on the engine's pool), so
+        // other work goes on meanwhile.
+        async let committed = disk.commitAll(commits)
+        let results = await committed
         var writes: [ItemWrite] = []
         for (goal, _) in files {
             switch results[goal.path] {

@@ -49,21 +49,13 @@ extension ContainerSync {
         let changes = itemChanges()
         try startDownloading(path)
         if (try? isDownloaded(path)) == true { return true }
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await change in changes where change.item.path == path {
-                    if (try? await self.isDownloaded(path)) == true { return true }
-                }
-                return false
+        let arrived = try? await withDeadline(timeout) {
+            for await change in changes where change.item.path == path {
+                if (try? await self.isDownloaded(path)) == true { return true }
             }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+            return false
         }
+        return arrived ?? false
     }
 
     /// Drops the local content of `path` and keeps its metadata. Refused unless another
@@ -72,19 +64,11 @@ extension ContainerSync {
         guard onDemand else {
             throw OnDemandError(.notOnDemand, "container \(id) downloads everything; set download = \"on-demand\" for it to evict")
         }
-        var lease: FileLeases.Lease?
-        if let leases {
-            lease = await leases.acquire([FileLeases.Claim(container: id, path: path, access: .write)], for: .agent("evict"),
-                                         timeout: .seconds(5))
-            guard lease != nil else { throw OnDemandError(.busy, "'\(path)' is in use (a coordination lease); try again") }
-        }
-        do {
+        let claim = FileLeases.Claim(container: id, path: path, access: .write)
+        let evicted: Void? = try await leased([claim], for: .agent("evict"), wait: .seconds(5)) { () async throws(OnDemandError) in
             try await evictLeased(path)
-        } catch {
-            if let lease { await leases?.release(lease.id) }
-            throw error
         }
-        if let lease { await leases?.release(lease.id) }
+        guard evicted != nil else { throw OnDemandError(.busy, "'\(path)' is in use (a coordination lease); try again") }
     }
 
     private func evictLeased(_ path: RelativePath) async throws(OnDemandError) {

@@ -20,7 +20,9 @@ public actor ContainerSync {
     nonisolated let device: DeviceID
     let logger: Logger
     var fetcher: (any ChunkFetcher)?
-    var leases: FileLeases?
+    /// Set once at start (``setLeases(_:)``); read without the actor, by serving too.
+    private nonisolated let coordination = Mutex<FileLeases?>(nil)
+    nonisolated var leases: FileLeases? { coordination.withLock { $0 } }
     /// Every sync decision's state: passes, failures, renames, case conflicts, deferred scans.
     var state = ContainerState(overtakeAfter: ContainerSync.overtakeAfter) {
         didSet { board.withLock { $0 = StatusBoard(state) } }
@@ -65,7 +67,15 @@ public actor ContainerSync {
 
     /// Makes the container respect file coordination: it takes a write lease before it
     /// replaces a file and a read lease while it hashes or serves one.
-    public func setLeases(_ leases: FileLeases) { self.leases = leases }
+    public func setLeases(_ leases: FileLeases) { coordination.withLock { $0 = leases } }
+
+    /// Runs `body` holding `claims` (at once in a container without coordination); nil when
+    /// a client's lease kept them for `wait` (nil: only tries).
+    func leased<T, E: Error>(_ claims: [FileLeases.Claim], for holder: FileLeases.Holder, wait: Duration?,
+                             _ body: () async throws(E) -> T) async throws(E) -> T? {
+        guard let leases else { return try await body() }
+        return try await leases.with(claims, for: holder, wait: wait, body)
+    }
 
     /// Prepares the folder.
     public func start() throws {
@@ -188,18 +198,11 @@ public actor ContainerSync {
     }
 
     private func leasedScan(_ roots: [RelativePath?]) async throws -> ScanSummary {
-        var lease: FileLeases.Lease?
-        if let leases {
-            lease = await leases.acquire(roots.map { readClaim($0) }, for: .agent("scan"), timeout: Self.leaseWait)
-            guard lease != nil else { throw ScanBusy(roots: roots.map { $0?.rawValue ?? "/" }) }
+        let summary = try await leased(roots.map { readClaim($0) }, for: .agent("scan"), wait: Self.leaseWait) {
+            defer { requestPull() }
+            return try scan(roots)
         }
-        defer { requestPull() }
-        let summary: ScanSummary
-        do { summary = try scan(roots) } catch {
-            if let lease { await leases?.release(lease.id) }
-            throw error
-        }
-        if let lease { await leases?.release(lease.id) }
+        guard let summary else { throw ScanBusy(roots: roots.map { $0?.rawValue ?? "/" }) }
         return summary
     }
 
@@ -344,13 +347,9 @@ public actor ContainerSync {
     /// in progress is never served; nil while a client holds a write lease there (the peer
     /// asks elsewhere or again later).
     public nonisolated func serveChunks(path: String, run: [ChunkRef]) async -> Data? {
-        guard let leases = await leases else { return readChunks(path: path, run: run) }
-        guard let relative = try? RelativePath(path),
-              let lease = await leases.tryAcquire([readClaim(relative)], for: .agent("serve"))
-        else { return nil }
-        let bytes = readChunks(path: path, run: run)
-        await leases.release(lease.id)
-        return bytes
+        guard let leases else { return readChunks(path: path, run: run) }
+        guard let relative = try? RelativePath(path) else { return nil }
+        return await leases.with([readClaim(relative)], for: .agent("serve"), wait: nil) { readChunks(path: path, run: run) } ?? nil
     }
 
     /// Reads a run of chunks for a peer from where it says, with one read, and returns the

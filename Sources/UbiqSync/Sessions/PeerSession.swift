@@ -43,7 +43,7 @@ public actor PeerSession {
     /// How long a peer that let a request time out is asked after the others.
     static let stallMemory: Duration = .seconds(120)
     /// The peer's requests answered at the same time at most.
-    static let servingWidth = 4
+    static let servingWidth = 8
     /// The peer's requests that may wait to be answered; a peer that sends more is flooding,
     /// and the connection ends (this device asks at most a few hundred at a time).
     static let maxWaitingRequests = 4096
