@@ -95,10 +95,10 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         .target(name: "CFuzzerDriver"),
         // The benchmark's hostile peer for the status-latency figure under an index flood.
-        .executableTarget(name: "ubiq-bench-flood", dependencies: ["UbiqIdentity", "UbiqTransport", "UbiqWire", "UbiqModel", log],
+        .executableTarget(name: "ubiq-bench-flood", dependencies: ["UbiqIdentity", "UbiqTransport", "UbiqWire", "UbiqModel", "UbiqTestSupport", log],
                           path: "bench/flood", swiftSettings: swiftSettings),
         .executableTarget(name: "ubiq-fuzz", dependencies: ["UbiqFuzz"], swiftSettings: swiftSettings),
-        .target(name: "UbiqTestSupport", dependencies: ["UbiqModel", "UbiqClient", "UbiqControlAPI", "UbiqChunking"] + nio, swiftSettings: swiftSettings),
+        .target(name: "UbiqTestSupport", dependencies: ["UbiqModel", "UbiqClient", "UbiqControlAPI", "UbiqChunking", "UbiqWire"] + nio, swiftSettings: swiftSettings),
 
         .testTarget(name: "UbiqModelTests", dependencies: ["UbiqModel"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqConfigTests", dependencies: ["UbiqConfig"], swiftSettings: swiftSettings),

@@ -357,23 +357,7 @@ import UbiqWire
             var sent = 0
             while !Task.isCancelled {
                 sent += 1
-                var update = Ubiq_Wire_IndexUpdate()
-                update.containerID = a.container.rawValue
-                update.indexID = 41
-                update.lastSequence = UInt64(sent * 500)
-                update.items = (0..<500).map { index in
-                    var folder = Ubiq_Wire_FileInfo()
-                    folder.path = "Documents/flood/d\(index)"
-                    folder.kind = .directory
-                    folder.mtimeNs = 1_700_000_000_000_000_000
-                    var counter = Ubiq_Wire_Counter()
-                    counter.device = device.rawValue
-                    counter.value = UInt64(sent)
-                    folder.version = [counter]
-                    folder.modifiedBy = device.rawValue
-                    folder.sequence = UInt64((sent - 1) * 500 + index + 1)
-                    return folder
-                }
+                let update = FloodUpdate.folders(sent, container: a.container, indexID: 41, device: device)
                 do { try await rogue.send(.indexUpdate(update)) } catch where Task.isCancelled { break }
             }
             return sent

@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import UbiqIdentity
 import UbiqModel
+import UbiqTestSupport
 import UbiqTransport
 import UbiqWire
 
@@ -48,34 +49,12 @@ struct FloodPeer {
             var sent = 0
             while !Self.stopped.load(ordering: .relaxed) {
                 sent += 1
-                let update = update(sent, container: container, indexID: indexID, device: identity.deviceID)
+                let update = FloodUpdate.folders(sent, container: container, indexID: indexID, device: identity.deviceID)
                 do { try await connection.send(Ubiq_Wire_Envelope(.indexUpdate(update)).payload()) } catch { break }
             }
             print(sent)
             await connection.close()
             group.cancelAll()
         }
-    }
-
-    /// The `round`th update: the same 500 folders, each at version `round` of this device.
-    static func update(_ round: Int, container: ContainerID, indexID: UInt64, device: DeviceID) -> Ubiq_Wire_IndexUpdate {
-        var update = Ubiq_Wire_IndexUpdate()
-        update.containerID = container.rawValue
-        update.indexID = indexID
-        update.lastSequence = UInt64(round * 500)
-        update.items = (0..<500).map { index in
-            var folder = Ubiq_Wire_FileInfo()
-            folder.path = "Documents/flood/d\(index)"
-            folder.kind = .directory
-            folder.mtimeNs = 1_700_000_000_000_000_000
-            var counter = Ubiq_Wire_Counter()
-            counter.device = device.rawValue
-            counter.value = UInt64(round)
-            folder.version = [counter]
-            folder.modifiedBy = device.rawValue
-            folder.sequence = UInt64((round - 1) * 500 + index + 1)
-            return folder
-        }
-        return update
     }
 }
