@@ -51,11 +51,12 @@ import UbiqWire
         try await waitUntil("beta's file on alpha") { a.read("Documents/after.txt") == "after the requests" }
         let peak = try #require(LoadTests.peakMemoryMiB(stateFolder: a.state))
         print("a peer asking \(asked) runs of 4 MiB without reading: alpha's peak memory \(peak) MiB")
-        // Without the budget alpha reads every run (8 GiB) and is killed. With it, 4 runs are
-        // answered at a time per peer and 16 MiB held for all peers; each run is copied a few
-        // times on its way to the socket (frame, TLS), so alpha's peak is some 60 MiB at rest
-        // plus 75–105 MiB.
-        #expect(peak < 250, "alpha held the chunks of the requests it could not send: \(peak) MiB")
+        // Without the budget alpha reads every run (8 GiB) and is killed. With it, the chunks
+        // read and not yet handed to the connection stay within 16 MiB for all peers; each
+        // answer is then copied a few times on its way to the socket (frame, TLS, the
+        // connection's write buffer), so alpha's peak is some 60 MiB at rest plus 80–170 MiB
+        // (142–227 MiB measured): bounded, not growing with the requests.
+        #expect(peak < 320, "alpha held the chunks of the requests it could not send: \(peak) MiB")
 
         // Past the limit of waiting requests the connection ends; the agent goes on.
         for id in asked..<(asked + 4_200) { try await rogue.send(request(UInt64(id + 1), from: id)) }
