@@ -151,9 +151,11 @@ struct ContainerState: Sendable {
 /// What status shows of a container's state: copied (cheaply, the collections are shared
 /// until written) each time the state changes, and read without the container's actor.
 struct StatusBoard: Sendable {
-    var failures: [RelativePath: ContainerSync.ApplyFailure]
-    var caseConflicts: [RelativePath: RelativePath]
-    var scanning: Bool
+    var failures: [RelativePath: ContainerSync.ApplyFailure] = [:]
+    var caseConflicts: [RelativePath: RelativePath] = [:]
+    var scanning = false
+
+    init() {}
 
     init(_ state: ContainerState) {
         failures = state.failures

@@ -28,7 +28,7 @@ public actor ContainerSync {
         didSet { board.withLock { $0 = StatusBoard(state) } }
     }
     /// What status shows of `state`, readable while the actor is busy (a long scan).
-    nonisolated let board = Mutex(StatusBoard(ContainerState(overtakeAfter: ContainerSync.overtakeAfter)))
+    nonisolated let board = Mutex(StatusBoard())
     /// Where the actor's work and the tasks it starts run: off Swift's cooperative pool,
     /// since most of it blocks on the disk or the index.
     public nonisolated let pool: WorkerPool

@@ -8,14 +8,14 @@ import UbiqModel
 struct PullPlan: Sendable, Equatable {
     /// Groups of two or more are applied together; a step of one goes alone.
     let steps: [[Item]]
-    let taken: [RelativePath]
+    /// The paths of every step.
+    var taken: [RelativePath] { steps.flatMap { $0.map(\.path) } }
 
     /// Files up to this size, and folders, are applied in groups of up to ``groupSize``.
     static let smallFileSize: UInt64 = 1 << 20
     static let groupSize = 256
 
     init(needs: [Item], failing: Set<RelativePath>) {
-        taken = needs.map(\.path)
         steps = Self.steps(Self.order(needs.filter { !failing.contains($0.path) }))
             + Self.order(needs.filter { failing.contains($0.path) }).map { [$0] }
     }

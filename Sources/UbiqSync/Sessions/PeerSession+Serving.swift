@@ -37,18 +37,19 @@ extension PeerSession {
 
     private nonisolated static func answer(_ request: Ubiq_Wire_ChunkRequest, shared: [ContainerID: ContainerSync],
                                            link: any PeerLink, serving: ByteBudget) async {
-        var response = Ubiq_Wire_ChunkResponse()
-        response.id = request.id
         let run = Self.run(of: request)
         let container = (try? ContainerID(request.containerID)).flatMap { shared[$0] }
-        let taken = await serving.acquire(run.map { $0.reduce(0) { $0 + Int($1.size) } } ?? 0)
-        if let run, let container, let bytes = await container.serveChunks(path: request.path, run: run) {
-            response.data = bytes
-        } else {
-            response.error = .notFound
+        // The budget is held until the answer is handed to the connection.
+        await serving.with(run.map { $0.reduce(0) { $0 + Int($1.size) } } ?? 0) {
+            var response = Ubiq_Wire_ChunkResponse()
+            response.id = request.id
+            if let run, let container, let bytes = await container.serveChunks(path: request.path, run: run) {
+                response.data = bytes
+            } else {
+                response.error = .notFound
+            }
+            try? await link.send(Ubiq_Wire_Envelope(.chunkResponse(response)))
         }
-        try? await link.send(Ubiq_Wire_Envelope(.chunkResponse(response)))
-        await serving.release(taken)
     }
 
     /// Answers a chunk-list request from our index entry of the file.
