@@ -98,6 +98,10 @@ let package = Package(
         .executableTarget(name: "ubiq-bench-flood", dependencies: ["UbiqIdentity", "UbiqTransport", "UbiqWire", "UbiqModel", "UbiqTestSupport", log],
                           path: "bench/flood", swiftSettings: swiftSettings),
         .executableTarget(name: "ubiq-fuzz", dependencies: ["UbiqFuzz"], swiftSettings: swiftSettings),
+        // The engine's deterministic simulator: several devices in one process over an
+        // in-memory disk, a simulated network and clock, driven by one seeded scheduler.
+        .target(name: "UbiqSimulation", dependencies: ["UbiqSync", "UbiqIndex", "UbiqModel", "UbiqChunking", "UbiqWire", "UbiqTestSupport", log],
+                swiftSettings: swiftSettings),
         .target(name: "UbiqTestSupport", dependencies: ["UbiqModel", "UbiqClient", "UbiqControlAPI", "UbiqChunking", "UbiqWire"] + nio, swiftSettings: swiftSettings),
 
         .testTarget(name: "UbiqModelTests", dependencies: ["UbiqModel"], swiftSettings: swiftSettings),
@@ -109,6 +113,7 @@ let package = Package(
             "UbiqWire", "UbiqModel", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "SwiftProtobuf", package: "swift-protobuf"),
         ], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqSimulationTests", dependencies: ["UbiqSimulation", "UbiqSync", "UbiqIndex", "UbiqModel", "UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqSyncTests", dependencies: ["UbiqSync", "UbiqIndex", "UbiqModel", "UbiqWire", "UbiqTestSupport", log], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqIdentityTests", dependencies: ["UbiqIdentity", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqTransportTests", dependencies: [

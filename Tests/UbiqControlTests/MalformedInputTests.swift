@@ -1,3 +1,4 @@
+import UbiqModel
 import UbiqTestSupport
 import Testing
 import UbiqClient

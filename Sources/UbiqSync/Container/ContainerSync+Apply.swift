@@ -12,7 +12,7 @@ extension ContainerSync {
     func pullNeeds() async -> PullPlan? {
         guard let allNeeds = try? index.needs(id) else { return nil }
         let plan: PullPlan
-        switch state.passBegins(needs: allNeeds, at: .now) {
+        switch state.passBegins(needs: allNeeds, at: clock.now) {
         case .nothingNeeded(let sweep):
             if sweep { sweepVersions() }
             return nil
@@ -364,7 +364,7 @@ extension ContainerSync {
                 if let name = try? disk.versionName(of: item.path, id: version.id) { listed.insert(name) }
             }
         }
-        let settledBefore = Int64(Date().timeIntervalSince1970 * 1e9) - 60_000_000_000
+        let settledBefore = clock.wallNanoseconds - 60_000_000_000
         for (name, changed) in stored where !listed.contains(name) && changed < settledBefore {
             do {
                 try disk.removeVersion(named: name)

@@ -15,7 +15,7 @@ extension ContainerSync {
     /// nil `what`: the caller logged it); subscribers hear of it when the reason is new.
     func failed(_ item: Item, _ error: any Error, _ what: String?) {
         let reason = "\(error)"
-        let note = state.failed(item, reason: reason, at: .now)
+        let note = state.failed(item, reason: reason, at: clock.now)
         if let what {
             logger.log(level: note.failures == 1 ? .warning : .debug, "\(what); will retry", metadata: [
                 "path": "\(item.path)", "error": "\(reason)", "retry": "in \(note.retryIn.components.seconds) s",
@@ -28,7 +28,7 @@ extension ContainerSync {
     /// Tries every failed change again in the next pass instead of at its usual time; the
     /// engine calls it when a peer connects, since that peer may hold what was missing.
     public func retryFailedChangesSoon() {
-        if state.peerConnected(at: .now) { requestPull() }
+        if state.peerConnected(at: clock.now) { requestPull() }
     }
 
     /// Failed changes now, by path; answers at once, whatever the actor is doing.

@@ -49,7 +49,7 @@ extension ContainerSync {
         let changes = itemChanges()
         try startDownloading(path)
         if (try? isDownloaded(path)) == true { return true }
-        let arrived = try? await withDeadline(timeout) {
+        let arrived = try? await withDeadline(timeout, clock: clock) {
             for await change in changes where change.item.path == path {
                 if (try? await self.isDownloaded(path)) == true { return true }
             }

@@ -44,7 +44,7 @@ extension ContainerSync {
             if disk.stat(path) != current.stat, !current.item.deleted {
                 throw ResolveError(.busy, "'\(path)' changed on disk; try again after it is scanned")
             }
-            let now = Int64(Date().timeIntervalSince1970 * 1e9)
+            let now = clock.wallNanoseconds
             if version.kind == .symlink {
                 stat = try disk.makeSymlink(path, target: version.symlinkTarget ?? "")
             } else {

@@ -14,7 +14,7 @@ public actor ContainerSync {
     /// asked (or when a coordinated read needs it), and keep fetched files up to date.
     public nonisolated let onDemand: Bool
     /// Files being assembled now.
-    public nonisolated let transfers = TransferProgress()
+    public nonisolated let transfers: TransferProgress
     nonisolated let disk: any ContainerDisk
     nonisolated let index: SyncIndex
     nonisolated let device: DeviceID
@@ -29,10 +29,11 @@ public actor ContainerSync {
     }
     /// What status shows of `state`, readable while the actor is busy (a long scan).
     nonisolated let board = Mutex(StatusBoard())
-    /// Where the actor's work and the tasks it starts run: off Swift's cooperative pool,
-    /// since most of it blocks on the disk or the index.
-    public nonisolated let pool: WorkerPool
-    private nonisolated let executor: PoolSerialExecutor
+    /// Where the actor's work and the tasks it starts run (off Swift's cooperative pool, since
+    /// most of it blocks on the disk or the index), its clock and its chance.
+    public nonisolated let environment: EngineEnvironment
+    nonisolated var clock: any EngineClock { environment.clock }
+    private nonisolated let executor: any SerialExecutor
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     private let sequenceMoved = Broadcaster<Void>(policy: .bufferingNewest(1))
@@ -49,10 +50,11 @@ public actor ContainerSync {
     private let pullRequests: AsyncStream<Void>
 
     public init(id: ContainerID, disk: any ContainerDisk, index: SyncIndex, device: DeviceID, onDemand: Bool = false,
-                pool: WorkerPool = .engine, logger: Logger) {
+                environment: EngineEnvironment = .live, logger: Logger) {
         self.id = id
-        self.pool = pool
-        self.executor = pool.serialExecutor()
+        self.environment = environment
+        self.executor = environment.executor.makeSerialExecutor()
+        self.transfers = TransferProgress(clock: environment.clock)
         self.onDemand = onDemand
         self.disk = disk
         self.index = index
@@ -86,7 +88,7 @@ public actor ContainerSync {
     /// then applies needs whenever asked, until cancelled. Failed needs are retried on the
     /// next request and at least every `retryInterval`.
     public func run(retryInterval: Duration = .seconds(5)) async {
-        await withTaskExecutorPreference(pool) {
+        await withTaskExecutorPreference(environment.executor) {
             do { try scan(under: nil) } catch {
                 logger.error("could not scan the container; changes on disk wait for the next scan", metadata: ["error": "\(error)"])
             }
@@ -97,9 +99,9 @@ public actor ContainerSync {
 
     private func pullUntilCancelled(retryInterval: Duration) async {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { [pullTrigger] in
+            group.addTask { [pullTrigger, clock] in
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: retryInterval)
+                    try? await clock.sleep(for: retryInterval)
                     pullTrigger.yield()
                 }
             }
@@ -112,12 +114,12 @@ public actor ContainerSync {
                 for await _ in pullRequests {
                     if Task.isCancelled { break }
                     let failures = state.failures
-                    switch state.pullAsked(at: .now, waitingSince: transfers.longestWaitBegan { failures[$0] != nil }) {
+                    switch state.pullAsked(at: clock.now, waitingSince: transfers.longestWaitBegan { failures[$0] != nil }) {
                     case .start:
                         pulls.addTask { await self.pullPass() }
                     case .wait(let wakeAt?):
-                        pulls.addTask { [pullTrigger] in
-                            try? await Task.sleep(until: wakeAt)
+                        pulls.addTask { [pullTrigger, clock] in
+                            try? await clock.sleep(until: wakeAt)
                             pullTrigger.yield()
                         }
                     case .wait(nil):
@@ -251,7 +253,7 @@ public actor ContainerSync {
             let needs = try index.needs(id, at: outcome.changed.map(\.path))
             let present = existing.filter { $0.value.downloaded || outcome.seen.contains($0.key) }
             let plan = LocalChanges.plan(outcome, existing: present, needs: needs, device: device,
-                                         now: Int64(Date().timeIntervalSince1970 * 1e9))
+                                         now: clock.wallNanoseconds)
             statOnly += plan.statOnly
             for path in plan.refused {
                 logger.warning("symlink points out of the container: not synced", metadata: ["path": "\(path)"])
@@ -337,7 +339,7 @@ public actor ContainerSync {
             announce()
         }
         // A peer that now holds what failed (no one had its chunks) has it tried again at once.
-        let retryNow = self.state.peersHold(held.filter { $0.1 != nil }.map(\.0), at: .now)
+        let retryNow = self.state.peersHold(held.filter { $0.1 != nil }.map(\.0), at: clock.now)
         if !needs.isEmpty || retryNow { requestPull() }
     }
 

@@ -16,17 +16,19 @@ public final class TransferProgress: Sendable {
     /// Each transfer, with when its last bytes came (or when it began).
     private let table = Mutex<[RelativePath: (transfer: Transfer, moved: ContinuousClock.Instant)]>([:])
 
-    public init() {}
+    private let clock: any EngineClock
+
+    public init(clock: any EngineClock = SystemClock()) { self.clock = clock }
 
     func begin(_ path: RelativePath, total: UInt64) {
-        table.withLock { $0[path] = (Transfer(path: path, done: 0, total: total), .now) }
+        table.withLock { $0[path] = (Transfer(path: path, done: 0, total: total), clock.now) }
     }
 
     func add(_ bytes: UInt64, to path: RelativePath) {
         table.withLock { table in
             guard var entry = table[path] else { return }
             entry.transfer.done += bytes
-            entry.moved = .now
+            entry.moved = clock.now
             table[path] = entry
         }
     }

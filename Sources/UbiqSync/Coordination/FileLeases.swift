@@ -55,7 +55,10 @@ public actor FileLeases {
     private var nextID: UInt64 = 1
     private let released = Broadcaster<Void>(policy: .bufferingNewest(1))
 
-    public init() {}
+    /// The clock a wait's timeout follows and where its timer runs.
+    private let environment: EngineEnvironment
+
+    public init(environment: EngineEnvironment = .live) { self.environment = environment }
 
     /// Waits until every claim can be granted together, then holds them; nil after
     /// `timeout` (nothing is held then).
@@ -66,8 +69,8 @@ public actor FileLeases {
             held[lease.id] = lease
             return lease
         }
-        let expiry = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
+        let expiry = Task(executorPreference: environment.executor) { [weak self, clock = environment.clock] in
+            try? await clock.sleep(for: timeout)
             await self?.giveUp(lease.id)
         }
         let granted = await withCheckedContinuation { continuation in

@@ -36,8 +36,9 @@ public actor PeerSession {
     /// Where the tasks the session starts run: sending its index and answering requests
     /// read the index and the disk (``WorkerPool``). The session itself stays on Swift's
     /// pool: its receive loop mostly hands messages on, and a hop to the worker pool for each
-    /// chunk answer cost 5–10% of a large transfer.
-    nonisolated let pool: WorkerPool
+    /// chunk answer cost 5–10% of a large transfer. Also the clock of pings and timeouts.
+    nonisolated let environment: EngineEnvironment
+    nonisolated var clock: any EngineClock { environment.clock }
     private var ended = false
 
     public static let requestTimeout: Duration = .seconds(30)
@@ -53,14 +54,15 @@ public actor PeerSession {
     /// How often an idle connection says it is alive, and how long the peer may stay silent
     /// before the connection counts as dead (a cut link sends no FIN).
     let pingInterval: Duration
-    private var lastHeard = ContinuousClock.now
+    private var lastHeard: ContinuousClock.Instant
     private var silent = false
 
     init(link: any PeerLink, containers: [ContainerID: ContainerSync], stores: [KeyValueStoreID: KeyValueStore],
-         hello: Ubiq_Wire_Hello, index: SyncIndex, serving: ByteBudget, pingInterval: Duration, pool: WorkerPool = .engine,
+         hello: Ubiq_Wire_Hello, index: SyncIndex, serving: ByteBudget, pingInterval: Duration, environment: EngineEnvironment = .live,
          logger: Logger) {
         self.link = link
-        self.pool = pool
+        self.environment = environment
+        self.lastHeard = environment.clock.now
         self.serving = serving
         self.stores = stores
         self.pingInterval = pingInterval
@@ -87,7 +89,7 @@ public actor PeerSession {
             try await link.send(Ubiq_Wire_Envelope(.hello(hello)))
             let first: Ubiq_Wire_Envelope?
             do {
-                first = try await withDeadline(Self.helloTimeout) {
+                first = try await withDeadline(Self.helloTimeout, clock: clock) {
                     var iterator = stream.makeAsyncIterator()
                     return try await iterator.next()
                 }
@@ -115,7 +117,7 @@ public actor PeerSession {
             let containers = self.containers, stores = self.stores
             let shared = containers.filter { agreement.containers[$0.key] != nil }
             let (link, index, serving, queue) = (link, index, serving, requestQueue)
-            let senders = Task(executorPreference: pool) {
+            let senders = Task(executorPreference: environment.executor) {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for (id, offer) in agreement.containers {
                         guard let container = containers[id] else { continue }
@@ -134,7 +136,7 @@ public actor PeerSession {
             defer { senders.cancel() }
             var iterator = stream.makeAsyncIterator()
             while let envelope = try await iterator.next() {
-                lastHeard = ContinuousClock.now
+                lastHeard = clock.now
                 if let reason = try await handle(envelope) { return reason }
                 // A peer that sends without pause must not keep other peers, clients and the
                 // puller from their turn.
@@ -179,10 +181,10 @@ public actor PeerSession {
     /// from the peer.
     private func keepAlive() async throws {
         while true {
-            try await Task.sleep(for: pingInterval)
-            if ContinuousClock.now - lastHeard > pingInterval * 3 {
+            try await clock.sleep(for: pingInterval)
+            if clock.now - lastHeard > pingInterval * 3 {
                 silent = true
-                logger.info("peer stopped answering; closing the connection", metadata: ["silence": "\(ContinuousClock.now - lastHeard)"])
+                logger.info("peer stopped answering; closing the connection", metadata: ["silence": "\(clock.now - lastHeard)"])
                 await end()
                 return
             }
@@ -328,9 +330,9 @@ public actor PeerSession {
             throw FetchError("could not send a request to \(link.remoteDevice): \(error)")
         }
         do {
-            return try await withDeadline(Self.requestTimeout) { try await answer.value }
+            return try await withDeadline(Self.requestTimeout, clock: clock) { try await answer.value }
         } catch is DeadlineExceeded {
-            if requests.timedOut(id, at: .now) != nil {
+            if requests.timedOut(id, at: clock.now) != nil {
                 logger.warning("request timed out; asking other peers first for a while", metadata: ["timeout": "\(Self.requestTimeout)"])
             }
             throw FetchError("request to \(link.remoteDevice) timed out")
@@ -341,5 +343,5 @@ public actor PeerSession {
     }
 
     /// True when a request to this peer timed out in the last ``stallMemory``.
-    var stalledLately: Bool { requests.stalled(at: .now) }
+    var stalledLately: Bool { requests.stalled(at: clock.now) }
 }

@@ -24,6 +24,8 @@ public actor SyncEngine {
     let agentVersion: String
     let index: SyncIndex
     let pingInterval: Duration
+    /// The clock, threads and chance the engine's sessions use.
+    nonisolated let environment: EngineEnvironment
     public nonisolated let protocolVersions: [UInt32]
     public nonisolated let containers: [ContainerID: ContainerSync]
     public nonisolated let stores: [KeyValueStoreID: KeyValueStore]
@@ -39,8 +41,10 @@ public actor SyncEngine {
 
     public init(device: DeviceID, deviceName: String, agentVersion: String, index: SyncIndex,
                 containers: [ContainerSync], stores: [KeyValueStore] = [], pingInterval: Duration = .seconds(2),
-                protocolVersions: [UInt32] = Handshake.supportedVersions, logger: Logger) {
+                protocolVersions: [UInt32] = Handshake.supportedVersions, environment: EngineEnvironment = .live,
+                logger: Logger) {
         self.device = device
+        self.environment = environment
         self.pingInterval = pingInterval
         self.protocolVersions = protocolVersions
         self.deviceName = deviceName
@@ -78,7 +82,7 @@ public actor SyncEngine {
             return true
         }
         let session = PeerSession(link: link, containers: containers, stores: stores, hello: hello, index: index,
-                                  serving: serving, pingInterval: pingInterval, logger: logger)
+                                  serving: serving, pingInterval: pingInterval, environment: environment, logger: logger)
         sessions[remote] = session
         records[remote] = PeerRecord(device: remote, name: records[remote]?.name ?? "", address: link.remoteAddress,
                                      connected: true, since: Date(), bytesSent: 0, bytesReceived: 0, lastError: nil)
@@ -184,7 +188,7 @@ public struct EngineChunkFetcher: ChunkFetcher {
         if candidates.isEmpty { candidates = await engine.sessions(sharing: container) }
         guard !candidates.isEmpty else { throw FetchError("no connected peer shares \(container)") }
         var ranked: [(rank: Int, session: PeerSession)] = []
-        for session in candidates.shuffled() {
+        for session in engine.environment.random.shuffled(candidates) {
             let stalled = await session.stalledLately
             ranked.append(((stalled ? 2 : 0) + (holders.contains(session.link.remoteDevice) ? 0 : 1), session))
         }

@@ -7,9 +7,9 @@ public struct DeadlineExceeded: Error, Sendable, CustomStringConvertible {
 /// Runs `operation` and returns its result, or cancels it and throws ``DeadlineExceeded``
 /// once `limit` has passed. Structured: nothing of the operation outlives the call, so the
 /// operation must end when cancelled (every await in it that may wait long must).
-public func withDeadline<T: Sendable, C: Clock>(
-    _ limit: Duration, clock: C = ContinuousClock(), _ operation: @escaping @Sendable () async throws -> T
-) async throws -> T where C.Duration == Duration {
+public func withDeadline<T: Sendable>(
+    _ limit: Duration, clock: any EngineClock = SystemClock(), _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await operation() }
         group.addTask {

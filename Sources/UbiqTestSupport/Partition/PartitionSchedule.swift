@@ -1,3 +1,5 @@
+import UbiqModel
+
 /// One step of a randomized partition test. Steps that act on an existing file or folder
 /// carry a `pick`, resolved against what that host's disk holds when the step runs.
 public enum PartitionStep: Sendable, Hashable, CustomStringConvertible {

@@ -1,5 +1,6 @@
-/// A small seeded generator, so a randomized test replays exactly from its seed (Steele,
-/// Lea and Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014).
+/// A small seeded generator, so a randomized run replays exactly from its seed: tests, and
+/// the engine's choices in the simulator (Steele, Lea and Flood, "Fast splittable
+/// pseudorandom number generators", OOPSLA 2014).
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     public var state: UInt64
 

@@ -1,0 +1,337 @@
+import UbiqChunking
+import UbiqIndex
+import UbiqModel
+import UbiqSync
+
+/// The whole state of a ``SimulatedDisk``, changed only under its lock: a namespace of
+/// links (the container tree, `.ubiq/tmp/` and `.ubiq/versions/`) to numbered inodes.
+/// Every change of a link is durable at once; file bytes are durable only once synced.
+struct DiskTree: Sendable {
+    enum Kind: Sendable { case file, symlink, folder }
+
+    /// Where a link lives: in the container, or in one of the agent's flat folders.
+    enum Place: Hashable, Sendable {
+        case tree(RelativePath)
+        case temporary(String)
+        case version(String)
+    }
+
+    struct Inode: Sendable {
+        var kind: Kind
+        /// File bytes as reads see them; a link's target.
+        var live: [UInt8]
+        /// What a crash leaves of a file: its bytes and mtime as of its last sync.
+        var durable: [UInt8]
+        var durableMtime: Int64
+        var executable = false
+        var mtime: Int64
+        var ctime: Int64
+        var links = 0
+    }
+
+    var inodes: [UInt64: Inode] = [:]
+    var tree: [RelativePath: UInt64] = [:]
+    var temporary: [String: UInt64] = [:]
+    var versions: [String: UInt64] = [:]
+    let root: UInt64 = 1
+    var nextInode: UInt64 = 2
+    var nextName: UInt64 = 1
+    var failuresLeft = 0
+    /// The simulated wall time of the operation in progress.
+    var time: Int64 = 0
+
+    init() {
+        inodes[root] = Inode(kind: .folder, live: [], durable: [], durableMtime: 0, mtime: 0, ctime: 0, links: 1)
+    }
+
+    subscript(place: Place) -> UInt64? {
+        get {
+            switch place {
+            case .tree(let path): tree[path]
+            case .temporary(let name): temporary[name]
+            case .version(let name): versions[name]
+            }
+        }
+        set {
+            switch place {
+            case .tree(let path): tree[path] = newValue
+            case .temporary(let name): temporary[name] = newValue
+            case .version(let name): versions[name] = newValue
+            }
+        }
+    }
+
+    func kind(at path: RelativePath) -> Kind? { tree[path].flatMap { inodes[$0]?.kind } }
+
+    func stat(of number: UInt64) -> FileStat {
+        let inode = inodes[number]!
+        return FileStat(size: inode.kind == .folder ? 4096 : UInt64(inode.live.count), mtimeNs: inode.mtime, ctimeNs: inode.ctime, inode: number)
+    }
+
+    func stat(at path: RelativePath) -> FileStat? { tree[path].map(stat(of:)) }
+
+    // MARK: - Links
+
+    mutating func makeInode(_ kind: Kind, bytes: [UInt8] = [], durable: Bool, mtime: Int64? = nil) -> UInt64 {
+        let number = nextInode
+        nextInode += 1
+        let mtime = mtime ?? time
+        inodes[number] = Inode(kind: kind, live: bytes, durable: durable ? bytes : [], durableMtime: mtime, mtime: mtime, ctime: time)
+        return number
+    }
+
+    mutating func temporaryName(_ prefix: String) -> String {
+        defer { nextName += 1 }
+        return prefix + "-" + String(nextName, radix: 16)
+    }
+
+    /// Adds a link to `number` at an empty `place`.
+    mutating func attach(_ number: UInt64, at place: Place) {
+        self[place] = number
+        inodes[number]!.links += 1
+        inodes[number]!.ctime = time
+        touchParent(of: place)
+    }
+
+    /// Removes the link at `place` (not a folder with entries); the inode goes with its last link.
+    mutating func detach(_ place: Place) {
+        guard let number = self[place] else { return }
+        self[place] = nil
+        inodes[number]!.links -= 1
+        if inodes[number]!.links == 0 {
+            inodes[number] = nil
+        } else {
+            inodes[number]!.ctime = time
+        }
+        touchParent(of: place)
+    }
+
+    /// `rename(2)`: the caller has checked that whatever is at `destination` may be replaced.
+    mutating func move(_ source: Place, to destination: Place) {
+        guard let number = self[source], source != destination else { return }
+        detach(destination)
+        self[source] = nil
+        self[destination] = number
+        if case .tree(let from) = source, case .tree(let to) = destination, inodes[number]!.kind == .folder {
+            for path in descendants(of: from) {
+                let moved = tree.removeValue(forKey: path)
+                tree[Self.rebase(path, from: from, to: to)] = moved
+            }
+        }
+        inodes[number]!.ctime = time
+        touchParent(of: source)
+        touchParent(of: destination)
+    }
+
+    private mutating func touchParent(of place: Place) {
+        guard case .tree(let path) = place else { return }
+        let folder = path.parent.flatMap { tree[$0] } ?? root
+        inodes[folder]!.mtime = time
+        inodes[folder]!.ctime = time
+    }
+
+    func descendants(of folder: RelativePath) -> [RelativePath] {
+        let prefix = folder.rawValue + "/"
+        return tree.keys.filter { $0.rawValue.hasPrefix(prefix) }.sorted()
+    }
+
+    func children(of folder: RelativePath) -> [RelativePath] {
+        descendants(of: folder).filter { $0.parent == folder }
+    }
+
+    private static func rebase(_ path: RelativePath, from: RelativePath, to: RelativePath) -> RelativePath {
+        // Valid: `to` and the components after `from` all are.
+        try! RelativePath(to.rawValue + path.rawValue.dropFirst(from.rawValue.count))
+    }
+
+    /// `rm -r`, deepest entries first.
+    mutating func removeTree(_ path: RelativePath) {
+        for inner in descendants(of: path).reversed() { detach(.tree(inner)) }
+        detach(.tree(path))
+    }
+
+    // MARK: - Folders
+
+    /// Checks, like opening each parent with `O_NOFOLLOW | O_DIRECTORY`, that every parent of
+    /// `path` is a real folder, creating missing ones when asked.
+    mutating func parentFolders(of path: RelativePath, create: Bool) throws(DiskError) {
+        var components = path.components.dropLast()[...]
+        var folder: RelativePath?
+        while let name = components.popFirst() {
+            let current = try! folder.map { try $0.appending(String(name)) } ?? RelativePath(String(name))
+            folder = current
+            switch kind(at: current) {
+            case .folder: continue
+            case .symlink:
+                throw DiskError(.escapesContainer, "'\(current)' is a symbolic link; ubiq never follows links in parent folders")
+            case .file: throw DiskError(.io, "'\(current)' is not a folder")
+            case nil:
+                guard create else { throw DiskError(.notFound, "folder '\(current)' does not exist") }
+                attach(makeInode(.folder, durable: true), at: .tree(current))
+            }
+        }
+    }
+
+    /// `mkdir -p`: an existing folder is fine, anything else in the way is not.
+    mutating func makeFolders(_ path: RelativePath) throws(DiskError) -> FileStat {
+        try parentFolders(of: path, create: true)
+        switch kind(at: path) {
+        case .folder: break
+        case .symlink, .file: throw DiskError(.alreadyExists, "'\(path)' exists and is not a folder")
+        case nil: attach(makeInode(.folder, durable: true), at: .tree(path))
+        }
+        return stat(at: path)!
+    }
+
+    // MARK: - Faults and crashes
+
+    mutating func injectedFailure(_ what: String) throws(DiskError) {
+        guard failuresLeft > 0 else { return }
+        failuresLeft -= 1
+        throw DiskError(.io, "\(what): simulated I/O error")
+    }
+
+    mutating func sync(_ number: UInt64) {
+        inodes[number]!.durable = inodes[number]!.live
+        inodes[number]!.durableMtime = inodes[number]!.mtime
+    }
+
+    /// What a power cut leaves: files as of their last sync, no temp files; every link kept.
+    mutating func crash() {
+        for (number, inode) in inodes where inode.kind == .file {
+            if inode.live != inode.durable || inode.mtime != inode.durableMtime {
+                inodes[number]!.live = inode.durable
+                inodes[number]!.mtime = inode.durableMtime
+                inodes[number]!.ctime = time
+            }
+        }
+        removeTemporaryFiles()
+    }
+
+    mutating func removeTemporaryFiles() {
+        for name in temporary.keys.sorted() { detach(.temporary(name)) }
+    }
+}
+
+extension DiskTree {
+    /// One path the scanner would look at, as it was when the scan began.
+    struct Scanned: Sendable {
+        var path: RelativePath
+        var kind: Kind
+        var stat: FileStat
+        var bytes: [UInt8]
+        var executable: Bool
+    }
+
+    /// Every path a scan of `subtree` (or of everything) reports, skipping `*.nosync` names;
+    /// `.ubiq/` is not in the tree. A subtree that is missing or below a link or file gives none.
+    func scannable(under subtree: RelativePath?) -> [Scanned] {
+        let paths: [RelativePath]
+        if let subtree {
+            guard tree[subtree] != nil else { return [] }
+            paths = [subtree] + descendants(of: subtree)
+        } else {
+            paths = tree.keys.sorted()
+        }
+        return paths.filter(\.isSyncable).map { path in
+            let number = tree[path]!, inode = inodes[number]!
+            return Scanned(path: path, kind: inode.kind, stat: stat(of: number), bytes: inode.live, executable: inode.executable)
+        }
+    }
+
+    /// The bytes of a file or stored version, opened without following links.
+    mutating func contents(of file: ChunkLocation.File) throws(DiskError) -> [UInt8] {
+        switch file {
+        case .item(let path):
+            try parentFolders(of: path, create: false)
+            switch kind(at: path) {
+            case .file: return inodes[tree[path]!]!.live
+            case .symlink: throw DiskError(.escapesContainer, "'\(path)' is a symbolic link, not a file")
+            case .folder: throw DiskError(.io, "reading '\(path)' failed: Is a directory")
+            case nil: throw DiskError(.notFound, "open '\(path)' failed: No such file or directory")
+            }
+        case .version(let name):
+            guard !name.contains("/"), !name.hasPrefix(".") else { throw DiskError(.escapesContainer, "bad version name") }
+            guard let number = versions[name] else { throw DiskError(.notFound, "version file \(name) is missing") }
+            guard inodes[number]!.kind == .file else { throw DiskError(.notFound, "version file \(name) is a symbolic link") }
+            return inodes[number]!.live
+        }
+    }
+
+    mutating func write(_ bytes: some Collection<UInt8>, at offset: UInt64, into number: UInt64) {
+        let start = Int(offset), end = start + bytes.count
+        if inodes[number]!.live.count < end {
+            inodes[number]!.live.append(contentsOf: repeatElement(0, count: end - inodes[number]!.live.count))
+        }
+        inodes[number]!.live.replaceSubrange(start..<end, with: bytes)
+        inodes[number]!.mtime = time
+        inodes[number]!.ctime = time
+    }
+
+    /// Finishes the temp file `name` (mode, mtime, sync) and renames it to `place`, creating
+    /// missing parent folders; a folder there, or anything unless `replacing`, is refused.
+    /// On failure the temp file is deleted.
+    mutating func commit(_ name: String, to place: Place, executable: Bool, mtime: Int64, replacing: Bool) throws(DiskError) -> FileStat {
+        let number = temporary[name]!
+        do throws(DiskError) {
+            try injectedFailure("commit '\(name)'")
+            inodes[number]!.executable = executable
+            inodes[number]!.mtime = mtime
+            inodes[number]!.ctime = time
+            sync(number)
+            if case .tree(let path) = place {
+                try parentFolders(of: path, create: true)
+                if tree[path] != nil && !replacing { throw DiskError(.alreadyExists, "'\(path)' already exists; not replacing it") }
+                if kind(at: path) == .folder { throw DiskError(.io, "rename into place '\(path)' failed: Is a directory") }
+            }
+        } catch {
+            detach(.temporary(name))
+            throw error
+        }
+        move(.temporary(name), to: place)
+        return stat(of: number)
+    }
+}
+
+/// The real disk's names for kept versions: the hex SHA-256 of the path, `-`, and the
+/// version id in hex, so the simulator's index records the same names.
+enum VersionNames {
+    static let maximumIDLength = 64
+
+    static func name(of path: RelativePath, id: String) throws(DiskError) -> String {
+        let bytes = Array(id.utf8)
+        guard !bytes.isEmpty, bytes.count <= maximumIDLength else {
+            throw DiskError(.io, "version id '\(id)' must be 1 to \(maximumIDLength) bytes long")
+        }
+        return prefix(of: path) + hex(bytes)
+    }
+
+    static func prefix(of path: RelativePath) -> String {
+        ChunkHasher.hash(Array(path.rawValue.utf8)).hex + "-"
+    }
+
+    /// The id in a stored name with this prefix; nil where the rest is not hex of UTF-8.
+    static func id(in name: String, prefix: String) -> String? {
+        let digits = Array(name.utf8.dropFirst(prefix.utf8.count))
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        for pair in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = value(of: digits[pair]), let low = value(of: digits[pair + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func value(of digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef")
+        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
+    }
+}

@@ -1,0 +1,162 @@
+import UbiqModel
+import UbiqSync
+
+/// What the simulator does to a disk besides the engine: applications editing files, power
+/// cuts, and looking at the result. Client calls never follow symbolic links (a link where a
+/// folder or file is expected throws) and throw `DiskError`: `.notFound` for a missing
+/// parent or source, `.alreadyExists` for a name that is taken, `.notEmpty` for a rename
+/// over a folder with entries, `.escapesContainer` for a link in a parent, `.io` otherwise.
+extension SimulatedDisk {
+    /// What is at one path, for comparing devices.
+    public enum Entry: Hashable, Sendable {
+        case folder
+        case file([UInt8], executable: Bool)
+        case symlink(String)
+    }
+
+    /// Writes `bytes` as the whole file in place (`O_CREAT | O_TRUNC`; an existing file keeps
+    /// its inode). Only `fsync` makes them survive a crash; a new file's name always does.
+    public func clientWrite(_ path: RelativePath, _ bytes: [UInt8], fsync: Bool = false) throws {
+        try locked { tree in
+            let number = try tree.clientFile(path)
+            tree.inodes[number]!.live = []
+            tree.write(bytes, at: 0, into: number)
+            if fsync { tree.sync(number) }
+        }
+    }
+
+    /// Adds `bytes` at the end of the file, creating it if missing.
+    public func clientAppend(_ path: RelativePath, _ bytes: [UInt8], fsync: Bool = false) throws {
+        try locked { tree in
+            let number = try tree.clientFile(path)
+            tree.write(bytes, at: UInt64(tree.inodes[number]!.live.count), into: number)
+            if fsync { tree.sync(number) }
+        }
+    }
+
+    /// Makes what was written to the file so far survive a crash.
+    public func clientFsync(_ path: RelativePath) throws {
+        try locked { tree in tree.sync(try tree.clientFile(path, create: false)) }
+    }
+
+    /// Saves like an editor: a new, synced inode renamed over the path, keeping the old
+    /// file's executable bit.
+    public func clientSaveAtomically(_ path: RelativePath, _ bytes: [UInt8]) throws {
+        try locked { tree in
+            try tree.parentFolders(of: path, create: false)
+            let old = tree.tree[path].flatMap { tree.inodes[$0] }
+            guard old?.kind != .folder else { throw DiskError(.io, "rename over '\(path)' failed: Is a directory") }
+            let number = tree.makeInode(.file, bytes: bytes, durable: true)
+            tree.inodes[number]!.executable = old?.kind == .file && old!.executable
+            tree.detach(.tree(path))
+            tree.attach(number, at: .tree(path))
+        }
+    }
+
+    /// `rename(2)`: replaces a file or link, or an empty folder with a folder; parents must exist.
+    public func clientRename(from source: RelativePath, to destination: RelativePath) throws {
+        try locked { tree in
+            try tree.parentFolders(of: source, create: false)
+            try tree.parentFolders(of: destination, create: false)
+            guard let kind = tree.kind(at: source) else { throw DiskError(.notFound, "rename '\(source)': nothing is there") }
+            guard source != destination else { return }
+            if kind == .folder, destination.isInside(source) {
+                throw DiskError(.io, "rename '\(source)' into itself at '\(destination)'")
+            }
+            switch (kind, tree.kind(at: destination)) {
+            case (_, nil), (.file, .file), (.file, .symlink), (.symlink, .file), (.symlink, .symlink): break
+            case (.folder, .folder):
+                guard tree.children(of: destination).isEmpty else { throw DiskError(.notEmpty, "'\(destination)' is a folder with entries") }
+            case (.folder, _): throw DiskError(.io, "rename '\(source)' over '\(destination)' failed: Not a directory")
+            case (_, .folder): throw DiskError(.io, "rename '\(source)' over '\(destination)' failed: Is a directory")
+            }
+            tree.move(.tree(source), to: .tree(destination))
+        }
+    }
+
+    /// `mkdir -p`: an existing folder is fine.
+    public func clientMakeFolder(_ path: RelativePath) throws {
+        _ = try locked { try $0.makeFolders(path) }
+    }
+
+    public func clientMakeSymlink(_ path: RelativePath, target: String) throws {
+        try locked { tree in
+            try tree.parentFolders(of: path, create: false)
+            guard tree.tree[path] == nil else { throw DiskError(.alreadyExists, "'\(path)' already exists") }
+            tree.attach(tree.makeInode(.symlink, bytes: Array(target.utf8), durable: true), at: .tree(path))
+        }
+    }
+
+    /// `rm -r`: a file, a link, or a folder with everything in it.
+    public func clientRemove(_ path: RelativePath) throws {
+        try locked { tree in
+            try tree.parentFolders(of: path, create: false)
+            guard tree.tree[path] != nil else { throw DiskError(.notFound, "remove '\(path)': nothing is there") }
+            tree.removeTree(path)
+        }
+    }
+
+    /// `chmod`: sets or clears the owner's execute bit of a file (durable at once).
+    public func clientSetExecutable(_ path: RelativePath, _ executable: Bool) throws {
+        try locked { tree in
+            let number = try tree.clientFile(path, create: false)
+            tree.inodes[number]!.executable = executable
+            tree.inodes[number]!.ctime = tree.time
+        }
+    }
+
+    /// Power cut: every file goes back to its last synced bytes and mtime (those that change
+    /// get a new ctime) and staged files vanish; names, folders, links and versions stay.
+    /// Staged files handed out before are finished. Call `prepare()` afterwards, as a restart would.
+    public func crash() {
+        locked { $0.crash() }
+    }
+
+    // MARK: - Looking
+
+    /// A file's bytes as reads see them; nil where no file is.
+    public func contents(of path: RelativePath) -> [UInt8]? {
+        locked { tree in tree.kind(at: path) == .file ? tree.inodes[tree.tree[path]!]!.live : nil }
+    }
+
+    /// Everything in the container outside `.ubiq/`, `*.nosync` included.
+    public func snapshot() -> [RelativePath: Entry] {
+        locked { tree in
+            tree.tree.mapValues { number in
+                let inode = tree.inodes[number]!
+                switch inode.kind {
+                case .folder: return .folder
+                case .file: return .file(inode.live, executable: inode.executable)
+                case .symlink: return .symlink(String(decoding: inode.live, as: UTF8.self))
+                }
+            }
+        }
+    }
+
+    /// Names in `.ubiq/tmp/`: staged files neither committed nor discarded.
+    public func temporaryFiles() -> [String] {
+        locked { $0.temporary.keys.sorted() }
+    }
+
+    /// Every kept version in `.ubiq/versions/` by file name, with its bytes (a link's target).
+    public func storedVersions() -> [String: [UInt8]] {
+        locked { tree in tree.versions.mapValues { tree.inodes[$0]!.live } }
+    }
+}
+
+extension DiskTree {
+    /// The file a client opens for writing at `path`, created empty if missing and asked.
+    mutating func clientFile(_ path: RelativePath, create: Bool = true) throws(DiskError) -> UInt64 {
+        try parentFolders(of: path, create: false)
+        switch kind(at: path) {
+        case .file: return tree[path]!
+        case .folder: throw DiskError(.io, "open '\(path)' failed: Is a directory")
+        case .symlink: throw DiskError(.io, "'\(path)' is a symbolic link; the simulated client does not follow links")
+        case nil:
+            guard create else { throw DiskError(.notFound, "open '\(path)' failed: No such file or directory") }
+            let number = makeInode(.file, durable: true)
+            attach(number, at: .tree(path))
+            return number
+        }
+    }
+}

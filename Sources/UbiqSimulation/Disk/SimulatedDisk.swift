@@ -1,0 +1,260 @@
+import Foundation
+import Synchronization
+import UbiqChunking
+import UbiqIndex
+import UbiqModel
+import UbiqSync
+
+/// An in-memory container for the simulator: the engine's `ContainerDisk` with the
+/// contracts of the real one (atomic commits through `.ubiq/tmp/`, versions under
+/// `.ubiq/versions/`, the scanner's skips and chunking), plus a client that edits files
+/// the way applications do and a `crash()` that drops what was never synced. Time comes
+/// from the simulator's clock and names and inode numbers from counters, so runs repeat.
+public final class SimulatedDisk: ContainerDisk {
+    let state = Mutex(DiskTree())
+    let now: @Sendable () -> Int64
+    let chunker = FileChunker()
+
+    /// `now`: the simulated wall time in ns, used for every mtime and ctime.
+    public init(now: @escaping @Sendable () -> Int64) {
+        self.now = now
+    }
+
+    /// Runs `body` under the lock, at the current simulated time.
+    func locked<T: Sendable, E: Error>(_ body: (inout DiskTree) throws(E) -> T) throws(E) -> T {
+        let time = now()
+        return try state.withLock { (tree: inout DiskTree) throws(E) -> T in
+            tree.time = time
+            return try body(&tree)
+        }
+    }
+
+    /// Makes the next `count` content writes (staging, writing, reserving or copying into a
+    /// staged file, and each commit) throw `DiskError(.io, ...)`, like a failing disk.
+    public func failNextWrites(_ count: Int) {
+        locked { $0.failuresLeft = count }
+    }
+
+    // MARK: - ContainerDisk
+
+    public func prepare() throws {
+        try locked { tree in
+            let documents = try! RelativePath("Documents")
+            if tree.kind(at: documents) == .symlink {
+                throw DiskError(.escapesContainer, "'\(documents)' is a symbolic link; it must be a real folder")
+            }
+            _ = try tree.makeFolders(documents)
+            tree.removeTemporaryFiles()
+        }
+    }
+
+    public func scan(under root: RelativePath?, baseline: @escaping @Sendable (RelativePath) -> FileStat?) throws -> ScanOutcome {
+        let found = locked { $0.scannable(under: root) }
+        var outcome = ScanOutcome(changed: [], seen: [])
+        for node in found {
+            outcome.seen.insert(node.path)
+            guard baseline(node.path) != node.stat else { continue }
+            switch node.kind {
+            case .folder:
+                outcome.changed.append(LocalEntry(path: node.path, kind: .directory, size: 0, mtime: node.stat.mtimeNs, stat: node.stat))
+            case .symlink:
+                outcome.changed.append(LocalEntry(path: node.path, kind: .symlink, size: 0, mtime: node.stat.mtimeNs,
+                                                  symlinkTarget: String(decoding: node.bytes, as: UTF8.self), stat: node.stat))
+            case .file:
+                outcome.filesHashed += 1
+                outcome.changed.append(LocalEntry(path: node.path, kind: .file, size: node.stat.size, mtime: node.stat.mtimeNs,
+                                                  executable: node.executable, chunks: chunker.chunks(of: node.bytes), stat: node.stat))
+            }
+        }
+        return outcome
+    }
+
+    public func stat(_ path: RelativePath) -> FileStat? {
+        locked { $0.stat(at: path) }
+    }
+
+    public func read(_ file: ChunkLocation.File, offset: UInt64, size: UInt32) throws -> Data {
+        let bytes = try locked { try $0.contents(of: file) }
+        guard size > 0 else { return Data() }
+        guard offset <= UInt64(bytes.count), UInt64(bytes.count) - offset >= UInt64(size) else {
+            throw DiskError(.io, "'\(file)' ends before \(size) bytes at \(offset): it changed while being read")
+        }
+        return Data(bytes[Int(offset)..<Int(offset) + Int(size)])
+    }
+
+    public func copy(_ file: ChunkLocation.File, offset: UInt64, length: UInt64, into staged: any StagedFile, at target: UInt64) throws {
+        guard let staged = staged as? SimulatedStagedFile, staged.disk === self else {
+            throw DiskError(.io, "not a staged file of this disk")
+        }
+        try locked { tree in
+            let bytes = try tree.contents(of: file)
+            guard let number = tree.temporary[staged.name] else { throw DiskError(.io, "temp file already finished") }
+            try tree.injectedFailure("copy into '\(staged.name)'")
+            guard offset <= UInt64(bytes.count), UInt64(bytes.count) - offset >= length else {
+                throw DiskError(.io, "'\(staged.name)': the source ended before \(length) bytes were copied")
+            }
+            tree.write(bytes[Int(offset)..<Int(offset + length)], at: target, into: number)
+        }
+    }
+
+    public func stage() throws -> any StagedFile {
+        let name = try locked { tree in
+            try tree.injectedFailure("create temp file")
+            let name = tree.temporaryName("t")
+            tree.attach(tree.makeInode(.file, durable: false), at: .temporary(name))
+            return name
+        }
+        return SimulatedStagedFile(disk: self, name: name)
+    }
+
+    public func commit(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> FileStat {
+        switch commitAll([StagedCommit(staged: staged, path: path, executable: executable, mtime: mtime)])[path] {
+        case .success(let stat): return stat
+        case .failure(let error): throw error
+        case nil: throw DiskError(.io, "'\(path)' was not committed")
+        }
+    }
+
+    public func commitAll(_ files: [StagedCommit]) -> [RelativePath: Result<FileStat, DiskError>] {
+        locked { tree in
+            var results: [RelativePath: Result<FileStat, DiskError>] = [:]
+            var taken: Set<String> = []
+            for file in files {
+                results[file.path] = Result { () throws(DiskError) in
+                    let name = try take(file.staged, in: tree, skipping: taken)
+                    taken.insert(name)
+                    return try tree.commit(name, to: .tree(file.path), executable: file.executable, mtime: file.mtime, replacing: true)
+                }
+            }
+            return results
+        }
+    }
+
+    public func commitNew(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> FileStat {
+        try locked { tree in
+            let name = try take(staged, in: tree)
+            return try tree.commit(name, to: .tree(path), executable: executable, mtime: mtime, replacing: false)
+        }
+    }
+
+    public func versionName(of path: RelativePath, id: String) throws -> String {
+        try VersionNames.name(of: path, id: id)
+    }
+
+    public func storedVersionIDs(of path: RelativePath) throws -> Set<String> {
+        let prefix = VersionNames.prefix(of: path)
+        return Set(locked { $0.versions.keys.filter { $0.hasPrefix(prefix) } }.compactMap { VersionNames.id(in: $0, prefix: prefix) })
+    }
+
+    public func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, executable: Bool, mtime: Int64) throws {
+        try locked { tree in
+            let name = try take(staged, in: tree)
+            let version: String
+            do { version = try VersionNames.name(of: path, id: id) } catch {
+                tree.detach(.temporary(name))
+                throw error
+            }
+            _ = try tree.commit(name, to: .version(version), executable: executable, mtime: mtime, replacing: true)
+        }
+    }
+
+    public func linkVersion(of path: RelativePath, id: String) throws {
+        let version = try VersionNames.name(of: path, id: id)
+        try locked { tree in
+            try tree.parentFolders(of: path, create: false)
+            tree.detach(.version(version))
+            guard let number = tree.tree[path] else { throw DiskError(.notFound, "keep a version of '\(path)' failed: nothing is there") }
+            guard tree.kind(at: path) != .folder else { throw DiskError(.io, "keep a version of '\(path)' failed: it is a folder") }
+            tree.attach(number, at: .version(version))
+        }
+    }
+
+    public func removeVersion(of path: RelativePath, id: String) throws {
+        let version = try VersionNames.name(of: path, id: id)
+        locked { $0.detach(.version(version)) }
+    }
+
+    public func storedVersionNames() throws -> [(name: String, changedNs: Int64)] {
+        locked { tree in tree.versions.sorted { $0.key < $1.key }.map { ($0.key, tree.inodes[$0.value]!.ctime) } }
+    }
+
+    public func removeVersion(named name: String) throws {
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
+            throw DiskError(.io, "'\(name)' is not a stored version's name")
+        }
+        locked { $0.detach(.version(name)) }
+    }
+
+    public func makeDirectory(_ path: RelativePath) throws -> FileStat {
+        try locked { try $0.makeFolders(path) }
+    }
+
+    public func makeSymlink(_ path: RelativePath, target: String) throws -> FileStat {
+        try locked { tree in
+            let name = tree.temporaryName("l")
+            tree.attach(tree.makeInode(.symlink, bytes: Array(target.utf8), durable: true), at: .temporary(name))
+            do throws(DiskError) {
+                try tree.parentFolders(of: path, create: true)
+                if tree.kind(at: path) == .folder { throw DiskError(.io, "rename link into place '\(path)' failed: Is a directory") }
+            } catch {
+                tree.detach(.temporary(name))
+                throw error
+            }
+            tree.move(.temporary(name), to: .tree(path))
+            return tree.stat(at: path)!
+        }
+    }
+
+    public func remove(_ path: RelativePath) throws {
+        try locked { tree in
+            try tree.parentFolders(of: path, create: false)
+            guard let kind = tree.kind(at: path) else { throw DiskError(.notFound, "remove '\(path)' failed: nothing is there") }
+            if kind == .folder, let kept = tree.children(of: path).first(where: { !$0.name.hasSuffix(".nosync") }) {
+                throw DiskError(.notEmpty, "folder '\(path)' still holds '\(kept.name)', which is synced; remove that first")
+            }
+            tree.removeTree(path)
+        }
+    }
+
+    /// The temp file name of a staged file of this disk that is neither committed nor discarded.
+    private func take(_ staged: any StagedFile, in tree: DiskTree, skipping taken: Set<String> = []) throws(DiskError) -> String {
+        guard let staged = staged as? SimulatedStagedFile, staged.disk === self,
+              tree.temporary[staged.name] != nil, !taken.contains(staged.name)
+        else { throw DiskError(.io, "temp file already finished") }
+        return staged.name
+    }
+}
+
+/// A file being assembled in the simulated `.ubiq/tmp/`: volatile until committed, gone
+/// after a crash; committing or discarding it twice does nothing.
+final class SimulatedStagedFile: StagedFile {
+    let disk: SimulatedDisk
+    let name: String
+
+    init(disk: SimulatedDisk, name: String) {
+        self.disk = disk
+        self.name = name
+    }
+
+    func reserve(_ size: UInt64) throws {
+        try disk.locked { tree in
+            guard let number = tree.temporary[name] else { throw DiskError(.io, "temp file already finished") }
+            try tree.injectedFailure("reserve space for '\(name)'")
+            let count = UInt64(tree.inodes[number]!.live.count)
+            if size > count { tree.write(repeatElement(0, count: Int(size - count)), at: count, into: number) }
+        }
+    }
+
+    func write(_ bytes: some ContiguousBytes, at offset: UInt64) throws {
+        let bytes = bytes.withUnsafeBytes { Array($0) }
+        try disk.locked { tree in
+            guard let number = tree.temporary[name] else { throw DiskError(.io, "temp file already finished") }
+            try tree.injectedFailure("write '\(name)'")
+            tree.write(bytes, at: offset, into: number)
+        }
+    }
+
+    func discard() {
+        disk.locked { $0.detach(.temporary(name)) }
+    }
+}

@@ -1,0 +1,258 @@
+import UbiqChunking
+import UbiqModel
+import UbiqSync
+import UbiqTestSupport
+
+/// Trinity-style agitation: what users, applications, networks and power cuts do to the
+/// devices, one random step at a time, each step also written to the run's write log so
+/// that the end state can be judged (``WriteLog``).
+struct Agitator {
+    let world: SimWorld
+    var log = WriteLog()
+    /// One line per step, for the report of a failing seed.
+    var steps: [String] = []
+    private var counter = 0
+    private let leasedWrites = LeasedWrites()
+
+    static let folders = ["Documents", "Documents/x", "Documents/y", "Documents/x/z"]
+    static let names = ["a.txt", "b.txt", "c", "Notes.md", "report.pdf", "e"]
+
+    init(world: SimWorld) { self.world = world }
+
+    private func draw(_ bound: Int) -> Int { world.scheduler.draw(below: bound) }
+    private func pick<T>(_ elements: [T]) -> T? { elements.isEmpty ? nil : elements[draw(elements.count)] }
+
+    /// Takes one random step; returns what it did.
+    mutating func step() {
+        counter += 1
+        let up = world.devices.filter(\.isUp)
+        let roll = draw(100)
+        guard let device = pick(up) else {
+            restartAll()
+            return
+        }
+        let label = "#\(counter) d\(device.number)"
+        switch roll {
+        case 0..<24: create(on: device, label)
+        case 24..<38: edit(on: device, label, atomically: true)
+        case 38..<46: edit(on: device, label, atomically: false)
+        case 46..<50: append(on: device, label)
+        case 50..<58: renameFile(on: device, label)
+        case 58..<61: makeFolder(on: device, label)
+        case 61..<64: moveFolder(on: device, label)
+        case 64..<70: delete(on: device, label, folders: false)
+        case 70..<72: delete(on: device, label, folders: true)
+        case 72..<76: leasedWrite(on: device, label)
+        case 76..<78: crash(device, label)
+        case 78..<81: partition(label)
+        case 81..<84:
+            world.healAll()
+            steps.append("\(label) heal")
+        case 84..<86:
+            world.reset(device.number)
+            steps.append("\(label) reset connections")
+        case 86..<87:
+            let hours = Int64(draw(49)) - 24
+            world.jumpWallClock(of: device.number, by: .seconds(hours * 3600))
+            steps.append("\(label) wall clock \(hours)h")
+        default:
+            steps.append("\(label) wait")
+        }
+        world.scheduler.run(for: .milliseconds(draw(300)))
+    }
+
+    // MARK: clients
+
+    private mutating func content() -> [UInt8] {
+        let size = [0, 1, 100, 3000, 20_000, 70_000][draw(6)]
+        var generator = SplitMix64(seed: UInt64(counter) &* 0x9E37_79B9 &+ UInt64(draw(1 << 30)))
+        var bytes = (0..<size).map { _ in UInt8(truncatingIfNeeded: generator.next() % 7 + 97) }
+        // Every version is unique, even an empty one's successor.
+        bytes.append(contentsOf: Array("#\(counter)".utf8))
+        return bytes
+    }
+
+    private static func hash(_ bytes: [UInt8]) -> String { ChunkHasher.hash(bytes).hex }
+
+    private func files(of device: SimDevice) -> [(RelativePath, [UInt8])] {
+        device.disk.snapshot().compactMap { path, entry in
+            if case .file(let bytes, _) = entry { return (path, bytes) }
+            return nil
+        }.sorted { $0.0 < $1.0 }
+    }
+
+    private func folders(of device: SimDevice) -> [RelativePath] {
+        device.disk.snapshot().compactMap { path, entry in
+            entry == .folder && path.rawValue.hasPrefix("Documents/") ? path : nil
+        }.sorted()
+    }
+
+    private func version(_ path: RelativePath, _ bytes: [UInt8]) -> WrittenVersion {
+        WrittenVersion(path: path.rawValue, hash: Self.hash(bytes))
+    }
+
+    /// Records a client's write at `path` on `device`, replacing what it saw there.
+    private mutating func wrote(_ path: RelativePath, _ bytes: [UInt8], on device: SimDevice, saw: [UInt8]?, _ label: String) {
+        log.wrote(version(path, bytes), step: label, replacing: saw.map { version(path, $0) })
+    }
+
+    private mutating func create(on device: SimDevice, _ label: String) {
+        guard let folder = pick(Self.folders), let name = pick(Self.names), let path = try? RelativePath("\(folder)/\(name)") else { return }
+        let saw = device.disk.contents(of: path)
+        let bytes = content()
+        var parents: [RelativePath] = []
+        var parent = path.parent
+        while let folder = parent, folder.rawValue != "Documents" {
+            parents.insert(folder, at: 0)
+            parent = folder.parent
+        }
+        for folder in parents where device.disk.snapshot()[folder] == nil { try? device.disk.clientMakeFolder(folder) }
+        do {
+            if draw(2) == 0 { try device.disk.clientSaveAtomically(path, bytes) } else { try device.disk.clientWrite(path, bytes, fsync: draw(2) == 0) }
+        } catch {
+            steps.append("\(label) create \(path) refused: \(error)")
+            return
+        }
+        wrote(path, bytes, on: device, saw: saw, label)
+        steps.append("\(label) create \(path) (\(bytes.count) B)")
+        device.changed([parents.first ?? path])
+    }
+
+    private mutating func edit(on device: SimDevice, _ label: String, atomically: Bool) {
+        guard let (path, saw) = pick(files(of: device)) else { return create(on: device, label) }
+        let bytes = content()
+        do {
+            if atomically { try device.disk.clientSaveAtomically(path, bytes) } else { try device.disk.clientWrite(path, bytes, fsync: draw(2) == 0) }
+        } catch {
+            steps.append("\(label) edit \(path) refused: \(error)")
+            return
+        }
+        wrote(path, bytes, on: device, saw: saw, label)
+        steps.append("\(label) edit \(path)\(atomically ? " atomically" : " in place")")
+        device.changed([path])
+    }
+
+    private mutating func append(on device: SimDevice, _ label: String) {
+        guard let (path, saw) = pick(files(of: device)) else { return }
+        let more = Array("+\(counter)".utf8)
+        do { try device.disk.clientAppend(path, more, fsync: draw(2) == 0) } catch { return }
+        wrote(path, saw + more, on: device, saw: saw, label)
+        steps.append("\(label) append \(path)")
+        device.changed([path])
+    }
+
+    private mutating func renameFile(on device: SimDevice, _ label: String) {
+        guard let (path, bytes) = pick(files(of: device)) else { return }
+        let caseOnly = draw(3) == 0
+        let target: RelativePath?
+        if caseOnly {
+            let name = path.name
+            let flipped = name == name.lowercased() ? name.uppercased() : name.lowercased()
+            target = try? RelativePath(path.rawValue.dropLast(name.count) + flipped)
+        } else {
+            target = pick(Self.folders).flatMap { folder in pick(Self.names).flatMap { try? RelativePath("\(folder)/\($0)") } }
+        }
+        guard let target, target != path else { return }
+        let saw = device.disk.contents(of: target)
+        do { try device.disk.clientRename(from: path, to: target) } catch {
+            steps.append("\(label) rename \(path) → \(target) refused: \(error)")
+            return
+        }
+        log.removed(version(path, bytes))
+        wrote(target, bytes, on: device, saw: saw, label)
+        steps.append("\(label) rename \(path) → \(target)")
+        device.changed([path, target])
+    }
+
+    private mutating func makeFolder(on device: SimDevice, _ label: String) {
+        guard let folder = pick(Self.folders), folder != "Documents", let path = try? RelativePath(folder) else { return }
+        guard (try? device.disk.clientMakeFolder(path)) != nil else { return }
+        steps.append("\(label) mkdir \(path)")
+        device.changed([path])
+    }
+
+    private mutating func moveFolder(on device: SimDevice, _ label: String) {
+        guard let folder = pick(folders(of: device)),
+              let target = pick(Self.folders.filter { $0 != "Documents" }).flatMap({ try? RelativePath($0 + "-moved") }),
+              !target.isInside(folder) else { return }
+        let inside = files(of: device).filter { $0.0.isInside(folder) }
+        do { try device.disk.clientRename(from: folder, to: target) } catch {
+            steps.append("\(label) move \(folder) → \(target) refused: \(error)")
+            return
+        }
+        for (path, bytes) in inside {
+            log.removed(version(path, bytes))
+            if let moved = try? RelativePath(target.rawValue + path.rawValue.dropFirst(folder.rawValue.count)) {
+                wrote(moved, bytes, on: device, saw: nil, label)
+            }
+        }
+        steps.append("\(label) move folder \(folder) → \(target)")
+        device.changed([folder, target])
+    }
+
+    private mutating func delete(on device: SimDevice, _ label: String, folders wantFolders: Bool) {
+        let path: RelativePath?
+        if wantFolders { path = pick(folders(of: device)) } else { path = pick(files(of: device))?.0 }
+        guard let path else { return }
+        let gone = files(of: device).filter { $0.0 == path || $0.0.isInside(path) }
+        do { try device.disk.clientRemove(path) } catch { return }
+        for (path, bytes) in gone { log.removed(version(path, bytes)) }
+        steps.append("\(label) delete \(path)")
+        device.changed([path])
+    }
+
+    /// A client takes a write lease on a file, writes it while holding the lease, and lets go
+    /// a moment later, as a coordinated writer does.
+    private mutating func leasedWrite(on device: SimDevice, _ label: String) {
+        guard let life = device.life, let (path, _) = pick(files(of: device)) else { return }
+        let bytes = content()
+        let hold = Duration.milliseconds(draw(2000))
+        let connection = UInt64(counter)
+        let claim = FileLeases.Claim(container: device.container, path: path, access: .write)
+        steps.append("\(label) leased write \(path) for \(hold)")
+        let box = leasedWrites
+        Task(executorPreference: life.executor) { [clock = SimClock(scheduler: world.scheduler, wallOffset: { 0 })] in
+            guard let lease = await life.leases.acquire([claim], for: .client(connection: connection), timeout: .seconds(1)) else { return }
+            let saw = device.disk.contents(of: path)
+            if (try? device.disk.clientWrite(path, bytes, fsync: true)) != nil { box.add(path, bytes, saw: saw, label) }
+            try? await clock.sleep(for: hold)
+            await life.leases.release(lease.id)
+            await life.sync.localChanges([path])
+        }
+    }
+
+    /// Writes made inside tasks (under a lease), moved into the log between steps.
+    mutating func collectLeasedWrites() {
+        for write in leasedWrites.drain() {
+            log.wrote(version(write.path, write.bytes), step: write.label, replacing: write.saw.map { version(write.path, $0) })
+        }
+    }
+
+    // MARK: the world
+
+    private mutating func crash(_ device: SimDevice, _ label: String) {
+        let before = files(of: device)
+        world.crash(device.number)
+        let after = Dictionary(uniqueKeysWithValues: files(of: device))
+        // What the power cut took back is the operating system's loss, not the engine's: the
+        // file holds its last durable bytes again.
+        for (path, bytes) in before where after[path] != bytes {
+            log.removed(version(path, bytes))
+            if let durable = after[path] { log.wrote(version(path, durable), step: "\(label) crash revert") }
+        }
+        steps.append("\(label) crash")
+        let downFor = Duration.milliseconds(100 + draw(3000))
+        world.scheduler.after(downFor) { [world] in world.restart(device.number) }
+    }
+
+    private mutating func partition(_ label: String) {
+        let a = draw(world.devices.count), b = draw(world.devices.count)
+        guard a != b else { return }
+        world.partition(a, b)
+        steps.append("\(label) partition \(a)|\(b)")
+    }
+
+    func restartAll() {
+        for device in world.devices where !device.isUp { world.restart(device.number) }
+    }
+}

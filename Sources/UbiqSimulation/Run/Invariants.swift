@@ -1,0 +1,153 @@
+import UbiqChunking
+import UbiqIndex
+import UbiqModel
+import UbiqTestSupport
+
+/// What must hold once the simulated world has settled (issue 18; DESIGN.md §8): every
+/// device the same tree and the same conflict versions, nothing lost and nothing made up
+/// (``WriteLog``), no temporary files, and each index agreeing with its disk.
+enum Invariants {
+    /// One device's settled state in the form the write log judges.
+    static func settled(_ device: SimDevice) -> SettledState {
+        var tree: [String: String] = [:]
+        for (path, entry) in device.disk.snapshot() where path.rawValue != "Documents" {
+            switch entry {
+            case .folder: tree[path.rawValue] = "dir"
+            case .symlink(let target): tree[path.rawValue] = "link:\(target)"
+            case .file(let bytes, let executable): tree[path.rawValue] = ChunkHasher.hash(bytes).hex + (executable ? "+x" : "")
+            }
+        }
+        var conflicts: [String: Set<String>] = [:]
+        let stored = device.disk.storedVersions()
+        for (path, ids) in listedConflicts(device) {
+            for id in ids {
+                let bytes = (try? device.disk.versionName(of: path, id: id)).flatMap { stored[$0] }
+                conflicts[path.rawValue, default: []].insert(bytes.map { ChunkHasher.hash($0).hex } ?? "missing file of \(id)")
+            }
+        }
+        return SettledState(tree: tree, conflicts: conflicts)
+    }
+
+    /// The conflict versions each item lists, by path: what a user sees and resolves.
+    static func listedConflicts(_ device: SimDevice) -> [RelativePath: Set<String>] {
+        let items = (try? device.index.conflictedItems(device.container)) ?? []
+        return Dictionary(items.map { ($0.path, Set($0.conflicts.map(\.id))) }, uniquingKeysWith: { $0.union($1) })
+    }
+
+    /// A path's listed conflict versions on a device, as `id=content` (for reports).
+    static func describe(_ device: SimDevice, _ path: String) -> String {
+        guard let relative = try? RelativePath(path), let item = try? device.index.item(device.container, relative) else { return "[]" }
+        let stored = device.disk.storedVersions()
+        let current = "current \(item.item.modifiedBy.rawValue.prefix(4)):\(item.item.version)"
+        return current + " " + item.item.conflicts.map { version in
+            let bytes = (try? device.disk.versionName(of: relative, id: version.id)).flatMap { stored[$0] }
+            return "\(version.id)=\(bytes.map { ChunkHasher.hash($0).hex.prefix(8) } ?? "missing")"
+        }.sorted().description
+    }
+
+    /// Paths a device reports as case conflicts (DESIGN.md §3: two names that differ only in
+    /// case are reported, never written), with their twins: they wait for a person, so the
+    /// devices may differ there.
+    static func caseConflicts(_ world: SimWorld) -> Set<RelativePath> {
+        var paths: Set<RelativePath> = []
+        for device in world.devices {
+            guard let status = try? device.life?.sync.status() else { continue }
+            for raw in status.caseConflicts {
+                guard let path = try? RelativePath(raw) else { continue }
+                paths.insert(path)
+                for other in device.disk.snapshot().keys where other.rawValue.lowercased() == raw.lowercased() { paths.insert(other) }
+            }
+        }
+        return paths
+    }
+
+    /// A device's tree without the excused paths (and what lies inside them).
+    static func tree(_ device: SimDevice, excluding excused: Set<RelativePath>) -> [RelativePath: SimulatedDisk.Entry] {
+        device.disk.snapshot().filter { path, _ in !excused.contains { path == $0 || path.isInside($0) } }
+    }
+
+    /// Whether every device holds the same tree and conflict versions, and none is busy.
+    static func converged(_ world: SimWorld) -> Bool { unsettled(world) == nil }
+
+    /// Why the world has not settled yet; nil once it has.
+    static func unsettled(_ world: SimWorld) -> String? {
+        if let down = world.devices.first(where: { !$0.isUp }) { return "device \(down.number) is down" }
+        let excused = caseConflicts(world)
+        let first = world.devices[0]
+        let tree = tree(first, excluding: excused), versions = settled(first).conflicts
+        for device in world.devices.dropFirst() {
+            if self.tree(device, excluding: excused) != tree { return "device \(device.number)'s tree differs from device 0's" }
+            let theirs = settled(device).conflicts
+            if theirs != versions {
+                let paths = Set(theirs.keys).union(versions.keys).filter { theirs[$0] != versions[$0] }.sorted()
+                return "device \(device.number) lists other conflict versions than device 0 at \(paths.prefix(4)): "
+                    + paths.prefix(2).map { describe(first, $0) + " vs " + describe(device, $0) }.joined(separator: "; ")
+            }
+        }
+        for device in world.devices {
+            guard let life = device.life, let status = try? life.sync.status() else { return "device \(device.number) has no status" }
+            if !life.sync.transfers.all.isEmpty { return "device \(device.number) is transferring \(life.sync.transfers.all.map(\.path))" }
+            if status.statistics.needItems > status.caseConflicts.count {
+                let needs = (try? device.index.needs(world.container).map(\.path.rawValue)) ?? []
+                return "device \(device.number) still needs \(status.statistics.needItems) items \(needs.prefix(6)) (case conflicts \(status.caseConflicts))"
+            }
+        }
+        return nil
+    }
+
+    /// Every way the settled world breaks an invariant, one line each; empty when all hold.
+    static func violations(_ world: SimWorld, log: WriteLog) -> [String] {
+        var problems: [String] = []
+        let excused = caseConflicts(world)
+        let states = world.devices.map { settled($0) }
+        let trees = world.devices.map { tree($0, excluding: excused) }
+        for number in world.devices.indices.dropFirst() {
+            let paths = Set(trees[number].keys).union(trees[0].keys).filter { trees[number][$0] != trees[0][$0] }
+            if !paths.isEmpty { problems.append("device \(number) differs from device 0 at \(paths.sorted().prefix(8).map(\.rawValue))") }
+            if states[number].conflicts != states[0].conflicts { problems.append("device \(number) keeps other conflict versions than device 0") }
+        }
+        // A version missing under a name some device reports as a case conflict counts only
+        // when no device holds it.
+        let perDevice = states.map { Set(log.violations(in: $0)) }
+        let everywhere = perDevice.dropFirst().reduce(perDevice[0]) { $0.intersection($1) }
+        for line in log.violations(in: states[0]) {
+            let atExcused = excused.contains { line.contains(" \($0.rawValue) ") }
+            if !atExcused || everywhere.contains(line) { problems.append("device 0: \(line)") }
+        }
+        for device in world.devices {
+            let leftovers = device.disk.temporaryFiles()
+            if !leftovers.isEmpty { problems.append("device \(device.number): temporary files left: \(leftovers)") }
+            problems += indexAgrees(device, container: world.container)
+        }
+        return problems
+    }
+
+    /// The index lists exactly what is on disk, with the same content.
+    static func indexAgrees(_ device: SimDevice, container: ContainerID) -> [String] {
+        let items: [IndexedItem]
+        do { items = try device.index.items(container) } catch { return ["device \(device.number): index unreadable: \(error)"] }
+        let live = Dictionary(items.filter { !$0.item.deleted }.map { ($0.item.path, $0.item) }, uniquingKeysWith: { a, _ in a })
+        let disk = device.disk.snapshot()
+        var problems: [String] = []
+        for (path, entry) in disk.sorted(by: { $0.key < $1.key }) {
+            guard let item = live[path] else {
+                if path.rawValue != "Documents" { problems.append("device \(device.number): \(path) is on disk but not in the index") }
+                continue
+            }
+            switch entry {
+            case .file(let bytes, let executable):
+                if item.kind != .file || item.size != UInt64(bytes.count) || item.executable != executable
+                    || item.chunks.map(\.hash) != FileChunker().chunks(of: bytes).map(\.hash) {
+                    problems.append("device \(device.number): the index's \(path) is not the file on disk")
+                }
+            case .folder where item.kind != .directory:
+                problems.append("device \(device.number): \(path) is a folder on disk, \(item.kind) in the index")
+            default: break
+            }
+        }
+        for path in live.keys.sorted() where disk[path] == nil {
+            problems.append("device \(device.number): the index lists \(path), which is not on disk")
+        }
+        return problems
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Logging
+import UbiqChunking
+import UbiqModel
+import UbiqTestSupport
+
+/// What one seeded run of the simulator found.
+public struct SimulationOutcome: Sendable {
+    public var seed: UInt64
+    public var steps: Int
+    /// Jobs the scheduler ran: the measure of how much the engine did.
+    public var jobsRun: Int
+    public var simulatedTime: Duration
+    /// Whether the devices reached the same state after the agitation stopped.
+    public var converged: Bool
+    /// Every broken invariant, one line each; empty for a good run.
+    public var violations: [String]
+    /// What the agitator did, one line per step.
+    public var trace: [String]
+    /// Paths and conflict versions on device 0 at the end, to show the run did something.
+    public var settledPaths = 0
+    public var conflictVersions = 0
+
+    public var passed: Bool { converged && violations.isEmpty }
+
+    /// Equal for two runs of one seed when the run replays exactly.
+    public var fingerprint: String {
+        "\(jobsRun) jobs, \(simulatedTime), \(trace.count) steps, \(ChunkFingerprint.of(trace.joined(separator: "\n")))"
+    }
+
+    /// The report of a failing run: its seed first, so it can be run again.
+    public var report: String {
+        var lines = ["seed \(seed): \(passed ? "passed" : "FAILED") after \(steps) steps, \(jobsRun) jobs, \(simulatedTime) simulated; "
+                     + "\(settledPaths) paths and \(conflictVersions) conflict versions at the end"]
+        if !converged { lines.append("did not converge") }
+        lines += violations
+        lines.append("last steps:")
+        lines += trace.suffix(40)
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// The deterministic simulator's entry point: N devices, one seed, agitation, then settling
+/// and the invariants.
+public enum Simulation {
+    /// How long the world may take to settle once agitation stops before the run counts as
+    /// stuck (simulated time).
+    public static let settleLimit = Duration.seconds(600)
+    /// How long a settled world is watched for work that should not happen (a livelock).
+    public static let quietWatch = Duration.seconds(30)
+
+    /// Runs `seed`. `directory` (created if missing) holds the devices' SQLite indexes.
+    public static func run(seed: UInt64, devices: Int = 3, steps: Int = 1000, directory: String,
+                           logger: Logger? = nil) throws -> SimulationOutcome {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let world = try SimWorld(seed: seed, devices: devices, directory: directory, logger: logger)
+        world.start()
+        world.scheduler.run(for: .seconds(1))
+        var agitator = Agitator(world: world)
+        for _ in 0..<steps {
+            agitator.step()
+            agitator.collectLeasedWrites()
+        }
+        world.healAll()
+        agitator.restartAll()
+        agitator.steps.append("settle")
+        var converged = world.scheduler.run(until: { Invariants.converged(world) }, limit: settleLimit)
+        agitator.collectLeasedWrites()
+        var violations: [String] = []
+        if converged {
+            let before = world.devices.map { (try? $0.index.containerState(world.container).sequence) ?? -1 }
+            world.scheduler.run(for: quietWatch)
+            let after = world.devices.map { (try? $0.index.containerState(world.container).sequence) ?? -1 }
+            if before != after { violations.append("the settled world kept changing its indexes: sequences \(before) → \(after)") }
+            converged = Invariants.converged(world)
+        }
+        if !converged, let why = Invariants.unsettled(world) { violations.append("not settled: \(why)") }
+        violations += Invariants.violations(world, log: agitator.log)
+        return SimulationOutcome(seed: seed, steps: steps, jobsRun: world.scheduler.jobsRun, simulatedTime: world.scheduler.now,
+                                 converged: converged, violations: violations, trace: agitator.steps,
+                                 settledPaths: world.devices[0].disk.snapshot().count,
+                                 conflictVersions: world.devices[0].disk.storedVersions().count)
+    }
+}
+
+/// A short digest of a text, for comparing traces.
+enum ChunkFingerprint {
+    static func of(_ text: String) -> String { String(ChunkHasher.hash(Array(text.utf8)).hex.prefix(16)) }
+}
