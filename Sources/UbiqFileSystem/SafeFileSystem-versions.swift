@@ -125,19 +125,6 @@ extension SafeFileSystem {
         try removeTree(Posix.cName(Array(name.utf8)), in: versions.fd, display: layout.versionsFolder)
     }
 
-    /// Keeps what is at `path` as a version too, by a hard link, so the path itself can be
-    /// replaced later without ever leaving it empty.
-    public func linkToVersions(_ path: RelativePath, id: String) throws(FileSystemError) {
-        let name = try Self.versionName(of: path, id: id)
-        let parent = try parentFolder(of: path, create: false)
-        let versions = try agentFolder(ContainerLayout.versionsName)
-        if Posix.lstat(at: versions.fd, name) != nil { unlinkat(versions.fd, name, 0) }
-        guard linkat(parent.fd, String(path.name), versions.fd, name, 0) == 0 else {
-            throw FileSystemError.posix(errno, "keep a version of", path.rawValue)
-        }
-        _ = fsync(versions.fd)
-    }
-
     /// The ids of the versions of `path` stored in `.ubiq/versions/`.
     public func storedVersionIDs(of path: RelativePath) throws(FileSystemError) -> Set<String> {
         let prefix = Array(Self.versionPrefix(of: path).utf8)

@@ -215,7 +215,7 @@ import UbiqTestSupport
         let mine = try disk.versionName(of: doc, id: "A-1")
         #expect(mine == ChunkHasher.hash(b(doc.rawValue)).hex + "-412d31")
 
-        try disk.linkVersion(of: doc, id: "A-1")
+        try disk.commitVersion(try staged(disk, "mine"), of: doc, id: "A-1", executable: false, mtime: 7)
         _ = try disk.commit(try staged(disk, "theirs"), to: doc, executable: false, mtime: 9)
         try disk.commitVersion(try staged(disk, "remote"), of: doc, id: "B-2", executable: false, mtime: 8)
         let remote = try disk.versionName(of: doc, id: "B-2")
@@ -234,7 +234,6 @@ import UbiqTestSupport
         #expect(try disk.storedVersionIDs(of: doc).isEmpty && disk.storedVersions().isEmpty)
         #expect(code { _ = try disk.versionName(of: doc, id: "") } == .io)
         #expect(code { _ = try disk.versionName(of: doc, id: String(repeating: "x", count: 65)) } == .io)
-        #expect(code { try disk.linkVersion(of: p("Documents/none"), id: "C-3") } == .notFound)
     }
 
     @Test func injectedFailuresFailWritesAndCommitsAndThenStop() throws {
@@ -257,7 +256,7 @@ import UbiqTestSupport
             try disk.clientWrite(p("Documents/a/one"), b("1"))
             _ = try disk.commit(try staged(disk, "two"), to: p("Documents/a/b/two"), executable: true, mtime: 7)
             try disk.clientRename(from: p("Documents/a"), to: p("Documents/A"))
-            try disk.linkVersion(of: p("Documents/A/b/two"), id: "V-1")
+            try disk.commitVersion(try staged(disk, "kept"), of: p("Documents/A/b/two"), id: "V-1", executable: false, mtime: 8)
             _ = try disk.makeSymlink(p("Documents/l"), target: "A")
             try disk.clientAppend(p("Documents/A/one"), b("+"))
             disk.crash()

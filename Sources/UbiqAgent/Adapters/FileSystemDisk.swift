@@ -143,10 +143,6 @@ struct FileSystemDisk: ContainerDisk {
         try files.commitToVersions(try Self.take(staged), path: path, id: id, executable: executable, mtimeNs: mtime)
     }
 
-    func linkVersion(of path: RelativePath, id: String) throws {
-        try files.linkToVersions(path, id: id)
-    }
-
     func removeVersion(of path: RelativePath, id: String) throws {
         do { try files.removeVersion(of: path, id: id) } catch where error.code == .notFound {}
     }

@@ -158,17 +158,6 @@ public final class SimulatedDisk: ContainerDisk {
         }
     }
 
-    public func linkVersion(of path: RelativePath, id: String) throws {
-        let version = try VersionNames.name(of: path, id: id)
-        try locked { tree in
-            try tree.parentFolders(of: path, create: false)
-            tree.detach(.version(version))
-            guard let number = tree.tree[path] else { throw DiskError(.notFound, "keep a version of '\(path)' failed: nothing is there") }
-            guard tree.kind(at: path) != .folder else { throw DiskError(.io, "keep a version of '\(path)' failed: it is a folder") }
-            tree.attach(number, at: .version(version))
-        }
-    }
-
     public func removeVersion(of path: RelativePath, id: String) throws {
         let version = try VersionNames.name(of: path, id: id)
         locked { $0.detach(.version(version)) }

@@ -38,10 +38,11 @@ enum Invariants {
     static func describe(_ device: SimDevice, _ path: String) -> String {
         guard let relative = try? RelativePath(path), let item = try? device.index.item(device.container, relative) else { return "[]" }
         let stored = device.disk.storedVersions()
-        let current = "current \(item.item.modifiedBy.rawValue.prefix(4)):\(item.item.version)"
+        let current = "d\(device.number) (\(device.id.rawValue.prefix(4))) current \(item.item.modifiedBy.rawValue.prefix(4)):\(item.item.version)"
         return current + " " + item.item.conflicts.map { version in
             let bytes = (try? device.disk.versionName(of: relative, id: version.id)).flatMap { stored[$0] }
-            return "\(version.id)=\(bytes.map { ChunkHasher.hash($0).hex.prefix(8) } ?? "missing")"
+            let right = bytes.map { FileChunker().chunks(of: $0).map(\.hash) == version.chunks.map(\.hash) } ?? false
+            return "\(version.id)=\(bytes.map { ChunkHasher.hash($0).hex.prefix(8) } ?? "missing")\(right ? "" : " (not its chunks)")"
         }.sorted().description
     }
 
@@ -87,9 +88,11 @@ enum Invariants {
         for device in world.devices {
             guard let life = device.life, let status = try? life.sync.status() else { return "device \(device.number) has no status" }
             if !life.sync.transfers.all.isEmpty { return "device \(device.number) is transferring \(life.sync.transfers.all.map(\.path))" }
-            if status.statistics.needItems > status.caseConflicts.count {
-                let needs = (try? device.index.needs(world.container).map(\.path.rawValue)) ?? []
-                return "device \(device.number) still needs \(status.statistics.needItems) items \(needs.prefix(6)) (case conflicts \(status.caseConflicts))"
+            if status.statistics.needItems > 0 {
+                let needs = ((try? device.index.needs(world.container)) ?? []).map(\.path).filter { path in
+                    !excused.contains { path == $0 || path.isInside($0) }
+                }
+                if !needs.isEmpty { return "device \(device.number) still needs \(needs.prefix(6).map(\.rawValue)) (case conflicts \(status.caseConflicts))" }
             }
         }
         return nil

@@ -46,8 +46,9 @@ public enum Simulation {
     /// How long the world may take to settle once agitation stops before the run counts as
     /// stuck (simulated time).
     public static let settleLimit = Duration.seconds(600)
-    /// How long a settled world is watched for work that should not happen (a livelock).
-    public static let quietWatch = Duration.seconds(30)
+    /// How long a converged world must stay unchanged (no index writes) to count as settled:
+    /// longer than the engine's retry backoff, so a change that still waits shows.
+    public static let quietWatch = Duration.seconds(90)
 
     /// Runs `seed`. `directory` (created if missing) holds the devices' SQLite indexes.
     public static func run(seed: UInt64, devices: Int = 3, steps: Int = 1000, directory: String,
@@ -64,22 +65,36 @@ public enum Simulation {
         world.healAll()
         agitator.restartAll()
         agitator.steps.append("settle")
-        var converged = world.scheduler.run(until: { Invariants.converged(world) }, limit: settleLimit)
+        let converged = settle(world)
         agitator.collectLeasedWrites()
         var violations: [String] = []
-        if converged {
-            let before = world.devices.map { (try? $0.index.containerState(world.container).sequence) ?? -1 }
-            world.scheduler.run(for: quietWatch)
-            let after = world.devices.map { (try? $0.index.containerState(world.container).sequence) ?? -1 }
-            if before != after { violations.append("the settled world kept changing its indexes: sequences \(before) → \(after)") }
-            converged = Invariants.converged(world)
+        if !converged {
+            violations.append("not settled within \(settleLimit): \(Invariants.unsettled(world) ?? "the indexes kept changing (a livelock)")")
         }
-        if !converged, let why = Invariants.unsettled(world) { violations.append("not settled: \(why)") }
         violations += Invariants.violations(world, log: agitator.log)
         return SimulationOutcome(seed: seed, steps: steps, jobsRun: world.scheduler.jobsRun, simulatedTime: world.scheduler.now,
                                  converged: converged, violations: violations, trace: agitator.steps,
                                  settledPaths: world.devices[0].disk.snapshot().count,
                                  conflictVersions: world.devices[0].disk.storedVersions().count)
+    }
+}
+
+extension Simulation {
+    /// Runs until every device agrees and their indexes then stay unchanged for
+    /// ``quietWatch``; false when ``settleLimit`` passes first (stuck, or a livelock).
+    static func settle(_ world: SimWorld) -> Bool {
+        let end = world.scheduler.now + settleLimit
+        while world.scheduler.now < end {
+            guard world.scheduler.run(until: { Invariants.converged(world) }, limit: end - world.scheduler.now) else { return false }
+            let before = sequences(world)
+            world.scheduler.run(for: quietWatch)
+            if sequences(world) == before && Invariants.converged(world) { return true }
+        }
+        return false
+    }
+
+    private static func sequences(_ world: SimWorld) -> [Int64] {
+        world.devices.map { (try? $0.index.containerState(world.container).sequence) ?? -1 }
     }
 }
 

@@ -88,8 +88,6 @@ public protocol ContainerDisk: Sendable {
     /// IDs of the versions of `path` kept on disk.
     func storedVersionIDs(of path: RelativePath) throws -> Set<String>
     func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, executable: Bool, mtime: Int64) throws
-    /// Keeps what is at `path` as a version too (a hard link), before it is replaced.
-    func linkVersion(of path: RelativePath, id: String) throws
     func removeVersion(of path: RelativePath, id: String) throws
     /// Every stored version's file name and ctime (ns).
     func storedVersionNames() throws -> [(name: String, changedNs: Int64)]

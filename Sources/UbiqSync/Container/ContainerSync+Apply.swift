@@ -322,29 +322,20 @@ extension ContainerSync {
     // MARK: conflict versions
 
     /// Makes sure every unresolved conflict version of the item is kept in `.ubiq/versions/`.
-    /// Returns `current` as it now is on disk: a version kept by linking the file changes its
-    /// ctime, which must not read as a change on disk a moment later.
+    /// A version this device holds as its current file is copied (in the kernel, checked
+    /// against the index before and after), never hard-linked: until the winner replaces it,
+    /// the file stays open to clients' in-place writes and its bytes need not be durable, and
+    /// a link would let either change the kept version under its ID (the simulator found both).
     func ensureVersions(of item: Item, current: IndexedItem?) async throws -> IndexedItem? {
         guard !item.conflicts.isEmpty else { return current }
-        var current = current
         let stored = try disk.storedVersionIDs(of: item.path)
         for version in item.conflicts where version.kind == .file && !stored.contains(version.id) {
-            if let onDisk = current, !onDisk.item.deleted, onDisk.item.versionID == version.id,
-               onDisk.item.chunks.map(\.hash) == version.chunks.map(\.hash), disk.stat(item.path) == onDisk.stat {
-                try disk.linkVersion(of: item.path, id: version.id)
-                // Only the link's own change is taken in: anything else still reads as a change.
-                if var linked = onDisk.stat, let after = disk.stat(item.path) {
-                    linked.ctimeNs = after.ctimeNs
-                    if linked == after { current?.stat = after }
-                }
-            } else {
-                let staged = try await assemble(version.chunks, path: item.path)
-                do {
-                    try disk.commitVersion(staged, of: item.path, id: version.id, executable: version.executable, mtime: version.mtime)
-                } catch {
-                    staged.discard()
-                    throw error
-                }
+            let staged = try await assemble(version.chunks, path: item.path)
+            do {
+                try disk.commitVersion(staged, of: item.path, id: version.id, executable: version.executable, mtime: version.mtime)
+            } catch {
+                staged.discard()
+                throw error
             }
             try index.setVersionFile(id, name: try disk.versionName(of: item.path, id: version.id), chunks: version.chunks)
             logger.info("kept conflict version", metadata: ["path": "\(item.path)", "versionID": "\(version.id)"])
