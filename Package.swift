@@ -98,6 +98,9 @@ let package = Package(
         .executableTarget(name: "ubiq-bench-flood", dependencies: ["UbiqIdentity", "UbiqTransport", "UbiqWire", "UbiqModel", "UbiqTestSupport", log],
                           path: "bench/flood", swiftSettings: swiftSettings),
         .executableTarget(name: "ubiq-fuzz", dependencies: ["UbiqFuzz"], swiftSettings: swiftSettings),
+        .executableTarget(name: "ubiq-sim", dependencies: [
+            "UbiqSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: swiftSettings),
         // The engine's deterministic simulator: several devices in one process over an
         // in-memory disk, a simulated network and clock, driven by one seeded scheduler.
         .target(name: "UbiqSimulation", dependencies: ["UbiqSync", "UbiqIndex", "UbiqModel", "UbiqChunking", "UbiqWire", "UbiqTestSupport", log],

@@ -84,8 +84,8 @@ extension SafeFileSystem {
                     if linkat(parent.fd, name, temporary.fd, keep, 0) == 0 { result.replaced.append(keep) }
                 }
                 beforeRename?(item.path)
-                guard renameat(temporary.fd, item.file.name, parent.fd, name) == 0 else {
-                    result.failures[item.path] = .posix(errno, "rename into place", item.path.rawValue)
+                do throws(FileSystemError) { try rename(item, name: name, from: temporary.fd, to: parent.fd) } catch {
+                    result.failures[item.path] = error
                     unlinkat(temporary.fd, item.file.name, 0)
                     continue
                 }
@@ -99,6 +99,24 @@ extension SafeFileSystem {
             logger.warning("cannot flush the file system after renames", metadata: ["errno": "\(errno)"])
         }
         return result
+    }
+
+    /// Renames a prepared temp file into place, replacing only what `item.replacing` allows.
+    private func rename(_ item: PendingCommit, name: String, from temporary: Int32, to parent: Int32) throws(FileSystemError) {
+        switch item.replacing {
+        case .anything:
+            break
+        case .nothing:
+            try renameNew(item.file.name, from: temporary, to: parent, name: name, path: item.path)
+            return
+        case .unchanged(let seen):
+            guard let current = Posix.lstat(at: parent, name), FileStat(current) == seen else {
+                throw FileSystemError(.alreadyExists, "'\(item.path)' changed on disk before it could be replaced; not replacing it")
+            }
+        }
+        guard renameat(temporary, item.file.name, parent, name) == 0 else {
+            throw FileSystemError.posix(errno, "rename into place", item.path.rawValue)
+        }
     }
 
     /// Replaced files at least this large are removed after the commit, not during it.

@@ -32,16 +32,7 @@ extension SafeFileSystem {
         }
         file.close()
         let name = String(path.name)
-        do throws(FileSystemError) {
-            if LinuxCalls.renameNoReplace(temporary.fd, file.name, parent.fd, name) != 0 {
-                let code = errno
-                guard code == EINVAL || code == ENOSYS else { throw Self.createError(code, path) }
-                // The file system cannot refuse to replace: link (which never replaces), then
-                // drop the temp name.
-                guard linkat(temporary.fd, file.name, parent.fd, name, 0) == 0 else { throw Self.createError(errno, path) }
-                unlinkat(temporary.fd, file.name, 0)
-            }
-        } catch {
+        do throws(FileSystemError) { try renameNew(file.name, from: temporary.fd, to: parent.fd, name: name, path: path) } catch {
             unlinkat(temporary.fd, file.name, 0)
             throw error
         }
@@ -49,6 +40,17 @@ extension SafeFileSystem {
             logger.warning("cannot sync folder", metadata: ["path": "\(path)", "errno": "\(errno)"])
         }
         return Self.baseline(after: facts, name: name, in: parent.fd)
+    }
+
+    /// Renames a temp file to `name` in `parent` only where nothing is there.
+    func renameNew(_ temporaryName: String, from temporary: Int32, to parent: Int32, name: String, path: RelativePath) throws(FileSystemError) {
+        guard LinuxCalls.renameNoReplace(temporary, temporaryName, parent, name) != 0 else { return }
+        let code = errno
+        guard code == EINVAL || code == ENOSYS else { throw Self.createError(code, path) }
+        // The file system cannot refuse to replace: link (which never replaces), then drop the
+        // temp name.
+        guard linkat(temporary, temporaryName, parent, name, 0) == 0 else { throw Self.createError(errno, path) }
+        unlinkat(temporary, temporaryName, 0)
     }
 
     private static func createError(_ code: Int32, _ path: RelativePath) -> FileSystemError {

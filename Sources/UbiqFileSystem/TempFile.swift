@@ -151,17 +151,28 @@ public struct TempFile: Sendable {
 
 /// One temp file to move into place by `SafeFileSystem.commit(_:)`.
 public struct PendingCommit: Sendable {
+    /// What the file may replace at its path.
+    public enum Replacing: Sendable, Equatable {
+        case anything
+        /// Only where nothing is (`.alreadyExists` otherwise).
+        case nothing
+        /// Only the file with these stat facts (`.alreadyExists` otherwise).
+        case unchanged(FileStat)
+    }
+
     public var file: TempFile
     public var path: RelativePath
     public var executable: Bool
     /// Modification time in nanoseconds since 1970.
     public var mtimeNs: Int64
+    public var replacing: Replacing
 
-    public init(file: TempFile, path: RelativePath, executable: Bool, mtimeNs: Int64) {
+    public init(file: TempFile, path: RelativePath, executable: Bool, mtimeNs: Int64, replacing: Replacing = .anything) {
         self.file = file
         self.path = path
         self.executable = executable
         self.mtimeNs = mtimeNs
+        self.replacing = replacing
     }
 }
 

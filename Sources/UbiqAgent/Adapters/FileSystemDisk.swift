@@ -108,14 +108,24 @@ struct FileSystemDisk: ContainerDisk {
                 results[entry.path] = .failure(DiskError(.io, "temp file already finished"))
                 continue
             }
-            pending.append(PendingCommit(file: file, path: entry.path, executable: entry.executable, mtimeNs: entry.mtime))
+            let replacing: PendingCommit.Replacing = switch entry.replacing {
+            case .anything: .anything
+            case .nothing: .nothing
+            case .unchanged(let seen): .unchanged(seen)
+            }
+            pending.append(PendingCommit(file: file, path: entry.path, executable: entry.executable, mtimeNs: entry.mtime, replacing: replacing))
         }
         let outcome = files.commit(pending)
         for path in outcome.committed.keys { crash?.reached(.renamed, path) }
         removeLater(outcome.replaced)
         for (path, stat) in outcome.committed { results[path] = .success(stat) }
         for (path, error) in outcome.failures {
-            results[path] = .failure(DiskError(error.code == .escapesContainer ? .escapesContainer : .io, error.message))
+            let code: DiskError.Code = switch error.code {
+            case .escapesContainer: .escapesContainer
+            case .alreadyExists: .alreadyExists
+            default: .io
+            }
+            results[path] = .failure(DiskError(code, error.message))
         }
         return results
     }

@@ -123,7 +123,12 @@ public final class SimulatedDisk: ContainerDisk {
                 results[file.path] = Result { () throws(DiskError) in
                     let name = try take(file.staged, in: tree, skipping: taken)
                     taken.insert(name)
-                    return try tree.commit(name, to: .tree(file.path), executable: file.executable, mtime: file.mtime, replacing: true)
+                    if case .unchanged(let seen) = file.replacing, tree.stat(at: file.path) != seen {
+                        tree.detach(.temporary(name))
+                        throw DiskError(.alreadyExists, "'\(file.path)' changed on disk before it could be replaced; not replacing it")
+                    }
+                    return try tree.commit(name, to: .tree(file.path), executable: file.executable, mtime: file.mtime,
+                                           replacing: file.replacing != .nothing)
                 }
             }
             return results

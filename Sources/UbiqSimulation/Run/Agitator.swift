@@ -17,7 +17,13 @@ struct Agitator {
     static let folders = ["Documents", "Documents/x", "Documents/y", "Documents/x/z"]
     static let names = ["a.txt", "b.txt", "c", "Notes.md", "report.pdf", "e"]
 
-    init(world: SimWorld) { self.world = world }
+    /// Steps (numbered from 1) drawn but not done, for shrinking a failing run.
+    let skipping: Set<Int>
+
+    init(world: SimWorld, skipping: Set<Int> = []) {
+        self.world = world
+        self.skipping = skipping
+    }
 
     private func draw(_ bound: Int) -> Int { world.scheduler.draw(below: bound) }
     private func pick<T>(_ elements: [T]) -> T? { elements.isEmpty ? nil : elements[draw(elements.count)] }
@@ -32,7 +38,7 @@ struct Agitator {
             return
         }
         let label = "#\(counter) d\(device.number)"
-        switch roll {
+        switch skipping.contains(counter) ? 100 : roll {
         case 0..<24: create(on: device, label)
         case 24..<38: edit(on: device, label, atomically: true)
         case 38..<46: edit(on: device, label, atomically: false)
@@ -58,7 +64,23 @@ struct Agitator {
         default:
             steps.append("\(label) wait")
         }
+        if let last = steps.last, last.hasPrefix(label + " ") { world.logger.debug("agitation", metadata: ["step": "\(last)"]) }
         world.scheduler.run(for: .milliseconds(draw(300)))
+        if let watched = world.watched { watch(watched, label) }
+    }
+
+    /// Logs each device's view of one path after a step (`UBIQ_SIM_WATCH`), to follow a bug.
+    private func watch(_ path: RelativePath, _ label: String) {
+        for device in world.devices {
+            let onDisk = device.disk.contents(of: path).map { ChunkHasher.hash($0).hex.prefix(8) } ?? "none"
+            let indexed = try? device.index.item(device.container, path)
+            let need = try? device.index.need(device.container, path)
+            world.logger.debug("watch", metadata: [
+                "after": "\(label)", "d": "\(device.number)", "disk": "\(onDisk) \(device.disk.stat(path).map { "\($0)" } ?? "")",
+                "index": "\(indexed.map { "\($0.item.deleted ? "deleted " : "")\($0.item.version) \($0.stat.map { "\($0)" } ?? "")" } ?? "none")",
+                "need": "\(need.map { "\($0.version)" } ?? "none")",
+            ])
+        }
     }
 
     // MARK: clients

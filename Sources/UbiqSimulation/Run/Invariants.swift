@@ -38,7 +38,8 @@ enum Invariants {
     static func describe(_ device: SimDevice, _ path: String) -> String {
         guard let relative = try? RelativePath(path), let item = try? device.index.item(device.container, relative) else { return "[]" }
         let stored = device.disk.storedVersions()
-        let current = "d\(device.number) (\(device.id.rawValue.prefix(4))) current \(item.item.modifiedBy.rawValue.prefix(4)):\(item.item.version)"
+        let need = (try? device.index.need(device.container, relative)).map { " need \($0.version)\($0.deleted ? " deleted" : "")" } ?? ""
+        let current = "d\(device.number) (\(device.id.rawValue.prefix(4))) current \(item.item.modifiedBy.rawValue.prefix(4)):\(item.item.version)\(need)"
         return current + " " + item.item.conflicts.map { version in
             let bytes = (try? device.disk.versionName(of: relative, id: version.id)).flatMap { stored[$0] }
             let right = bytes.map { FileChunker().chunks(of: $0).map(\.hash) == version.chunks.map(\.hash) } ?? false
@@ -62,6 +63,11 @@ enum Invariants {
         return paths
     }
 
+    /// A device's conflict versions (content hashes by path) without the excused paths.
+    static func conflicts(_ device: SimDevice, excluding excused: Set<RelativePath>) -> [String: Set<String>] {
+        settled(device).conflicts.filter { path, _ in !excused.contains { $0.rawValue == path || path.hasPrefix($0.rawValue + "/") } }
+    }
+
     /// A device's tree without the excused paths (and what lies inside them).
     static func tree(_ device: SimDevice, excluding excused: Set<RelativePath>) -> [RelativePath: SimulatedDisk.Entry] {
         device.disk.snapshot().filter { path, _ in !excused.contains { path == $0 || path.isInside($0) } }
@@ -75,10 +81,10 @@ enum Invariants {
         if let down = world.devices.first(where: { !$0.isUp }) { return "device \(down.number) is down" }
         let excused = caseConflicts(world)
         let first = world.devices[0]
-        let tree = tree(first, excluding: excused), versions = settled(first).conflicts
+        let tree = tree(first, excluding: excused), versions = conflicts(first, excluding: excused)
         for device in world.devices.dropFirst() {
             if self.tree(device, excluding: excused) != tree { return "device \(device.number)'s tree differs from device 0's" }
-            let theirs = settled(device).conflicts
+            let theirs = conflicts(device, excluding: excused)
             if theirs != versions {
                 let paths = Set(theirs.keys).union(versions.keys).filter { theirs[$0] != versions[$0] }.sorted()
                 return "device \(device.number) lists other conflict versions than device 0 at \(paths.prefix(4)): "
@@ -107,7 +113,9 @@ enum Invariants {
         for number in world.devices.indices.dropFirst() {
             let paths = Set(trees[number].keys).union(trees[0].keys).filter { trees[number][$0] != trees[0][$0] }
             if !paths.isEmpty { problems.append("device \(number) differs from device 0 at \(paths.sorted().prefix(8).map(\.rawValue))") }
-            if states[number].conflicts != states[0].conflicts { problems.append("device \(number) keeps other conflict versions than device 0") }
+            if conflicts(world.devices[number], excluding: excused) != conflicts(world.devices[0], excluding: excused) {
+                problems.append("device \(number) keeps other conflict versions than device 0")
+            }
         }
         // A version missing under a name some device reports as a case conflict counts only
         // when no device holds it.

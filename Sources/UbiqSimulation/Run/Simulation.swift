@@ -8,6 +8,8 @@ import UbiqTestSupport
 public struct SimulationOutcome: Sendable {
     public var seed: UInt64
     public var steps: Int
+    /// Steps drawn but not done (a shrunk schedule).
+    public var skipped: Set<Int> = []
     /// Jobs the scheduler ran: the measure of how much the engine did.
     public var jobsRun: Int
     public var simulatedTime: Duration
@@ -30,7 +32,8 @@ public struct SimulationOutcome: Sendable {
 
     /// The report of a failing run: its seed first, so it can be run again.
     public var report: String {
-        var lines = ["seed \(seed): \(passed ? "passed" : "FAILED") after \(steps) steps, \(jobsRun) jobs, \(simulatedTime) simulated; "
+        let skips = skipped.isEmpty ? "" : " (\(skipped.count) skipped)"
+        var lines = ["seed \(seed): \(passed ? "passed" : "FAILED") after \(steps) steps\(skips), \(jobsRun) jobs, \(simulatedTime) simulated; "
                      + "\(settledPaths) paths and \(conflictVersions) conflict versions at the end"]
         if !converged { lines.append("did not converge") }
         lines += violations
@@ -51,13 +54,13 @@ public enum Simulation {
     public static let quietWatch = Duration.seconds(90)
 
     /// Runs `seed`. `directory` (created if missing) holds the devices' SQLite indexes.
-    public static func run(seed: UInt64, devices: Int = 3, steps: Int = 1000, directory: String,
+    public static func run(seed: UInt64, devices: Int = 3, steps: Int = 1000, skipping: Set<Int> = [], directory: String,
                            logger: Logger? = nil) throws -> SimulationOutcome {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let world = try SimWorld(seed: seed, devices: devices, directory: directory, logger: logger)
         world.start()
         world.scheduler.run(for: .seconds(1))
-        var agitator = Agitator(world: world)
+        var agitator = Agitator(world: world, skipping: skipping)
         for _ in 0..<steps {
             agitator.step()
             agitator.collectLeasedWrites()
@@ -70,9 +73,10 @@ public enum Simulation {
         var violations: [String] = []
         if !converged {
             violations.append("not settled within \(settleLimit): \(Invariants.unsettled(world) ?? "the indexes kept changing (a livelock)")")
+            violations += diagnostics(world)
         }
         violations += Invariants.violations(world, log: agitator.log)
-        return SimulationOutcome(seed: seed, steps: steps, jobsRun: world.scheduler.jobsRun, simulatedTime: world.scheduler.now,
+        return SimulationOutcome(seed: seed, steps: steps, skipped: skipping, jobsRun: world.scheduler.jobsRun, simulatedTime: world.scheduler.now,
                                  converged: converged, violations: violations, trace: agitator.steps,
                                  settledPaths: world.devices[0].disk.snapshot().count,
                                  conflictVersions: world.devices[0].disk.storedVersions().count)
@@ -91,6 +95,19 @@ extension Simulation {
             if sequences(world) == before && Invariants.converged(world) { return true }
         }
         return false
+    }
+
+    /// Each device's engine state, asked for on its own executor.
+    static func diagnostics(_ world: SimWorld) -> [String] {
+        let lines = LeasedWrites()
+        for device in world.devices {
+            guard let life = device.life else { continue }
+            Task(executorPreference: life.executor) {
+                lines.add(try! RelativePath("Documents"), [], saw: nil, "d\(device.number): \(await life.sync.diagnostics())")
+            }
+        }
+        world.scheduler.run(for: .milliseconds(10))
+        return lines.drain().map(\.label).sorted()
     }
 
     private static func sequences(_ world: SimWorld) -> [Int64] {

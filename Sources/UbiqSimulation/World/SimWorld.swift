@@ -13,6 +13,8 @@ public final class SimWorld: Sendable {
     public let devices: [SimDevice]
     public let container: ContainerID
     let logger: Logger
+    /// A path whose state on every device is logged after each step (`UBIQ_SIM_WATCH`).
+    let watched = ProcessInfo.processInfo.environment["UBIQ_SIM_WATCH"].flatMap { try? RelativePath($0) }
 
     private struct Pair: Hashable {
         let low: Int

@@ -28,16 +28,28 @@ public protocol StagedFile: Sendable {
 
 /// A staged file and the place it is to take, for committing many at once.
 public struct StagedCommit: Sendable {
+    /// What the file may replace: a client may write the path while the engine assembles the
+    /// new version, and its write must win over a blind rename.
+    public enum Replacing: Sendable, Equatable {
+        case anything
+        /// Only where nothing is (`DiskError.alreadyExists` otherwise).
+        case nothing
+        /// Only the file with this stat, as the engine last saw it (`.alreadyExists` otherwise).
+        case unchanged(FileStat)
+    }
+
     public var staged: any StagedFile
     public var path: RelativePath
     public var executable: Bool
     public var mtime: Int64
+    public var replacing: Replacing
 
-    public init(staged: any StagedFile, path: RelativePath, executable: Bool, mtime: Int64) {
+    public init(staged: any StagedFile, path: RelativePath, executable: Bool, mtime: Int64, replacing: Replacing = .anything) {
         self.staged = staged
         self.path = path
         self.executable = executable
         self.mtime = mtime
+        self.replacing = replacing
     }
 }
 

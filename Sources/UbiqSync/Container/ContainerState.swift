@@ -146,6 +146,13 @@ struct ContainerState: Sendable {
         defer { deferredScans = [] }
         return deferredScans
     }
+
+    /// The state in one line, for a report of a run that did not settle.
+    var summary: String {
+        "passes running \(passes.runningCount), in flight \(inFlight.paths.map(\.rawValue).sorted()), "
+            + "failures \(failures.keys.map(\.rawValue).sorted()), case conflicts \(caseConflicts.keys.map(\.rawValue).sorted()), "
+            + "deferred scans \(deferredScans.map { $0?.rawValue ?? "/" }.sorted())"
+    }
 }
 
 /// What status shows of a container's state: copied (cheaply, the collections are shared

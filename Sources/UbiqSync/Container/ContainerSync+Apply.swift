@@ -14,7 +14,10 @@ extension ContainerSync {
         let plan: PullPlan
         switch state.passBegins(needs: allNeeds, at: clock.now) {
         case .nothingNeeded(let sweep):
-            if sweep { sweepVersions() }
+            if sweep {
+                sweepVersions()
+                await restoreMissingVersions()
+            }
             return nil
         case .nothingFree:
             return nil
@@ -189,10 +192,22 @@ extension ContainerSync {
             stat = try disk.makeSymlink(path, target: goal.symlinkTarget ?? "")
         case .file:
             let staged = try await assemble(goal.chunks, path: path, version: goal.version)
+            // Looked at again after the fetch, with no suspension before the rename: a client
+            // may have written the path meanwhile, and its write must not be replaced unseen.
+            if let onDisk, onDisk.item.kind != .directory, disk.stat(path) != onDisk.stat {
+                staged.discard()
+                throw DiskError(.io, "'\(path)' changed on disk while its new version was fetched; it will be rescanned")
+            }
             if let onDisk, onDisk.item.kind == .directory {
                 do { try disk.remove(path) } catch { staged.discard(); throw error }
             }
-            do { stat = try disk.commit(staged, to: path, executable: goal.executable, mtime: goal.mtime) } catch {
+            do {
+                stat = onDisk == nil
+                    ? try disk.commitNew(staged, to: path, executable: goal.executable, mtime: goal.mtime)
+                    : try disk.commit(staged, to: path, executable: goal.executable, mtime: goal.mtime)
+            } catch let error as DiskError where error.code == .alreadyExists {
+                throw DiskError(.io, "'\(path)' was created on disk while its new version was fetched; it will be rescanned")
+            } catch {
                 staged.discard()
                 throw error
             }
@@ -363,6 +378,21 @@ extension ContainerSync {
                 logger.info("removed a kept version no item lists", metadata: ["name": "\(name)"])
             } catch {
                 logger.warning("could not remove a kept version no item lists", metadata: ["name": "\(name)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Keeps again the conflict versions items list whose copy is missing: the other catch-all,
+    /// for a version recorded but never kept (a path reused after its deletion, a crash in
+    /// between). Each comes from local copies of its chunks or from peers.
+    func restoreMissingVersions() async {
+        guard let items = try? index.conflictedItems(id) else { return }
+        for item in items {
+            guard let stored = try? disk.storedVersionIDs(of: item.path),
+                  item.conflicts.contains(where: { $0.kind == .file && !stored.contains($0.id) }) else { continue }
+            do { _ = try await ensureVersions(of: item, current: try index.item(id, item.path)) } catch {
+                logger.info("a listed conflict version is missing here and could not be fetched yet",
+                            metadata: ["path": "\(item.path)", "error": "\(error)"])
             }
         }
     }

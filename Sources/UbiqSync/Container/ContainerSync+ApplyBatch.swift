@@ -95,7 +95,9 @@ extension ContainerSync {
                 file.discard()
                 continue
             }
-            commits.append(StagedCommit(staged: file, path: goal.path, executable: goal.executable, mtime: goal.mtime))
+            // The disk checks again at the rename: a client may write the path meanwhile.
+            let replacing: StagedCommit.Replacing = if let local, !local.item.deleted, let seen = local.stat { .unchanged(seen) } else { .nothing }
+            commits.append(StagedCommit(staged: file, path: goal.path, executable: goal.executable, mtime: goal.mtime, replacing: replacing))
         }
         // The flush waits for the disk: off the actor (a child task, on the engine's pool), so
         // other work goes on meanwhile.

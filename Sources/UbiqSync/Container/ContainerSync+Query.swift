@@ -19,4 +19,8 @@ extension ContainerSync {
     public nonisolated func isUploaded(_ item: Item) -> Bool {
         ((try? index.holders(id, item.path, version: item.version)) ?? []).isEmpty == false
     }
+
+    /// The engine's state of this container in one line (passes, paths in flight, failures),
+    /// for diagnosing a run that did not settle.
+    public func diagnostics() -> String { state.summary }
 }

@@ -6,7 +6,7 @@ import UbiqModel
 /// not hold up changes that another pass can apply. Paths are compared case-folded, so two
 /// passes never create case twins side by side.
 struct PathsInFlight: Sendable {
-    private var paths: Set<RelativePath> = []
+    private(set) var paths: Set<RelativePath> = []
     /// Case-folded taken paths, with how many taken paths fold to each.
     private var folded: [String: Int] = [:]
     /// Case-folded folders above taken paths, with how many taken paths lie below each.
