@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: unit tests of each module and live tests with real ubiqd processes on
-# loopback (in parallel), then the LAN tests in network namespaces (one at a time: each
+# loopback (in parallel), the engine's deterministic simulator (fixed seeds, then two
+# minutes of new seeds, printed, on a release build), then the LAN tests in network namespaces (one at a time: each
 # brings up its own hosts with dbus and avahi-daemon, and they skip with a message where
 # root or namespaces are missing), the randomized partition test among them. Between the
 # two, a short fuzzing run of every parser of untrusted bytes. Last, the benchmark at CI
@@ -10,7 +11,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 lan='UbiqTestSupportTests\.|LANTests'
 swift build --build-tests
-swift test --skip-build --skip "$lan" "$@"
+swift test --skip-build --skip "$lan|SimulationTests" "$@"
+# A seed replays exactly only with deterministic hashing (docs/reliability.md).
+SWIFT_DETERMINISTIC_HASHING=1 swift test --skip-build --filter SimulationTests "$@"
+swift build -c release --product ubiq-sim
+sim="$(swift build -c release --show-bin-path)/ubiq-sim"
+first=$(( $(date +%s) % 1000000 * 1000 ))
+echo "simulation: new seeds from $first (replay one with scripts/simulate.sh --from SEED --count 1)"
+SWIFT_DETERMINISTIC_HASHING=1 "$sim" --from "$first" --count 200 --minutes 2 --shrink --shrink-tries 100 &
+other=$!
+SWIFT_DETERMINISTIC_HASHING=1 "$sim" --from $(( first + 500 )) --count 200 --minutes 2 --shrink --shrink-tries 100
+wait "$other"
 # libFuzzer with AddressSanitizer, 30 s per parser of untrusted bytes (docs/reliability.md),
 # from a fixed seed: a run tests what the change did, not the luck of the draw; new inputs
 # are explored by longer runs without one.

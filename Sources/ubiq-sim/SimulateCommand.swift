@@ -16,7 +16,9 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Agitation steps per seed.") var steps: Int = 1000
     @Option(help: "Devices per world (3–5).") var devices: Int = 3
     @Flag(help: "Shrink each failing schedule.") var shrink = false
-    @Option(help: "Where the devices' indexes go (a fresh folder per seed inside).") var directory = NSTemporaryDirectory() + "ubiq-sim"
+    @Option(help: "Runs a shrink may try.") var shrinkTries = 400
+    @Option(help: "Where the devices' indexes go (a fresh folder per seed inside).")
+    var directory = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm/ubiq-sim" : NSTemporaryDirectory() + "ubiq-sim"
 
     func validate() throws {
         guard (2...5).contains(devices) else { throw ValidationError("--devices must be 2 to 5") }
@@ -40,7 +42,7 @@ struct SimulateCommand: ParsableCommand {
             failed.append(seed)
             print(outcome.report)
             if shrink {
-                let shrunk = try Shrinker { steps, skipping in try !simulate(seed, steps: steps, skipping: skipping).passed }
+                let shrunk = try Shrinker(budget: shrinkTries) { steps, skipping in try !simulate(seed, steps: steps, skipping: skipping).passed }
                     .shrink(steps: steps)
                 let kept = shrunk.steps - shrunk.skipping.count
                 print("shrunk: seed \(seed), \(shrunk.steps) steps, \(kept) of them done; skipped: \(shrunk.skipping.sorted())")

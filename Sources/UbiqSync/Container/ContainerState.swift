@@ -22,6 +22,10 @@ struct ContainerState: Sendable {
     private var passes: PullPassSchedule
     /// Subtrees not rescanned because a client held a write lease in them (nil: all).
     private var deferredScans: Set<RelativePath?> = []
+    /// When the kept conflict versions were last checked for missing copies.
+    private var keptVersionsChecked: Instant?
+    /// How often at most a pass that ends with nothing in flight checks them.
+    static let keptVersionsCheckInterval = Duration.seconds(10)
 
     init(overtakeAfter: Duration) {
         passes = PullPassSchedule(overtakeAfter: overtakeAfter)
@@ -59,6 +63,15 @@ struct ContainerState: Sendable {
         let plan = PullPlan(needs: free, failing: Set(free.map(\.path).filter { failures[$0] != nil }))
         inFlight.take(plan.taken)
         return .apply(plan)
+    }
+
+    /// Whether a pass that just ended should look for conflict versions items list but this
+    /// device does not keep (a catch-all: they are fetched again); at most every
+    /// ``keptVersionsCheckInterval``, and only with nothing in flight.
+    mutating func keptVersionsCheckDue(at now: Instant) -> Bool {
+        guard inFlight.isEmpty, keptVersionsChecked.map({ now - $0 >= Self.keptVersionsCheckInterval }) ?? true else { return false }
+        keptVersionsChecked = now
+        return true
     }
 
     /// A step of a pass is done: its paths are free for other passes.

@@ -14,10 +14,7 @@ extension ContainerSync {
         let plan: PullPlan
         switch state.passBegins(needs: allNeeds, at: clock.now) {
         case .nothingNeeded(let sweep):
-            if sweep {
-                sweepVersions()
-                await restoreMissingVersions()
-            }
+            if sweep { sweepVersions() }
             return nil
         case .nothingFree:
             return nil
@@ -214,6 +211,25 @@ extension ContainerSync {
         }
         try record([ItemWrite(item: goal, stat: stat, settlesNeed: true)], origin: .remote)
         logger.debug("applied", metadata: ["path": "\(path)", "version": "\(goal.version)"])
+        reviveFolders(above: [path])
+    }
+
+    /// A peer's item landed in a folder this device holds as deleted (deleted here, or on a
+    /// peer, while the item was created elsewhere): putting it in place made the folder again,
+    /// so the folder is rescanned and recorded as a new version here. Modification beats
+    /// deletion, as for a folder deleted on a peer that still has content here.
+    func reviveFolders(above paths: [RelativePath]) {
+        var folders: Set<RelativePath> = []
+        for path in paths {
+            var parent = path.parent
+            while let folder = parent, folders.insert(folder).inserted { parent = folder.parent }
+        }
+        guard !folders.isEmpty, let items = try? index.items(id, at: Array(folders)) else { return }
+        let deleted = items.values.filter { $0.item.deleted && disk.stat($0.item.path) != nil }.map(\.item.path)
+        guard !deleted.isEmpty else { return }
+        do { try scan(Self.outermost(deleted).map { Optional($0) }) } catch {
+            logger.warning("could not record a folder made again for a peer's change", metadata: ["paths": "\(deleted)", "error": "\(error)"])
+        }
     }
 
     /// A folder deleted on a peer but holding local content here: modification beats deletion.

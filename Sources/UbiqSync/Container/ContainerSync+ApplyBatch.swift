@@ -54,6 +54,7 @@ extension ContainerSync {
         do { try record(writes, origin: .remote, previous: locals.mapValues(\.item)) } catch {
             logger.warning("could not record applied changes; they will be rescanned", metadata: ["count": "\(writes.count)", "error": "\(error)"])
         }
+        reviveFolders(above: writes.map(\.item.path))
         announce()
     }
 

@@ -136,6 +136,7 @@ public actor ContainerSync {
     private func pullPass() async {
         let plan = await pullNeeds()
         if state.passEnded(plan) { requestPull() }
+        if state.keptVersionsCheckDue(at: clock.now) { await restoreMissingVersions() }
     }
 
     /// A stream that yields at once and whenever the container's sequence moves (new things

@@ -18,14 +18,10 @@ struct AwaitingLists: Sendable {
 /// receiver rebuilds those it holds and asks for the rest.
 ///
 /// The receive loop must not wait for those answers (they arrive through it), so such an
-/// update waits in a queue that one task works through, and the sequence recorded for the
-/// peer stays below every entry still waiting: after a restart the peer sends it again. A
-/// later entry for the same path replaces a waiting one (the peer's index keeps only the
-/// latest), and version vectors make the order in which updates are recorded safe.
+/// update waits in a queue that one task works through; ``IncomingIndex`` keeps the sequence
+/// recorded for the peer below every entry still waiting. Version vectors make the order in
+/// which updates are recorded safe.
 extension PeerSession {
-    /// Entries a peer may leave waiting for chunk lists at once before it counts as flooding.
-    static let maxAwaitingLists = 65_536
-
     /// Whether our index entries may name chunk groups.
     var grouped: Bool { (agreement?.version ?? 1) >= 2 }
 
@@ -39,27 +35,13 @@ extension PeerSession {
         return ChunkGroups.catalog((items + needs).filter { !$0.isEmpty })
     }
 
-    /// A newer entry for `path` arrived: a waiting one is dropped when its lists come.
-    func supersede(_ container: ContainerID, _ path: RelativePath) {
-        if awaitingLists[container]?[path] != nil { awaitingLists[container]?[path] = nil }
-    }
-
     /// Queues an update that needs chunk lists from the peer.
     func awaitLists(_ entries: [AnnouncedItem], container: ContainerSync, indexID: UInt64,
                     held: [ChunkHash: ArraySlice<ChunkRef>]) throws {
-        let waiting = awaitingLists.values.reduce(0) { $0 + $1.count }
-        guard waiting + entries.count <= Self.maxAwaitingLists else {
-            throw WireError(.malformed, "more than \(Self.maxAwaitingLists) index entries wait for their chunk lists")
+        guard incoming.wait(for: entries.map { ($0.item.path, $0.sequence) }, in: container.id) else {
+            throw WireError(.malformed, "more than \(IncomingIndex.maxAwaiting) index entries wait for their chunk lists")
         }
-        for entry in entries { awaitingLists[container.id, default: [:]][entry.item.path] = entry.sequence }
         listRequests.yield(AwaitingLists(container: container, indexID: indexID, entries: entries, held: held))
-    }
-
-    /// The peer's index state to record: up to `last`, but below any entry still waiting.
-    func indexState(_ container: ContainerID, indexID: UInt64, upTo last: Int64) -> PeerIndexState {
-        var reached = last
-        if let waiting = awaitingLists[container]?.values.min() { reached = min(reached, waiting - 1) }
-        return PeerIndexState(indexID: indexID, maxSequence: max(0, reached))
     }
 
     /// Works through waiting updates one at a time until the session ends.
@@ -70,7 +52,7 @@ extension PeerSession {
     }
 
     private func isWaiting(_ entry: AnnouncedItem, in container: ContainerID) -> Bool {
-        awaitingLists[container]?[entry.item.path] == entry.sequence
+        incoming.isWaiting(entry.item.path, sequence: entry.sequence, in: container)
     }
 
     /// Asks for the missing groups, then records the update. A group the peer no longer has
@@ -103,7 +85,7 @@ extension PeerSession {
         var items: [Item] = []
         var absent: Set<RelativePath> = []
         for entry in waiting.entries where isWaiting(entry, in: id) {
-            awaitingLists[id]?[entry.item.path] = nil
+            incoming.resolved(entry.item.path, in: id)
             guard let item = entry.resolved(from: lists) else {
                 logger.info("peer no longer has the chunk lists of a file it announced; its newer entry follows",
                             metadata: ["container": "\(id)", "path": "\(entry.item.path)"])
@@ -112,7 +94,7 @@ extension PeerSession {
             items.append(item)
             if entry.absent { absent.insert(item.path) }
         }
-        let state = indexState(id, indexID: waiting.indexID, upTo: recordedSequence[id] ?? 0)
+        let state = incoming.state(of: id, indexID: waiting.indexID, upTo: incoming.lastSeen(in: id))
         do {
             try await waiting.container.receive(items, absent: absent, from: link.remoteDevice, state: state)
         } catch {

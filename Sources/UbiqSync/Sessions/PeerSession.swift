@@ -23,10 +23,9 @@ public actor PeerSession {
     private let requestQueue: AsyncStream<PeerRequest>
     /// Bytes read for peers and not yet sent, shared by every session.
     nonisolated let serving: ByteBudget
-    /// Per container: files whose chunk lists are being asked for, path → the entry's sequence.
-    var awaitingLists: [ContainerID: [RelativePath: Int64]] = [:]
-    /// Per container: the last sequence of the peer's latest index update recorded.
-    var recordedSequence: [ContainerID: Int64] = [:]
+    /// What the session has taken in of the peer's index: sequences seen, entries waiting for
+    /// their chunk lists.
+    var incoming = IncomingIndex()
     let listRequests: AsyncStream<AwaitingLists>.Continuation
     private let listQueue: AsyncStream<AwaitingLists>
     private(set) var agreement: Handshake.Agreement?
@@ -260,7 +259,7 @@ public actor PeerSession {
         }
         let last = Int64(clamping: update.lastSequence)
         let held = try heldChunkGroups(id, for: entries)
-        for entry in entries { supersede(id, entry.item.path) }
+        for entry in entries { incoming.supersede(entry.item.path, in: id) }
         var items: [Item] = []
         var absent: Set<RelativePath> = []
         items.reserveCapacity(entries.count)
@@ -268,14 +267,15 @@ public actor PeerSession {
             guard let item = entry.resolved(from: held) else {
                 // The whole update waits, so a rename's deletion is not applied before its creation.
                 try awaitLists(entries, container: container, indexID: update.indexID, held: held)
-                recordedSequence[id] = max(recordedSequence[id] ?? 0, last)
+                incoming.saw(last, in: id)
                 return
             }
             items.append(item)
             if entry.absent { absent.insert(item.path) }
         }
-        try await container.receive(items, absent: absent, from: link.remoteDevice, state: indexState(id, indexID: update.indexID, upTo: last))
-        recordedSequence[id] = max(recordedSequence[id] ?? 0, last)
+        try await container.receive(items, absent: absent, from: link.remoteDevice,
+                                    state: incoming.state(of: id, indexID: update.indexID, upTo: last))
+        incoming.saw(last, in: id)
     }
 
     /// Queues a peer's request to be answered off the receive loop.
