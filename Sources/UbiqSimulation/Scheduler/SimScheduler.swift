@@ -25,16 +25,10 @@ public final class SimScheduler: Sendable {
         case action(@Sendable () -> Void)
     }
 
-    struct Timer {
-        var at: Duration
-        var id: UInt64
-        var due: Due
-    }
 
     struct State {
         var ready: [Ready] = []
-        /// Unordered; the earliest (then lowest ID) is found by a scan, few are pending.
-        var timers: [UInt64: Timer] = [:]
+        var timers = TimerQueue<Due>()
         /// Timers cancelled before they were set (a task cancelled while it began to sleep).
         var cancelledEarly: Set<UInt64> = []
         var nextTimerID: UInt64 = 1
@@ -103,7 +97,7 @@ public final class SimScheduler: Sendable {
         state.withLock { state in
             let id = state.nextTimerID
             state.nextTimerID += 1
-            state.timers[id] = Timer(at: state.now + max(delay, .zero), id: id, due: .action(action))
+            state.timers.insert(.action(action), at: state.now + max(delay, .zero), id: id)
         }
     }
 
@@ -111,7 +105,7 @@ public final class SimScheduler: Sendable {
     func resume(_ continuation: CheckedContinuation<Void, any Error>, at: Duration, id: UInt64) {
         let early = state.withLock { state in
             if state.cancelledEarly.remove(id) != nil { return true }
-            state.timers[id] = Timer(at: at, id: id, due: .resume(continuation))
+            state.timers.insert(.resume(continuation), at: at, id: id)
             return false
         }
         if early { continuation.resume(throwing: CancellationError()) }
@@ -119,13 +113,13 @@ public final class SimScheduler: Sendable {
 
     func cancelTimer(_ id: UInt64) {
         let removed = state.withLock { state in
-            guard let timer = state.timers.removeValue(forKey: id) else {
+            guard let due = state.timers.remove(id) else {
                 state.cancelledEarly.insert(id)
-                return nil as Timer?
+                return nil as Due?
             }
-            return timer
+            return due
         }
-        if case .resume(let continuation)? = removed?.due { continuation.resume(throwing: CancellationError()) }
+        if case .resume(let continuation)? = removed { continuation.resume(throwing: CancellationError()) }
     }
 
     // MARK: running
@@ -146,15 +140,13 @@ public final class SimScheduler: Sendable {
     func step() -> Step {
         enum Next {
             case job(Ready)
-            case timer(Timer)
+            case timer(Due)
             case nothing
         }
         let next: Next = state.withLock { state in
-            let earliest = state.timers.values.min(by: { ($0.at, $0.id) < ($1.at, $1.id) })
-            if let earliest, earliest.at <= state.now || state.ready.isEmpty {
-                state.timers[earliest.id] = nil
-                state.now = max(state.now, earliest.at)
-                return .timer(earliest)
+            if let at = state.timers.earliest(), at <= state.now || state.ready.isEmpty, let (_, due) = state.timers.popEarliest() {
+                state.now = max(state.now, at)
+                return .timer(due)
             }
             guard !state.ready.isEmpty else { return .nothing }
             let index = Int(state.random.next() % UInt64(state.ready.count))
@@ -170,8 +162,8 @@ public final class SimScheduler: Sendable {
         case .job(.serial(let job, let serial)):
             job.runSynchronously(isolatedTo: serial.asUnownedSerialExecutor(), taskExecutor: serial.owner.asUnownedTaskExecutor())
             return .ranJob
-        case .timer(let timer):
-            switch timer.due {
+        case .timer(let due):
+            switch due {
             case .resume(let continuation): continuation.resume()
             case .action(let action): action()
             }
@@ -186,7 +178,7 @@ public final class SimScheduler: Sendable {
         let end = now + duration
         while true {
             let (hasReady, nextTimer, now) = state.withLock { state in
-                (!state.ready.isEmpty, state.timers.values.map(\.at).min(), state.now)
+                (!state.ready.isEmpty, state.timers.earliest(), state.now)
             }
             if now >= end { return }
             if !hasReady, nextTimer.map({ $0 > end }) ?? true {
