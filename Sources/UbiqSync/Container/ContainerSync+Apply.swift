@@ -121,7 +121,7 @@ extension ContainerSync {
         switch Reconciliation.reconcile(local: local?.item, remote: target) {
         case .keepLocal:
             if let local {
-                if local.item.version == target.version { _ = try await ensureVersions(of: local.item, current: local) }
+                if local.item.version == target.version { try await ensureVersions(of: local.item) }
                 // Ours may have moved on since the need was recorded; what it no longer lists goes.
                 try pruneVersions(of: local.item)
             }
@@ -132,8 +132,8 @@ extension ContainerSync {
         case .merge(let merged, let contentFromRemote):
             goal = merged
             if !contentFromRemote {
-                let current = try await ensureVersions(of: merged, current: local)
-                try record([ItemWrite(item: merged, stat: current?.stat, settlesNeed: true)], origin: .remote)
+                try await ensureVersions(of: merged)
+                try record([ItemWrite(item: merged, stat: local?.stat, settlesNeed: true)], origin: .remote)
                 try pruneVersions(of: merged)
                 announce()
                 return
@@ -145,8 +145,8 @@ extension ContainerSync {
             }
             return
         }
-        let current = try await ensureVersions(of: goal, current: local)
-        try await materialize(goal, local: current, asked: asked)
+        try await ensureVersions(of: goal)
+        try await materialize(goal, local: local, asked: asked)
         try pruneVersions(of: goal)
         announce()
     }
@@ -357,8 +357,8 @@ extension ContainerSync {
     /// against the index before and after), never hard-linked: until the winner replaces it,
     /// the file stays open to clients' in-place writes and its bytes need not be durable, and
     /// a link would let either change the kept version under its ID (the simulator found both).
-    func ensureVersions(of item: Item, current: IndexedItem?) async throws -> IndexedItem? {
-        guard !item.conflicts.isEmpty else { return current }
+    func ensureVersions(of item: Item) async throws {
+        guard !item.conflicts.isEmpty else { return }
         let stored = try disk.storedVersionIDs(of: item.path)
         for version in item.conflicts where version.kind == .file && !stored.contains(version.id) {
             let staged = try await assemble(version.chunks, path: item.path)
@@ -371,7 +371,6 @@ extension ContainerSync {
             try index.setVersionFile(id, name: try disk.versionName(of: item.path, id: version.id), chunks: version.chunks)
             logger.info("kept conflict version", metadata: ["path": "\(item.path)", "versionID": "\(version.id)"])
         }
-        return current
     }
 
     /// Removes kept version copies that no item lists any more (a catch-all for the paths
@@ -406,8 +405,8 @@ extension ContainerSync {
         for item in items {
             guard let stored = try? disk.storedVersionIDs(of: item.path),
                   item.conflicts.contains(where: { $0.kind == .file && !stored.contains($0.id) }) else { continue }
-            do { _ = try await ensureVersions(of: item, current: try index.item(id, item.path)) } catch {
-                logger.info("a listed conflict version is missing here and could not be fetched yet",
+            do { try await ensureVersions(of: item) } catch {
+                logger.debug("a listed conflict version is missing here and could not be fetched yet",
                             metadata: ["path": "\(item.path)", "error": "\(error)"])
             }
         }
