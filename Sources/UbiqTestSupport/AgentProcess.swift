@@ -93,7 +93,7 @@ public final class AgentProcess: @unchecked Sendable {
         if onDemand {
             let config = home + "/ubiqd.toml"
             try "[[container]]\nid = \"\(container)\"\npath = \"\(root)\"\ndownload = \"on-demand\"\n"
-                .write(toFile: config, atomically: true, encoding: .utf8)
+                .write(toFile: config, atomically: false, encoding: .utf8)
             arguments += ["--config", config]
         } else {
             arguments += ["--container", "\(container)=\(root)"]

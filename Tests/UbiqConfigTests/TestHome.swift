@@ -21,7 +21,7 @@ final class TestHome {
         let full = home + "/" + path
         try FileManager.default.createDirectory(
             atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try text.write(toFile: full, atomically: true, encoding: .utf8)
+        try text.write(toFile: full, atomically: false, encoding: .utf8)
         return full
     }
 
