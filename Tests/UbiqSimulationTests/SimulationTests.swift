@@ -21,6 +21,11 @@ import UbiqTestSupport
         try expectSettles(seed: seed)
     }
 
+    /// Five devices: more peers to fetch from, more links to choose between.
+    @Test func aFiveDeviceWorldSettles() throws {
+        try expectSettles(seed: 5, devices: 5, steps: 300)
+    }
+
     /// A new seed on every run, printed so that a failure can be replayed.
     @Test func aRandomSeedSettles() throws {
         let seed = UInt64.random(in: 1000...UInt64(Int64.max))
@@ -47,18 +52,18 @@ import UbiqTestSupport
         #expect(Set(1...30).subtracting(shrunk.skipping) == [7, 30])
     }
 
-    private func run(seed: UInt64, steps: Int = 1000) throws -> SimulationOutcome {
+    private func run(seed: UInt64, devices: Int = 3, steps: Int = 1000) throws -> SimulationOutcome {
         let directory = try TempDirectory()
         var logger: Logger?
         if ProcessInfo.processInfo.environment["UBIQ_SIM_LOG"] != nil {
             logger = Logger(label: "sim", factory: { label in StreamLogHandler.standardError(label: label) })
             logger?.logLevel = .debug
         }
-        return try Simulation.run(seed: seed, devices: 3, steps: steps, directory: directory.path, logger: logger)
+        return try Simulation.run(seed: seed, devices: devices, steps: steps, directory: directory.path, logger: logger)
     }
 
-    private func expectSettles(seed: UInt64) throws {
-        let outcome = try run(seed: seed)
+    private func expectSettles(seed: UInt64, devices: Int = 3, steps: Int = 1000) throws {
+        let outcome = try run(seed: seed, devices: devices, steps: steps)
         let passed = outcome.passed
         if !passed { print(outcome.report) }
         #expect(passed, "seed \(seed) failed; its report is printed above")
