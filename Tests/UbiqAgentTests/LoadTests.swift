@@ -36,8 +36,12 @@ import UbiqTestSupport
             _ = try await client.readJSON()
             subscribers.append(client)
         }
-        try a.write("Documents/large.bin", DeltaTransferTests.randomData(128 << 20, seed: 9))
-        let large = try TreeDigest.fileHash(a.path("Documents/large.bin"))
+        // Made beside the container and renamed into it once every client is asking for
+        // status, so the transfer happens while they ask, however busy the machine is.
+        let staged = a.state + "/large.bin"
+        try DeltaTransferTests.randomData(128 << 20, seed: 9).write(to: URL(fileURLWithPath: staged))
+        let large = try TreeDigest.fileHash(staged)
+        let (firstAnswers, firstAnswer) = AsyncStream<Void>.makeStream()
 
         let expected = Set((0..<Self.clients).flatMap { client in (0..<Self.filesEach).map { "Documents/c\(client)/f\($0).txt" } })
             .union(["Documents/large.bin"])
@@ -47,10 +51,22 @@ import UbiqTestSupport
         // Each client writes its files, then asks for status, one request at a time, until the
         // large file is in place; it reads its events all along.
         let answeredDuringTransfer = try await withThrowingTaskGroup(of: Int.self) { group in
+            group.addTask {
+                var asking = 0
+                for await _ in firstAnswers {
+                    asking += 1
+                    if asking == Self.clients { break }
+                }
+                try FileManager.default.moveItem(atPath: staged, toPath: a.path("Documents/large.bin"))
+                return 0
+            }
             for (index, client) in subscribers.enumerated() {
                 group.addTask {
                     var heard: Set<String> = []
                     var duringTransfer = 0
+                    // A client that gives up before its first answer must not hold back the move.
+                    var signalled = false
+                    defer { if !signalled { firstAnswer.yield() } }
                     for file in 0..<Self.filesEach {
                         try b.write("Documents/c\(index)/f\(file).txt", "client \(index), file \(file)")
                     }
@@ -67,6 +83,10 @@ import UbiqTestSupport
                             }
                             if line["id"] == .integer(Int64(request)) {
                                 answered = true
+                                if request == 1 {
+                                    firstAnswer.yield()
+                                    signalled = true
+                                }
                                 let transfers = try line["result"]?.decode(AgentStatus.self).containers.first?.transfers ?? []
                                 if transfers.contains(where: { $0.path == "Documents/large.bin" }) { duringTransfer += 1 }
                             }

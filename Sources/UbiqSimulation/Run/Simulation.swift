@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import UbiqChunking
 import UbiqModel
 import UbiqTestSupport
@@ -99,20 +100,27 @@ extension Simulation {
 
     /// Each device's engine state, asked for on its own executor.
     static func diagnostics(_ world: SimWorld) -> [String] {
-        let lines = LeasedWrites()
+        let lines = Lines()
         for device in world.devices {
             guard let life = device.life else { continue }
             Task(executorPreference: life.executor) {
-                lines.add(try! RelativePath("Documents"), [], saw: nil, "d\(device.number): \(await life.sync.diagnostics())")
+                lines.add("d\(device.number): \(await life.sync.diagnostics())")
             }
         }
         world.scheduler.run(for: .milliseconds(10))
-        return lines.drain().map(\.label).sorted()
+        return lines.all.sorted()
     }
 
     private static func sequences(_ world: SimWorld) -> [Int64] {
         world.devices.map { (try? $0.index.containerState(world.container).sequence) ?? -1 }
     }
+}
+
+/// Lines written by simulated tasks, read by the run.
+private final class Lines: Sendable {
+    private let lines = Mutex<[String]>([])
+    func add(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
 }
 
 /// A short digest of a text, for comparing traces.
