@@ -103,7 +103,7 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         // The engine's deterministic simulator: several devices in one process over an
         // in-memory disk, a simulated network and clock, driven by one seeded scheduler.
-        .target(name: "UbiqSimulation", dependencies: ["UbiqSync", "UbiqIndex", "UbiqModel", "UbiqChunking", "UbiqWire", "UbiqTestSupport", log],
+        .target(name: "UbiqSimulation", dependencies: ["UbiqSync", "UbiqIndex", "UbiqModel", "UbiqChunking", "UbiqFileSystem", "UbiqWire", "UbiqTestSupport", log],
                 swiftSettings: swiftSettings),
         .target(name: "UbiqTestSupport", dependencies: ["UbiqModel", "UbiqClient", "UbiqControlAPI", "UbiqChunking", "UbiqWire"] + nio, swiftSettings: swiftSettings),
 

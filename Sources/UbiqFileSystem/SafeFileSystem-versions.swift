@@ -24,6 +24,13 @@ extension SafeFileSystem {
         ChunkHasher.hash(Array(path.rawValue.utf8)).hex + "-"
     }
 
+    /// The version id in a stored name that starts with `prefix` (``versionPrefix(of:)``);
+    /// nil where the rest is not the hex of a UTF-8 id.
+    public static func versionID(inName name: String, prefix: String) -> String? {
+        guard name.hasPrefix(prefix) else { return nil }
+        return unhex(name.utf8.dropFirst(prefix.utf8.count))
+    }
+
     /// The absolute path of a stored version, for clients that read it directly.
     public func versionPath(of path: RelativePath, id: String) throws(FileSystemError) -> String {
         layout.versionsFolder + "/" + (try Self.versionName(of: path, id: id))

@@ -1,4 +1,4 @@
-import UbiqChunking
+import UbiqFileSystem
 import UbiqIndex
 import UbiqModel
 import UbiqSync
@@ -293,45 +293,15 @@ extension DiskTree {
     }
 }
 
-/// The real disk's names for kept versions: the hex SHA-256 of the path, `-`, and the
-/// version id in hex, so the simulator's index records the same names.
+/// The real disk's names for kept versions (``SafeFileSystem``'s, so the simulator's index
+/// records the same names), with its refusals as the engine's `DiskError`s.
 enum VersionNames {
-    static let maximumIDLength = 64
-
     static func name(of path: RelativePath, id: String) throws(DiskError) -> String {
-        let bytes = Array(id.utf8)
-        guard !bytes.isEmpty, bytes.count <= maximumIDLength else {
-            throw DiskError(.io, "version id '\(id)' must be 1 to \(maximumIDLength) bytes long")
-        }
-        return prefix(of: path) + hex(bytes)
+        do { return try SafeFileSystem.versionName(of: path, id: id) } catch { throw DiskError(.io, error.message) }
     }
 
-    static func prefix(of path: RelativePath) -> String {
-        ChunkHasher.hash(Array(path.rawValue.utf8)).hex + "-"
-    }
+    static func prefix(of path: RelativePath) -> String { SafeFileSystem.versionPrefix(of: path) }
 
     /// The id in a stored name with this prefix; nil where the rest is not hex of UTF-8.
-    static func id(in name: String, prefix: String) -> String? {
-        let digits = Array(name.utf8.dropFirst(prefix.utf8.count))
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        for pair in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = value(of: digits[pair]), let low = value(of: digits[pair + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func value(of digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        default: nil
-        }
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef")
-        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] })
-    }
+    static func id(in name: String, prefix: String) -> String? { SafeFileSystem.versionID(inName: name, prefix: prefix) }
 }

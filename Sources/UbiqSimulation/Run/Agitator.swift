@@ -128,7 +128,8 @@ struct Agitator {
             parents.insert(folder, at: 0)
             parent = folder.parent
         }
-        for folder in parents where device.disk.snapshot()[folder] == nil { try? device.disk.clientMakeFolder(folder) }
+        let existing = device.disk.snapshot()
+        for folder in parents where existing[folder] == nil { try? device.disk.clientMakeFolder(folder) }
         do {
             if draw(2) == 0 { try device.disk.clientSaveAtomically(path, bytes) } else { try device.disk.clientWrite(path, bytes, fsync: draw(2) == 0) }
         } catch {

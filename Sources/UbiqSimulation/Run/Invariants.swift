@@ -53,12 +53,10 @@ enum Invariants {
     static func caseConflicts(_ world: SimWorld) -> Set<RelativePath> {
         var paths: Set<RelativePath> = []
         for device in world.devices {
-            guard let status = try? device.life?.sync.status() else { continue }
-            for raw in status.caseConflicts {
-                guard let path = try? RelativePath(raw) else { continue }
-                paths.insert(path)
-                for other in device.disk.snapshot().keys where other.rawValue.lowercased() == raw.lowercased() { paths.insert(other) }
-            }
+            guard let status = try? device.life?.sync.status(), !status.caseConflicts.isEmpty else { continue }
+            let folded = Set(status.caseConflicts.map { $0.lowercased() })
+            paths.formUnion(status.caseConflicts.compactMap { try? RelativePath($0) })
+            paths.formUnion(device.disk.snapshot().keys.filter { folded.contains($0.rawValue.lowercased()) })
         }
         return paths
     }

@@ -10,10 +10,7 @@ public struct SimClock: EngineClock {
 
     public var now: ContinuousClock.Instant { scheduler.origin.advanced(by: scheduler.now) }
 
-    public var wallNanoseconds: Int64 {
-        let elapsed = scheduler.now.components
-        return Self.wallOrigin + elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000 + wallOffset()
-    }
+    public var wallNanoseconds: Int64 { Self.wallOrigin + scheduler.now.nanoseconds + wallOffset() }
 
     public func sleep(until deadline: ContinuousClock.Instant) async throws {
         try Task.checkCancellation()
@@ -27,4 +24,9 @@ public struct SimClock: EngineClock {
             scheduler.cancelTimer(id)
         }
     }
+}
+
+extension Duration {
+    /// Whole nanoseconds, for wall-clock arithmetic in Int64.
+    var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
 }

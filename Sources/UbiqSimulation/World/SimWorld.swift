@@ -122,8 +122,7 @@ public final class SimWorld: Sendable {
 
     /// Moves device `a`'s wall clock by `offset` (a clock set wrong, or corrected).
     public func jumpWallClock(of a: Int, by offset: Duration) {
-        let nanoseconds = offset.components.seconds * 1_000_000_000 + offset.components.attoseconds / 1_000_000_000
-        devices[a].wallOffset.move(by: nanoseconds)
+        devices[a].wallOffset.move(by: offset.nanoseconds)
     }
 
     /// Whether `a` and `b` are connected now.
