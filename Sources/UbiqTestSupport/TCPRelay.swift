@@ -6,7 +6,8 @@ import Glibc
 /// A loopback TCP relay a test can cut and heal: a network partition between two agents on
 /// one machine without namespaces. The dialing agent is pointed at ``port``; the relay
 /// forwards each connection to the target port until ``sever()`` resets every connection
-/// and refuses new ones, and forwards again after ``heal()``.
+/// and refuses new ones, and forwards again after ``heal()``. ``limit(bytesPerSecond:)`` makes
+/// it a slow link, so that a transfer lasts a known least time however fast the machine is.
 public final class TCPRelay: @unchecked Sendable {
     public let port: Int
     private let target: Int
@@ -14,6 +15,8 @@ public final class TCPRelay: @unchecked Sendable {
     private let lock = NSLock()
     private var open: [ObjectIdentifier: Pair] = [:]
     private var severed = false
+    /// Bytes per second each direction of each connection may carry; nil for no limit.
+    private var bytesPerSecond: Int?
     private var closed = false
 
     /// Both sockets of one relayed connection; the last of its two pumps to finish closes them.
@@ -79,6 +82,11 @@ public final class TCPRelay: @unchecked Sendable {
         lock.withLock { severed = false }
     }
 
+    /// Caps each direction of each connection at `bytesPerSecond` from now on (nil lifts it).
+    public func limit(bytesPerSecond: Int?) {
+        lock.withLock { self.bytesPerSecond = bytesPerSecond }
+    }
+
     /// Stops listening and ends every connection.
     public func close() {
         let (pairs, wasClosed) = lock.withLock {
@@ -108,7 +116,7 @@ public final class TCPRelay: @unchecked Sendable {
             lock.withLock { open[ObjectIdentifier(pair)] = pair }
             for (from, to) in [(client, upstream), (upstream, client)] {
                 Thread { [self] in
-                    Self.pump(from: from, to: to)
+                    pump(from: from, to: to)
                     Glibc.shutdown(to, Int32(SHUT_WR))
                     if pair.pumpEnded() {
                         _ = lock.withLock { open.removeValue(forKey: ObjectIdentifier(pair)) }
@@ -132,12 +140,16 @@ public final class TCPRelay: @unchecked Sendable {
         return nil
     }
 
-    private static func pump(from: Int32, to: Int32) {
+    private func pump(from: Int32, to: Int32) {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return }
+            if let rate = lock.withLock({ bytesPerSecond }), rate > 0 {
+                // Holding the bytes back for as long as the link would take to carry them.
+                usleep(UInt32(min(Int(UInt32.max), count * 1_000_000 / rate)))
+            }
             var sent = 0
             while sent < count {
                 let n = buffer.withUnsafeBytes { send(to, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL)) }

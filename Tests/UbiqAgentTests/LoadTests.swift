@@ -9,6 +9,7 @@ import UbiqTestSupport
 @Suite(.serialized) struct LoadTests {
     static let clients = 20
     static let filesEach = 5
+    static let linkBytesPerSecond = 32 << 20
 
     /// The agent's peak resident memory in MiB (`VmHWM`), found by its state folder.
     static func peakMemoryMiB(stateFolder: String) -> Int? {
@@ -24,10 +25,20 @@ import UbiqTestSupport
 
     @Test func twentyClientsDuringALargeTransfer() async throws {
         let cluster = try LiveCluster(["alpha", "beta"])
-        defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
+        // Beta reaches alpha through a link of 32 MiB/s, so the transfer lasts at least four
+        // seconds however fast the machine is, and every client asks many times during it.
+        let link = try TCPRelay(to: a.port)
+        link.limit(bytesPerSecond: Self.linkBytesPerSecond)
+        b.peers = [link.port]
+        defer {
+            link.close()
+            cluster.stopAll()
+        }
         try await cluster.start()
-        try await cluster.waitConnected()
+        try await waitUntil("beta to connect to alpha through the link") {
+            try await b.status().peers.contains { $0.connected && $0.name == a.name }
+        }
 
         var subscribers: [RawLineClient] = []
         for _ in 0..<Self.clients {
