@@ -14,7 +14,7 @@ extension SyncIndex {
     /// file asks for thousands. Hashes held nowhere are left out, and so are corrupt rows:
     /// the chunk is then fetched from a peer, never read from the wrong file.
     public func locations(of hashes: some Sequence<ChunkHash>) throws -> [ChunkHash: [ChunkLocation]] {
-        try pool.read { db in
+        try read { db in
             var result: [ChunkHash: [ChunkLocation]] = [:]
             let statement = try db.cachedStatement(sql: """
                 SELECT container.identifier, chunk.file, chunk.offset, chunk.size FROM chunk
@@ -36,7 +36,7 @@ extension SyncIndex {
     /// `path`, recorded with this stat: the content a scan hashed is what is on disk, so a
     /// read of it needs no new hash.
     public func holds(_ container: ContainerID, path: RelativePath, run: [ChunkRef], stat: FileStat) throws -> Bool {
-        try pool.read { db in
+        try read { db in
             guard let id = try containerID(db, container),
                   let row = try Row.fetchOne(db, cached: """
                       SELECT statSize, statMtime, statCtime, statInode FROM item WHERE container = ? AND path = ? AND deleted = 0

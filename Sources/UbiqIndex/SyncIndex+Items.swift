@@ -6,7 +6,7 @@ import UbiqModel
 /// local sequence.
 extension SyncIndex {
     public func item(_ container: ContainerID, _ path: RelativePath) throws -> IndexedItem? {
-        try pool.read { db in
+        try read { db in
             guard let id = try containerID(db, container) else { return nil }
             return try ItemRow.fetchOne(db, cached: "SELECT * FROM item WHERE container = ? AND path = ?", arguments: [id, path.rawValue])?
                 .indexed
@@ -16,7 +16,7 @@ extension SyncIndex {
     /// The items at these paths, in one read; paths the index does not know are left out.
     public func items(_ container: ContainerID, at paths: [RelativePath]) throws -> [RelativePath: IndexedItem] {
         guard !paths.isEmpty else { return [:] }
-        return try pool.read { db in
+        return try read { db in
             guard let id = try containerID(db, container) else { return [:] }
             var result: [RelativePath: IndexedItem] = [:]
             for path in paths {
@@ -30,7 +30,7 @@ extension SyncIndex {
 
     /// Items in the folder `parent` (the container root when nil), not recursive.
     public func children(_ container: ContainerID, of parent: RelativePath?) throws -> [IndexedItem] {
-        try pool.read { db in
+        try read { db in
             guard let id = try containerID(db, container) else { return [] }
             let prefix = parent.map { $0.rawValue + "/" } ?? ""
             let rows = try ItemRow.fetchAll(db, cached: """
@@ -50,7 +50,7 @@ extension SyncIndex {
     /// ``caseTwin(_:of:)`` of many paths in one read; paths without a twin are left out.
     public func caseTwins(_ container: ContainerID, of paths: [RelativePath]) throws -> [RelativePath: RelativePath] {
         guard !paths.isEmpty else { return [:] }
-        return try pool.read { db in
+        return try read { db in
             guard let id = try containerID(db, container) else { return [:] }
             var result: [RelativePath: RelativePath] = [:]
             for path in paths {
@@ -65,7 +65,7 @@ extension SyncIndex {
 
     /// Every item at or under `root` (the whole container when nil).
     public func items(_ container: ContainerID, under root: RelativePath? = nil) throws -> [IndexedItem] {
-        try pool.read { db in
+        try read { db in
             guard let id = try containerID(db, container) else { return [] }
             var result: [IndexedItem] = []
             try Self.forEachItem(ItemRow.self, db, "SELECT * FROM item", container: id, under: root) { result.append($0.indexed) }
@@ -77,7 +77,7 @@ extension SyncIndex {
     /// the order given, in one read: a scan of many paths (a group of applied files, a burst
     /// of watcher events) pays for one transaction.
     public func baselines(_ container: ContainerID, under roots: [RelativePath?]) throws -> [[RelativePath: ItemBaseline]] {
-        try pool.read { db in
+        try read { db in
             guard let id = try containerID(db, container) else { return roots.map { _ in [:] } }
             return try roots.map { root in
                 var result: [RelativePath: ItemBaseline] = [:]
@@ -112,7 +112,7 @@ extension SyncIndex {
 
     /// Items whose sequence is above `sequence`, in sequence order.
     public func items(_ container: ContainerID, after sequence: Int64, limit: Int) throws -> [IndexedItem] {
-        try pool.read { db in
+        try read { db in
             guard let id = try containerID(db, container) else { return [] }
             return try ItemRow.fetchAll(db, cached: """
                 SELECT * FROM item WHERE container = ? AND sequence > ? ORDER BY sequence LIMIT ?
@@ -154,7 +154,7 @@ extension SyncIndex {
 
     /// The items of `container` that have unresolved conflict versions.
     public func conflictedItems(_ container: ContainerID) throws -> [Item] {
-        try pool.read { db in
+        try read { db in
             guard let id = try containerID(db, container) else { return [] }
             return try ItemRow.fetchAll(db, cached: "SELECT * FROM item WHERE container = ? AND conflicts IS NOT NULL", arguments: [id])
                 .map(\.indexed.item)

@@ -28,7 +28,7 @@ extension SyncIndex {
     }
 
     public func keyValueEntry(_ store: KeyValueStoreID, _ key: String) throws -> IndexedKeyValue? {
-        try pool.read { db in
+        try read { db in
             guard let id = try kvStoreID(db, store) else { return nil }
             return try KeyValueEntryRow.fetchOne(db, cached: "SELECT * FROM kventry WHERE store = ? AND key = ?", arguments: [id, key])?
                 .indexed
@@ -37,7 +37,7 @@ extension SyncIndex {
 
     /// Every entry of the store, tombstones included, by key.
     public func keyValueEntries(_ store: KeyValueStoreID) throws -> [IndexedKeyValue] {
-        try pool.read { db in
+        try read { db in
             guard let id = try kvStoreID(db, store) else { return [] }
             return try KeyValueEntryRow.fetchAll(db, cached: "SELECT * FROM kventry WHERE store = ? ORDER BY key", arguments: [id])
                 .map(\.indexed)
@@ -46,7 +46,7 @@ extension SyncIndex {
 
     /// Entries whose sequence is above `sequence`, in sequence order.
     public func keyValueEntries(_ store: KeyValueStoreID, after sequence: Int64, limit: Int) throws -> [IndexedKeyValue] {
-        try pool.read { db in
+        try read { db in
             guard let id = try kvStoreID(db, store) else { return [] }
             return try KeyValueEntryRow.fetchAll(db, cached: "SELECT * FROM kventry WHERE store = ? AND sequence > ? ORDER BY sequence LIMIT ?",
                                                  arguments: [id, sequence, limit]).map(\.indexed)
@@ -87,7 +87,7 @@ extension SyncIndex {
     }
 
     public func keyValuePeerState(_ peer: DeviceID, _ store: KeyValueStoreID) throws -> PeerIndexState? {
-        try pool.read { db in
+        try read { db in
             guard let id = try kvStoreID(db, store) else { return nil }
             return try PeerStateRow.fetchOne(db, cached: "SELECT indexID, maxSequence FROM kvpeer WHERE device = ? AND store = ?",
                                              arguments: [peer.rawValue, id])?.state
@@ -97,7 +97,7 @@ extension SyncIndex {
     /// Whether this device has ever taken in anything of the store from a peer (the first
     /// time it does is the store's initial sync).
     public func keyValueHasSynced(_ store: KeyValueStoreID) throws -> Bool {
-        try pool.read { db in
+        try read { db in
             guard let id = try kvStoreID(db, store) else { return false }
             return try Bool.fetchOne(db, cached: "SELECT EXISTS (SELECT 1 FROM kvpeer WHERE store = ?)", arguments: [id]) ?? false
         }

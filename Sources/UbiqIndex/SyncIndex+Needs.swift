@@ -6,7 +6,7 @@ import UbiqModel
 extension SyncIndex {
     /// Remote versions this device has decided to apply but not yet applied.
     public func needs(_ container: ContainerID) throws -> [Item] {
-        try pool.read { db in
+        try read { db in
             guard let id = try containerID(db, container) else { return [] }
             return try Data.fetchAll(db, cached: "SELECT target FROM need WHERE container = ?", arguments: [id])
                 .map { try IndexBinary.decodeItem($0) }
@@ -16,7 +16,7 @@ extension SyncIndex {
     /// The pending needs at these paths, in one read.
     public func needs(_ container: ContainerID, at paths: [RelativePath]) throws -> [RelativePath: Item] {
         guard !paths.isEmpty else { return [:] }
-        return try pool.read { db in
+        return try read { db in
             guard let id = try containerID(db, container) else { return [:] }
             var result: [RelativePath: Item] = [:]
             for path in paths {
@@ -30,7 +30,7 @@ extension SyncIndex {
     }
 
     public func need(_ container: ContainerID, _ path: RelativePath) throws -> Item? {
-        try pool.read { db in
+        try read { db in
             guard let id = try containerID(db, container) else { return nil }
             return try Data.fetchOne(db, cached: "SELECT target FROM need WHERE container = ? AND path = ?", arguments: [id, path.rawValue])
                 .map { try IndexBinary.decodeItem($0) }
@@ -73,7 +73,7 @@ extension SyncIndex {
 
     /// Paths whose content was asked for and is still to come.
     public func fetchRequests(_ container: ContainerID) throws -> Set<RelativePath> {
-        try pool.read { db in
+        try read { db in
             guard let id = try containerID(db, container) else { return [] }
             return Set(try String.fetchAll(db, cached: "SELECT path FROM need WHERE container = ? AND fetch = 1", arguments: [id])
                 .compactMap { try? RelativePath($0) })

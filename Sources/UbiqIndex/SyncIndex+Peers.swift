@@ -52,7 +52,7 @@ extension SyncIndex {
     /// wanted version are left out.
     public func holders(_ container: ContainerID, of wanted: [RelativePath: VersionVector]) throws -> [RelativePath: [DeviceID]] {
         guard !wanted.isEmpty else { return [:] }
-        return try pool.read { db in
+        return try read { db in
             guard let id = try containerID(db, container) else { return [:] }
             var result: [RelativePath: [DeviceID]] = [:]
             for (path, version) in wanted {
@@ -69,7 +69,7 @@ extension SyncIndex {
 
     /// The versions other devices hold the content of, by path.
     public func heldVersions(_ container: ContainerID) throws -> [RelativePath: [VersionVector]] {
-        try pool.read { db in
+        try read { db in
             guard let id = try containerID(db, container) else { return [:] }
             var result: [RelativePath: [VersionVector]] = [:]
             for row in try Row.fetchAll(db, cached: "SELECT path, version FROM held WHERE container = ?", arguments: [id]) {
@@ -81,7 +81,7 @@ extension SyncIndex {
     }
 
     public func peerState(_ peer: DeviceID, _ container: ContainerID) throws -> PeerIndexState? {
-        try pool.read { db in
+        try read { db in
             guard let id = try containerID(db, container) else { return nil }
             return try PeerStateRow.fetchOne(db, cached: "SELECT indexID, maxSequence FROM peer WHERE device = ? AND container = ?",
                                              arguments: [peer.rawValue, id])?.state

@@ -17,7 +17,7 @@ extension SyncIndex {
     }
 
     private func countStatistics(_ container: ContainerID) throws -> ContainerStatistics {
-        try pool.read { db in
+        try read { db in
             var stats = ContainerStatistics()
             guard let id = try containerID(db, container) else { return stats }
             for totals in try KindTotalsRow.fetchAll(db, cached: KindTotalsRow.select, arguments: [id]) {

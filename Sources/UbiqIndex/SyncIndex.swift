@@ -8,7 +8,17 @@ import UbiqModel
 /// data gets the container's next sequence number, and the chunk table always lists the
 /// chunks of what is on disk, so the puller can find local copies by hash.
 public struct SyncIndex: Sendable {
-    let pool: DatabasePool
+    /// How the index reaches SQLite.
+    enum Connections: Sendable {
+        /// A file in WAL mode with a writer and concurrent readers: the agent's index, so that
+        /// status and serving read while the puller writes.
+        case file(DatabasePool)
+        /// One connection to a database in memory: the simulator's, whose devices share one
+        /// process and one thread and whose crashes end an engine, never the index.
+        case memory(DatabaseQueue)
+    }
+
+    let connections: Connections
     /// Container rows by identifier, once read: rows are never deleted, so a row ID stays
     /// valid, and each read need not look it up again.
     private let rowIDs = RowIDCache()
@@ -26,17 +36,47 @@ public struct SyncIndex: Sendable {
         }
         try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
+            let pool = try DatabasePool(path: path, configuration: configuration)
             try IndexMigrations.migrator.migrate(pool)
+            connections = .file(pool)
         } catch {
             throw IndexError(.database, "cannot open the index at \(path): \(error). Move the file away to rebuild it from a rescan and peers.")
         }
     }
 
+    /// An index in memory with the same schema and statements, gone when the last copy is:
+    /// the simulator's, where SQLite's file locking and WAL writes took a third of each run.
+    public static func inMemory() throws -> SyncIndex {
+        do {
+            let queue = try DatabaseQueue()
+            try IndexMigrations.migrator.migrate(queue)
+            return SyncIndex(connections: .memory(queue))
+        } catch {
+            throw IndexError(.database, "cannot open an index in memory: \(error)")
+        }
+    }
+
+    private init(connections: Connections) {
+        self.connections = connections
+    }
+
     /// Every write of the index goes through here.
     func write<T>(_ updates: (Database) throws -> T) throws -> T {
         defer { writes.advance() }
-        return try pool.write(updates)
+        switch connections {
+        case .file(let pool): return try pool.write(updates)
+        case .memory(let queue): return try queue.write(updates)
+        }
+    }
+
+    /// Every read of the index goes through here: a read transaction on one of the pool's
+    /// readers, so a read of several statements sees one state. The single connection in
+    /// memory runs one thing at a time, so a read there needs no transaction of its own.
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        switch connections {
+        case .file(let pool): try pool.read(body)
+        case .memory(let queue): try queue.unsafeRead(body)
+        }
     }
 
     /// The container's row, created with a fresh random index ID on first use.

@@ -42,6 +42,21 @@ import UbiqTestSupport
         #expect(other.fingerprint != first.fingerprint)
     }
 
+    /// The simulator keeps its indexes in memory for speed; on SQLite files, as the agent
+    /// keeps its own, the same seed runs the same schedule to the same end.
+    @Test func indexesOnFilesRunTheSameSchedule() throws {
+        try #require(ProcessInfo.processInfo.environment["SWIFT_DETERMINISTIC_HASHING"] != nil,
+                     "a seed replays exactly only with SWIFT_DETERMINISTIC_HASHING=1: run scripts/test.sh, which sets it")
+        let directory = try TempDirectory()
+        defer { directory.close() }
+        let inMemory = try run(seed: 13, steps: 300)
+        let onFiles = try run(seed: 13, steps: 300, directory: directory.path)
+        #expect(FileManager.default.fileExists(atPath: directory.appending("device-0.sqlite")))
+        #expect(inMemory.passed && onFiles.passed)
+        #expect(inMemory.fingerprint == onFiles.fingerprint)
+        #expect(inMemory.trace == onFiles.trace)
+    }
+
     @Test func theShrinkerFindsAShortFailingSchedule() throws {
         // A stand-in failure: any schedule whose done steps include both 7 and 30.
         let shrunk = try Shrinker { steps, skipping in
@@ -51,14 +66,13 @@ import UbiqTestSupport
         #expect(Set(1...30).subtracting(shrunk.skipping) == [7, 30])
     }
 
-    private func run(seed: UInt64, devices: Int = 3, steps: Int = 1000) throws -> SimulationOutcome {
-        let directory = try TempDirectory()
+    private func run(seed: UInt64, devices: Int = 3, steps: Int = 1000, directory: String? = nil) throws -> SimulationOutcome {
         var logger: Logger?
         if ProcessInfo.processInfo.environment["UBIQ_SIM_LOG"] != nil {
             logger = Logger(label: "sim", factory: { label in StreamLogHandler.standardError(label: label) })
             logger?.logLevel = .debug
         }
-        return try Simulation.run(seed: seed, devices: devices, steps: steps, directory: directory.path, logger: logger)
+        return try Simulation.run(seed: seed, devices: devices, steps: steps, directory: directory, logger: logger)
     }
 
     private func expectSettles(seed: UInt64, devices: Int = 3, steps: Int = 1000) throws {

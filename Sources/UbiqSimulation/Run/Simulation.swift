@@ -54,10 +54,11 @@ public enum Simulation {
     /// longer than the engine's retry backoff, so a change that still waits shows.
     public static let quietWatch = Duration.seconds(90)
 
-    /// Runs `seed`. `directory` (created if missing) holds the devices' SQLite indexes.
-    public static func run(seed: UInt64, devices: Int = 3, steps: Int = 1000, skipping: Set<Int> = [], directory: String,
+    /// Runs `seed`. The devices' indexes are in memory, or SQLite files in `directory`
+    /// (created if missing) when given.
+    public static func run(seed: UInt64, devices: Int = 3, steps: Int = 1000, skipping: Set<Int> = [], directory: String? = nil,
                            logger: Logger? = nil) throws -> SimulationOutcome {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if let directory { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         let world = try SimWorld(seed: seed, devices: devices, directory: directory, logger: logger)
         world.start()
         world.scheduler.run(for: .seconds(1))

@@ -25,11 +25,12 @@ public final class SimDevice: Sendable {
 
     private let current = Mutex<Life?>(nil)
 
-    init(number: Int, container: ContainerID, indexPath: String, scheduler: SimScheduler) throws {
+    /// The index is a SQLite file at `indexPath` when given, else in memory.
+    init(number: Int, container: ContainerID, indexPath: String?, scheduler: SimScheduler) throws {
         self.number = number
         self.container = container
         id = DeviceID(publicKeyDigest: (0..<20).map { UInt8(truncatingIfNeeded: $0 * 31 + number * 7 + 1) })
-        index = try SyncIndex(path: indexPath)
+        index = try indexPath.map { try SyncIndex(path: $0) } ?? SyncIndex.inMemory()
         let clock = SimClock(scheduler: scheduler, wallOffset: { [wallOffset] in wallOffset.value })
         disk = SimulatedDisk(now: { clock.wallNanoseconds })
     }

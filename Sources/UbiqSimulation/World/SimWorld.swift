@@ -32,13 +32,15 @@ public final class SimWorld: Sendable {
     /// How often a device looks for peers it is not connected to.
     static let dialInterval = Duration.milliseconds(500)
 
-    /// `directory` holds the devices' SQLite indexes.
-    public init(seed: UInt64, devices count: Int, directory: String, logger: Logger? = nil) throws {
+    /// The devices' indexes are SQLite files in `directory` when given (to look into after a
+    /// run), else in memory.
+    public init(seed: UInt64, devices count: Int, directory: String? = nil, logger: Logger? = nil) throws {
         scheduler = SimScheduler(seed: seed)
         container = try ContainerID("SIMTEAM.com.example.sim")
         self.logger = logger ?? Logger(label: "ubiq.sim", factory: { _ in SwiftLogNoOpLogHandler() })
         devices = try (0..<count).map { [scheduler, container] number in
-            try SimDevice(number: number, container: container, indexPath: "\(directory)/device-\(number).sqlite", scheduler: scheduler)
+            try SimDevice(number: number, container: container, indexPath: directory.map { "\($0)/device-\(number).sqlite" },
+                          scheduler: scheduler)
         }
     }
 
