@@ -37,6 +37,18 @@ import UbiqModel
         #expect(state.caseConflicts.isEmpty)
     }
 
+    @Test func keptVersionsAreSweptAtMostEveryTenSecondsAndNeverDuringAPass() throws {
+        var state = ContainerState(overtakeAfter: .seconds(2))
+        #expect(state.passBegins(needs: [], at: start) == .nothingNeeded(sweepVersions: true))
+        #expect(state.passBegins(needs: [], at: start + .seconds(9)) == .nothingNeeded(sweepVersions: false))
+        // A pass holding a path: not while it runs, even when due.
+        let running = try #require(plan(state.passBegins(needs: [item("Documents/a.txt")], at: start + .seconds(10))))
+        #expect(state.passBegins(needs: [], at: start + .seconds(11)) == .nothingNeeded(sweepVersions: false))
+        _ = state.passEnded(running)
+        #expect(state.passBegins(needs: [], at: start + .seconds(12)) == .nothingNeeded(sweepVersions: true))
+        #expect(state.passBegins(needs: [], at: start + .seconds(13)) == .nothingNeeded(sweepVersions: false))
+    }
+
     @Test func aFailedChangeWaitsGoesLastAloneAndIsForgottenWhenWritten() throws {
         var state = ContainerState(overtakeAfter: .seconds(2))
         let stuck = item("Documents/stuck.bin"), other = item("Documents/a.txt"), third = item("Documents/b.txt")

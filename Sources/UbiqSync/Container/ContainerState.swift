@@ -24,7 +24,11 @@ struct ContainerState: Sendable {
     private var deferredScans: Set<RelativePath?> = []
     /// When the kept conflict versions were last checked for missing copies.
     private var keptVersionsChecked: Instant?
-    /// How often at most a pass that ends with nothing in flight checks them.
+    /// When kept versions no item lists were last looked for.
+    private var keptVersionsSwept: Instant?
+    /// How often at most a pass that ends with nothing in flight checks them, and a pass
+    /// that finds nothing needed sweeps them (a version goes a minute after it was last
+    /// listed, so sweeping more often frees nothing sooner).
     static let keptVersionsCheckInterval = Duration.seconds(10)
 
     init(overtakeAfter: Duration) {
@@ -35,7 +39,8 @@ struct ContainerState: Sendable {
 
     /// What a pull pass that read `needs` does.
     enum PassStart: Equatable {
-        /// Nothing is needed; kept versions no item lists may be swept when no pass runs.
+        /// Nothing is needed; whether kept versions no item lists are to be swept now (no
+        /// pass runs, and none swept them for ``keptVersionsCheckInterval``).
         case nothingNeeded(sweepVersions: Bool)
         /// Everything needed is taken by another pass or waits to be retried.
         case nothingFree
@@ -52,7 +57,7 @@ struct ContainerState: Sendable {
     /// needed, takes the needs no other pass holds and whose retry is due, and orders them.
     mutating func passBegins(needs: [Item], at now: Instant) -> PassStart {
         forgetAllBut(Set(needs.map(\.path)))
-        guard !needs.isEmpty else { return .nothingNeeded(sweepVersions: inFlight.isEmpty) }
+        guard !needs.isEmpty else { return .nothingNeeded(sweepVersions: inFlight.isEmpty && Self.due(&keptVersionsSwept, at: now)) }
         var free: [Item] = []
         var leftBusy = false
         for need in needs {
@@ -69,8 +74,13 @@ struct ContainerState: Sendable {
     /// device does not keep (a catch-all: they are fetched again); at most every
     /// ``keptVersionsCheckInterval``, and only with nothing in flight.
     mutating func keptVersionsCheckDue(at now: Instant) -> Bool {
-        guard inFlight.isEmpty, keptVersionsChecked.map({ now - $0 >= Self.keptVersionsCheckInterval }) ?? true else { return false }
-        keptVersionsChecked = now
+        inFlight.isEmpty && Self.due(&keptVersionsChecked, at: now)
+    }
+
+    /// Whether ``keptVersionsCheckInterval`` has passed since `last`; if so, `last` becomes now.
+    private static func due(_ last: inout Instant?, at now: Instant) -> Bool {
+        guard last.map({ now - $0 >= keptVersionsCheckInterval }) ?? true else { return false }
+        last = now
         return true
     }
 
