@@ -196,9 +196,10 @@ public actor PeerSession {
     private func sendIndex(_ container: ContainerSync, offer: Ubiq_Wire_ContainerOffer) async throws {
         let state = try index.containerState(container.id)
         var sent: Int64 = offer.peerIndexID == state.indexID ? Int64(clamping: offer.peerMaxSequence) : 0
+        let limit = 1000
         for await _ in container.sequenceChanges() {
             while true {
-                let batch = try index.items(container.id, after: sent, limit: 1000)
+                let batch = try index.items(container.id, after: sent, limit: limit)
                 guard let last = batch.last else { break }
                 var update = Ubiq_Wire_IndexUpdate()
                 update.containerID = container.id.rawValue
@@ -207,6 +208,9 @@ public actor PeerSession {
                 update.items = batch.map { ItemMapping.fileInfo($0.item, sequence: $0.sequence, absent: !$0.downloaded, grouped: grouped) }
                 try await link.send(Ubiq_Wire_Envelope(.indexUpdate(update)))
                 sent = last.sequence
+                // The end for now: a later change is announced after it is committed, and the
+                // stream keeps that announcement for the next round.
+                if batch.count < limit { break }
             }
         }
     }
