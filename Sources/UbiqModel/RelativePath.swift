@@ -17,25 +17,53 @@ public struct RelativePath: Hashable, Comparable, Sendable, Codable, CustomStrin
         guard !rawValue.hasPrefix("/") else {
             throw ModelError(.invalidPath, "'\(rawValue)' is absolute; paths must be relative to the container")
         }
-        guard !rawValue.utf8.contains(0) else { throw ModelError(.invalidPath, "path contains a NUL byte") }
-        let components = rawValue.split(separator: "/", omittingEmptySubsequences: false)
-        for component in components {
-            if component.isEmpty || component == "." || component == ".." {
-                throw ModelError(.invalidPath, "'\(rawValue)' has an empty, '.' or '..' component")
+        // One pass over the bytes: every path the index, the disk and peers hand over comes
+        // through here.
+        var start = 0, dots = 0, offset = 0, first = true
+        for byte in rawValue.utf8 {
+            switch byte {
+            case 0:
+                throw ModelError(.invalidPath, "path contains a NUL byte")
+            case UInt8(ascii: "/"):
+                try Self.checkComponent(length: offset - start, dots: dots, first: first, in: rawValue)
+                (start, dots, first) = (offset + 1, 0, false)
+            case UInt8(ascii: "."):
+                dots += 1
+            default:
+                break
             }
+            offset += 1
         }
-        if components[0] == Self.agentFolder {
-            throw ModelError(.invalidPath, "'\(rawValue)' is inside the agent's private .ubiq/ folder")
+        try Self.checkComponent(length: offset - start, dots: dots, first: first, in: rawValue)
+        self.rawValue = rawValue
+    }
+
+    /// Refuses an empty, `.` or `..` component, and `.ubiq` as the first; `dots` counts the
+    /// component's periods.
+    private static func checkComponent(length: Int, dots: Int, first: Bool, in path: String) throws(ModelError) {
+        if length == 0 || (length <= 2 && dots == length) {
+            throw ModelError(.invalidPath, "'\(path)' has an empty, '.' or '..' component")
         }
+        if first, length == agentFolder.utf8.count, path.utf8.starts(with: agentFolder.utf8) {
+            throw ModelError(.invalidPath, "'\(path)' is inside the agent's private .ubiq/ folder")
+        }
+    }
+
+    /// A path known to be valid: a parent of one.
+    private init(valid rawValue: String) {
         self.rawValue = rawValue
     }
 
     public var components: [Substring] { rawValue.split(separator: "/") }
-    public var name: Substring { components.last! }
+
+    public var name: Substring {
+        guard let slash = rawValue.utf8.lastIndex(of: UInt8(ascii: "/")) else { return rawValue[...] }
+        return rawValue[rawValue.index(after: slash)...]
+    }
 
     public var parent: RelativePath? {
-        guard let slash = rawValue.lastIndex(of: "/") else { return nil }
-        return try? RelativePath(String(rawValue[..<slash]))
+        guard let slash = rawValue.utf8.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+        return RelativePath(valid: String(rawValue[..<slash]))
     }
 
     public func appending(_ name: String) throws(ModelError) -> RelativePath {
@@ -49,7 +77,13 @@ public struct RelativePath: Hashable, Comparable, Sendable, Codable, CustomStrin
 
     /// False for anything inside a `<name>.nosync` folder, at any depth.
     public var isSyncable: Bool {
-        !components.dropLast().contains { $0.hasSuffix(".nosync") } && !name.hasSuffix(".nosync")
+        var rest = rawValue[...]
+        while let marker = rest.firstRange(of: ".nosync") {
+            // A component ends there: a slash follows, or the path does.
+            if marker.upperBound == rest.endIndex || rest[marker.upperBound] == "/" { return false }
+            rest = rest[marker.upperBound...]
+        }
+        return true
     }
 
     /// Case-folded form, to find two paths that differ only in case.

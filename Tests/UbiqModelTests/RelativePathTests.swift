@@ -2,7 +2,8 @@ import Testing
 import UbiqModel
 
 @Suite struct RelativePathTests {
-    @Test(arguments: ["../x", "a/../../b", "/etc/passwd", ".ubiq/tmp/x", "a//b", "./a", "a/.", "", "a\u{0}b"])
+    @Test(arguments: ["../x", "a/../../b", "/etc/passwd", ".ubiq/tmp/x", ".ubiq", "a//b", "./a", "a/.", "a/..", "a/", "", "a\u{0}b",
+                      "a/b\u{0}"])
     func refusesPathsThatEscapeOrHide(_ raw: String) {
         #expect(throws: ModelError.self) { try RelativePath(raw) }
     }
@@ -13,11 +14,21 @@ import UbiqModel
         #expect(path.parent?.rawValue == "Documents/Notes")
         #expect(path.isSyncable)
         #expect(try RelativePath("x/.ubiq").isSyncable)
+        // Periods inside names, and names that only begin like the agent's folder.
+        for raw in ["...", ".a", "a.", "a/.b/..c", ".ubiqx", ".ubi", "x/.ubiq/y"] {
+            #expect(try RelativePath(raw).rawValue == raw)
+        }
+        #expect(try RelativePath("top").name == "top")
+        #expect(try RelativePath("top").parent == nil)
+        #expect(try RelativePath("a/b/c").parent?.parent?.rawValue == "a")
     }
 
     @Test func nosyncFoldersAreNotSynced() throws {
         #expect(!(try RelativePath("Documents/cache.nosync/a")).isSyncable)
         #expect(!(try RelativePath("cache.nosync")).isSyncable)
+        #expect(!(try RelativePath("a/b.nosync/c.nosyncx/d")).isSyncable)
+        #expect(try RelativePath("a.nosyncx/b.nosync.txt").isSyncable)
+        #expect(try RelativePath(".nosyncfile").isSyncable)
     }
 
     @Test func symlinkTargetsMustStayInside() {
