@@ -6,11 +6,22 @@ public struct ContainerID: Hashable, Comparable, Sendable, Codable, CustomString
     public let rawValue: String
 
     public init(_ rawValue: String) throws(ModelError) {
-        let segments = rawValue.split(separator: ".", omittingEmptySubsequences: false)
-        let allowed = { (c: Character) in c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == "_") }
-        guard rawValue.utf8.count <= 255, segments.count >= 2,
-              segments.allSatisfy({ !$0.isEmpty && $0.allSatisfy(allowed) })
-        else {
+        // ASCII letters, digits, '-' and '_' in two or more segments joined by single periods,
+        // checked byte by byte (every message from a peer names its container).
+        var segments = 1, segmentLength = 0, valid = rawValue.utf8.count <= 255
+        for byte in rawValue.utf8 where valid {
+            switch byte {
+            case UInt8(ascii: "."):
+                valid = segmentLength > 0
+                (segments, segmentLength) = (segments + 1, 0)
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"):
+                segmentLength += 1
+            default:
+                valid = false
+            }
+        }
+        guard valid, segments >= 2, segmentLength > 0 else {
             throw ModelError(.invalidContainerID, "'\(rawValue)' is not a container identifier; use the form TEAMID.com.example.app")
         }
         self.rawValue = rawValue

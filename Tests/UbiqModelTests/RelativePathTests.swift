@@ -43,5 +43,10 @@ import UbiqModel
         #expect((try? ContainerID("TEAMID.com.example.notes")) != nil)
         #expect((try? ContainerID("noperiod")) == nil)
         #expect((try? ContainerID("TEAM.*")) == nil)
+        #expect((try? ContainerID("T-1.com.my_app")) != nil)
+        for bad in ["", ".", "a..b", ".a.b", "a.b.", "é.x", "a.b c", "a.b/c", String(repeating: "a.", count: 128) + "a"] {
+            #expect((try? ContainerID(bad)) == nil, "\(bad)")
+        }
+        #expect((try? ContainerID(String(repeating: "ab.", count: 84) + "abc")) != nil, "255 bytes")
     }
 }

@@ -5,10 +5,13 @@ import UbiqModel
 /// A row of the `item` table: one path of a container, the synced item with its local
 /// sequence, stat fingerprint and whether its content is here.
 struct ItemRow: FetchableRecord {
-    /// Every column, in the order ``insertOrReplace`` lists them.
+    /// Every column, in the order ``insertOrReplace`` lists them. Names are in lower case:
+    /// GRDB finds a column by its lower-cased name, lower-casing a name that misses first,
+    /// and SQLite's names are case-insensitive.
     enum Columns: String, ColumnExpression, CaseIterable {
-        case container, path, kind, deleted, size, mtime, executable, symlinkTarget, version, modifiedBy, chunks, conflicts
-        case sequence, statSize, statMtime, statCtime, statInode, folded, absent
+        case container, path, kind, deleted, size, mtime, executable, symlinkTarget = "symlinktarget", version
+        case modifiedBy = "modifiedby", chunks, conflicts, sequence, statSize = "statsize", statMtime = "statmtime"
+        case statCtime = "statctime", statInode = "statinode", folded, absent
     }
 
     var container: Int64

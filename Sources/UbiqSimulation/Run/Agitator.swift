@@ -88,7 +88,10 @@ struct Agitator {
     private mutating func content() -> [UInt8] {
         let size = [0, 1, 100, 3000, 20_000, 70_000][draw(6)]
         var generator = SplitMix64(seed: UInt64(counter) &* 0x9E37_79B9 &+ UInt64(draw(1 << 30)))
-        var bytes = (0..<size).map { _ in UInt8(truncatingIfNeeded: generator.next() % 7 + 97) }
+        var bytes = [UInt8](unsafeUninitializedCapacity: size + 12) { buffer, count in
+            for offset in 0..<size { buffer[offset] = UInt8(truncatingIfNeeded: generator.next() % 7 + 97) }
+            count = size
+        }
         // Every version is unique, even an empty one's successor.
         bytes.append(contentsOf: Array("#\(counter)".utf8))
         return bytes
