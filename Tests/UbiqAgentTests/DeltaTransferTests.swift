@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import UbiqChunking
 import UbiqModel
 import UbiqTestSupport
 
@@ -51,15 +50,6 @@ import UbiqTestSupport
         #expect(afterRename - afterEdit < 64 << 10, "a rename moved \(afterRename - afterEdit) bytes")
     }
 
-    /// The bytes of the chunks of `new` that `old` does not have.
-    static func newChunkBytes(_ old: String, _ new: String) throws -> Int {
-        let held = Set(try FileChunker().chunks(ofFileAt: old).chunks.map(\.hash))
-        var counted: Set<ChunkHash> = []
-        return try FileChunker().chunks(ofFileAt: new).chunks
-            .filter { !held.contains($0.hash) && counted.insert($0.hash).inserted }
-            .reduce(0) { $0 + Int($1.size) }
-    }
-
     /// A large file's index entry names its chunk groups (protocol 2): a change costs the
     /// new chunks and a few KiB, not the whole chunk list again; a change of its mode alone
     /// costs no chunk at all. A peer of protocol 1 still gets every change.
@@ -75,18 +65,19 @@ import UbiqTestSupport
         var data = Self.randomData(48 << 20, seed: 5)
         try a.write("Documents/large.bin", data)
         try await waitForConvergence([a, b], timeout: .seconds(120), "the 48 MiB file on beta") { $0["Documents/large.bin"] != nil }
-        try FileManager.default.copyItem(atPath: a.path("Documents/large.bin"), toPath: cluster.directory.appending("large-before.bin"))
 
         let before = try await b.status().bytesReceived
         data.insert(contentsOf: Self.randomData(104, seed: 6).prefix(100), at: 5000)
         try a.write("Documents/large.bin", data)
-        let newChunks = try Self.newChunkBytes(cluster.directory.appending("large-before.bin"), a.path("Documents/large.bin"))
         let edited = try TreeDigest.fileHash(a.path("Documents/large.bin"))
         try await waitForConvergence([a, b], "the insertion on beta") { $0["Documents/large.bin"] == edited }
         let afterInsert = try await b.status().bytesReceived
-        print("protocol \(protocolVersion): 100 bytes inserted in 48 MiB: \(afterInsert - before) bytes received, new chunks \(newChunks)")
+        print("protocol \(protocolVersion): 100 bytes inserted in 48 MiB: \(afterInsert - before) bytes received")
         if protocolVersion == "2" {
-            #expect(afterInsert - before < newChunks + 16 << 10, "an insertion moved \(afterInsert - before) bytes for \(newChunks) of new chunks")
+            // A fixed budget, not one computed with the chunker under test: the insertion lands
+            // in the file's first chunk (about 80 KB of this data; the whole chunk list is
+            // 35 KiB more, and protocol 1 moves about 110 KB).
+            #expect(afterInsert - before < 96 << 10, "an insertion of 100 bytes moved \(afterInsert - before) bytes")
         }
 
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: a.path("Documents/large.bin"))
@@ -103,10 +94,20 @@ import UbiqTestSupport
 
     @Test func killedDuringATransferResumesAndCompletes() async throws {
         let cluster = try LiveCluster(["alpha", "beta"])
-        defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
+        // Beta reaches alpha through a link of 64 MiB/s until the kill, so the 192 MiB are
+        // still on their way when it comes, however fast the machine is.
+        let link = try TCPRelay(to: a.port)
+        link.limit(bytesPerSecond: 64 << 20)
+        b.peers = [link.port]
+        defer {
+            link.close()
+            cluster.stopAll()
+        }
         try await cluster.start()
-        try await cluster.waitConnected()
+        try await waitUntil("beta to connect to alpha through the link") {
+            try await b.status().peers.contains { $0.connected && $0.name == a.name }
+        }
 
         try a.write("Documents/large.bin", Self.randomData(192 << 20, seed: 3))
         let expected = try TreeDigest.fileHash(a.path("Documents/large.bin"))
@@ -114,10 +115,10 @@ import UbiqTestSupport
             try await b.status().bytesReceived > 16 << 20
         }
         b.kill()
-        // A file appears at its final path complete and verified, or not at all.
-        let atKill = try TreeDigest.of(b.root)["Documents/large.bin"]
-        #expect(atKill == nil || atKill == expected, "a partial file appeared at its final path")
-        if atKill != nil { print("the transfer finished before the kill; the restart has nothing to resume") }
+        link.limit(bytesPerSecond: nil)
+        // Killed in the middle: no file at its final path yet (a file appears there complete
+        // and verified, or not at all).
+        #expect(try TreeDigest.of(b.root)["Documents/large.bin"] == nil, "a file was at its final path before the transfer ended")
         try await b.startAndWait()
         try await waitForConvergence([a, b], timeout: .seconds(120), "the file after the restart") {
             $0["Documents/large.bin"] == expected

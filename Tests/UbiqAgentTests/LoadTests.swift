@@ -118,6 +118,7 @@ import UbiqTestSupport
         for client in subscribers { await client.close() }
         let peak = try #require(Self.peakMemoryMiB(stateFolder: b.state))
         print("beta's peak memory with \(Self.clients) clients during a 128 MiB transfer: \(peak) MiB")
-        #expect(peak < 300, "beta's peak memory \(peak) MiB")
+        // Less than the file: nothing holds a transfer in memory whole. (About 60 MiB here.)
+        #expect(peak < 100, "beta's peak memory \(peak) MiB")
     }
 }
