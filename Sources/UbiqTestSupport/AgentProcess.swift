@@ -53,16 +53,27 @@ public final class AgentProcess: @unchecked Sendable {
         return dir.path
     }
 
-    /// Runs the `ubiq` CLI to completion; returns its standard output, throws on failure.
+    /// Runs the `ubiq` CLI to completion, with `input` on its standard input; returns its
+    /// standard output, throws on failure.
     @discardableResult
-    public static func cli(_ arguments: [String]) throws -> String {
+    public static func cli(_ arguments: [String], input: Data? = nil) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binDirectory + "/ubiq")
         process.arguments = arguments
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let inputPipe = input.map { _ in Pipe() }
+        if let inputPipe { process.standardInput = inputPipe }
         try process.run()
+        if let input, let inputPipe {
+            // Written from a thread of its own: a large input fills the pipe before the CLI reads.
+            let writer = inputPipe.fileHandleForWriting
+            Thread {
+                writer.write(input)
+                try? writer.close()
+            }.start()
+        }
         let output = out.fileHandleForReading.readDataToEndOfFile()
         let errors = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

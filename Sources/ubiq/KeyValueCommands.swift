@@ -42,19 +42,54 @@ struct KeyValueCommand: AsyncParsableCommand {
             commandName: "set", abstract: "Write one key.",
             discussion: """
                 The value is read as JSON (13, 2.5, true, "text", [1,2], {"a":1}, {"$date":"2026-01-31T09:15:02.517Z"}, \
-                {"$data":"AAEC"}); anything that is not JSON is taken as a string, so `ubiq kv set name Ada` works.
+                {"$data":"AAEC"}); anything that is not JSON is taken as a string, so `ubiq kv set name Ada` works. \
+                A value too large for the command line (up to the 1 MB limit) comes from a file (`--file PATH`) or from \
+                standard input (`-` as the value); with `--data`, the file's bytes are stored as they are, as data.
                 """)
 
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var options: StoreOption
         @Argument(help: "The key.") var key: String
-        @Argument(help: "The value: JSON, or a bare word for a string.") var value: String
+        @Argument(help: "The value: JSON, a bare word for a string, or - to read it from standard input.") var value: String?
+        @Option(help: ArgumentHelp("Read the value from this file.", valueName: "path")) var file: String?
+        @Flag(help: "Store the bytes of the file or standard input as a data value, not as text.") var data = false
         @OptionGroup var output: OutputOptions
 
+        func validate() throws {
+            switch (value, file) {
+            case (nil, nil): throw ValidationError("give the value, - to read it from standard input, or --file PATH")
+            case (.some, .some): throw ValidationError("give the value or --file, not both")
+            case (.some(let value), nil) where data && value != "-": throw ValidationError("--data needs --file or - (standard input)")
+            default: break
+            }
+        }
+
         func run(with agent: UbiqAgentClient) async throws {
-            let params = try JSONValue(encoding: KeyValueSetParams(store: options.store, key: key, value: KeyValueCommand.parse(value)))
+            let value = try readValue()
+            let params = try JSONValue(encoding: KeyValueSetParams(store: options.store, key: key, value: value))
             let result = try await agent.connection.call(ControlMethod.kvSet.rawValue, params: params)
             if output.json { Terminal.printJSON(result) }
+        }
+
+        /// The value as given, or read from the file or standard input.
+        private func readValue() throws -> JSONValue {
+            let bytes: Data
+            if let file {
+                guard let contents = FileManager.default.contents(atPath: file) else {
+                    throw ValidationError("cannot read \(file)")
+                }
+                bytes = contents
+            } else if value == "-" {
+                bytes = FileHandle.standardInput.readDataToEndOfFile()
+            } else {
+                return KeyValueCommand.parse(value ?? "")
+            }
+            if data { return ["$data": .string(bytes.base64EncodedString())] }
+            guard let text = String(data: bytes, encoding: .utf8) else {
+                throw ValidationError("the value is not UTF-8 text; add --data to store its bytes as data")
+            }
+            // A file's last line break is the file's, not the value's.
+            return KeyValueCommand.parse(text.hasSuffix("\n") ? String(text.dropLast()) : text)
         }
     }
 

@@ -60,6 +60,31 @@ import UbiqTestSupport
         #expect(throws: (any Error).self) { try AgentProcess.cli(["kv", "get", "name"] + base) }
     }
 
+    /// A value near the 1 MB limit does not fit in one command-line argument.
+    @Test func theCommandLineTakesALargeValueFromAFileOrStandardInput() async throws {
+        let pair = try KeyValuePair()
+        defer { pair.stop() }
+        try await pair.alpha.startAndWait()
+        let base = ["--socket", pair.alpha.socket, "--store", KeyValuePair.store.rawValue]
+        let text = String(repeating: "a line of notes\n", count: 56_000)
+        let file = pair.directory.appending("notes.txt")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+        try AgentProcess.cli(["kv", "set", "notes", "--file", file] + base)
+        #expect(try await pair.alpha.values()["notes"] == .string(String(text.dropLast())), "a file's last line break is not the value's")
+        // The store's limit is 1 MB in all: the notes make room for the next one.
+        try AgentProcess.cli(["kv", "rm", "notes"] + base)
+        let bytes = (0..<900_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+        try AgentProcess.cli(["kv", "set", "blob", "-", "--data"] + base, input: Data(bytes))
+        try AgentProcess.cli(["kv", "set", "greeting", "-"] + base, input: Data(#"{"en": "hello"}"#.utf8 + [10]))
+        let values = try await pair.alpha.values()
+        #expect(values["blob"] == .data(bytes))
+        #expect(values["greeting"] == .dictionary(["en": .string("hello")]))
+        // Not both, nor bytes that are not text without --data: refused, nothing written.
+        #expect(throws: (any Error).self) { try AgentProcess.cli(["kv", "set", "x", "1", "--file", file] + base) }
+        #expect(throws: (any Error).self) { try AgentProcess.cli(["kv", "set", "x", "-"] + base, input: Data([0xFF, 0xFE])) }
+        #expect(try await pair.alpha.values().keys.sorted() == ["blob", "greeting"])
+    }
+
     @Test func writesThatBreakALimitAreRefusedWhole() async throws {
         let pair = try KeyValuePair()
         defer { pair.stop() }
