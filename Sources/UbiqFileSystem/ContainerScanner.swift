@@ -120,7 +120,8 @@ private struct ScanWalk<Baseline: ScanBaseline> {
         case .directory:
             result.seen.insert(path)
             if !unchanged {
-                result.changed.append(LocalEntry(path: path, kind: .directory, size: 0, mtime: fileStat.mtimeNs, stat: fileStat))
+                result.changed.append(LocalEntry(path: path, kind: .directory, size: 0, mtime: fileStat.mtimeNs,
+                                                 permissions: Permissions(mode: UInt32(st.st_mode), kind: .directory), stat: fileStat))
             }
             if recursive { visitFolder(named: name, in: dirfd, path: path) }
         case .symlink:
@@ -202,7 +203,7 @@ private struct ScanWalk<Baseline: ScanBaseline> {
         }
         result.changed.append(LocalEntry(
             path: path, kind: .file, size: stat.size, mtime: stat.mtimeNs,
-            executable: before.st_mode & S_IXUSR != 0, chunks: chunked.chunks, stat: stat))
+            permissions: Permissions(mode: UInt32(before.st_mode), kind: .file), chunks: chunked.chunks, stat: stat))
     }
 
     private mutating func fail(_ path: RelativePath, _ error: FileSystemError) {

@@ -77,21 +77,4 @@ enum LinuxCalls {
         guard let syncfs else { return false }
         return syncfs(fd) == 0
     }
-
-    /// The process umask, read without changing it (`umask()` would, for every thread).
-    static let umask: mode_t = {
-        guard let file = fopen("/proc/self/status", "r") else { return 0o022 }
-        defer { fclose(file) }
-        var line: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(line) }
-        while getline(&line, &capacity, file) > 0, let line {
-            let text = String(cString: line)
-            if text.hasPrefix("Umask:") {
-                let digits = text.dropFirst(6).drop(while: { $0 == " " || $0 == "\t" }).prefix { $0.isNumber }
-                return mode_t(digits, radix: 8) ?? 0o022
-            }
-        }
-        return 0o022
-    }()
 }

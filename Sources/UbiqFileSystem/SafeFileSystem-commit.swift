@@ -5,14 +5,15 @@ import Logging
 import UbiqModel
 
 extension SafeFileSystem {
-    /// Moves a finished temp file to `path` atomically: sets its mode and mtime, makes its data
+    /// Moves a finished temp file to `path` atomically: sets its permissions (exactly, whatever
+    /// the umask) and mtime, makes its data
     /// durable, creates missing parent folders, renames it over whatever file was there, and
     /// makes the rename durable. On failure the temp file is deleted.
     ///
     /// Returns the stat facts to record as the scan baseline (the rename changed the ctime).
     @discardableResult
-    public func commit(_ file: TempFile, to path: RelativePath, executable: Bool, mtimeNs: Int64) throws(FileSystemError) -> FileStat {
-        let result = commit([PendingCommit(file: file, path: path, executable: executable, mtimeNs: mtimeNs)])
+    public func commit(_ file: TempFile, to path: RelativePath, permissions: Permissions, mtimeNs: Int64) throws(FileSystemError) -> FileStat {
+        let result = commit([PendingCommit(file: file, path: path, permissions: permissions, mtimeNs: mtimeNs)])
         removeReplaced(result.replaced)
         if let error = result.failures[path] { throw error }
         return result.committed[path]!
@@ -140,7 +141,7 @@ extension SafeFileSystem {
     }
 
     private func prepare(_ item: PendingCommit) throws(FileSystemError) -> FileStat {
-        guard fchmod(item.file.fd, Self.mode(executable: item.executable)) == 0 else {
+        guard fchmod(item.file.fd, mode_t(item.permissions.bits)) == 0 else {
             throw FileSystemError.posix(errno, "chmod", item.file.path)
         }
         let time = Posix.timespec(nanoseconds: item.mtimeNs)
@@ -154,10 +155,10 @@ extension SafeFileSystem {
 
     // MARK: - Folders and links
 
-    /// Creates a folder and any missing parents; an existing folder is fine. Sets its mtime
-    /// when given. Returns its stat facts.
+    /// Creates a folder and any missing parents; an existing folder is fine. Sets its
+    /// permissions and mtime when given. Returns its stat facts.
     @discardableResult
-    public func makeDirectory(_ path: RelativePath, mtimeNs: Int64? = nil) throws(FileSystemError) -> FileStat {
+    public func makeDirectory(_ path: RelativePath, permissions: Permissions? = nil, mtimeNs: Int64? = nil) throws(FileSystemError) -> FileStat {
         let parent = try parentFolder(of: path, create: true)
         let name = String(path.name)
         if mkdirat(parent.fd, name, 0o777) != 0 {
@@ -168,6 +169,13 @@ extension SafeFileSystem {
             guard Posix.kind(of: st.st_mode) == .directory else {
                 throw FileSystemError(.alreadyExists, "'\(path)' exists and is not a folder")
             }
+        }
+        if let permissions {
+            // Through a descriptor of the folder itself: a name could be swapped for a link.
+            let folder = openat(parent.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard folder >= 0 else { throw FileSystemError.posix(errno, "open folder", path.rawValue) }
+            defer { close(folder) }
+            guard fchmod(folder, mode_t(permissions.bits)) == 0 else { throw FileSystemError.posix(errno, "chmod", path.rawValue) }
         }
         if let mtimeNs { try setTimes(name, in: parent.fd, mtimeNs: mtimeNs, display: path.rawValue) }
         return try statFacts(name, in: parent.fd, display: path.rawValue)

@@ -11,13 +11,13 @@ extension SafeFileSystem {
     ///
     /// Returns the stat facts to record as the scan baseline.
     @discardableResult
-    public func commitNew(_ file: TempFile, to path: RelativePath, executable: Bool, mtimeNs: Int64) throws(FileSystemError) -> FileStat {
+    public func commitNew(_ file: TempFile, to path: RelativePath, permissions: Permissions, mtimeNs: Int64) throws(FileSystemError) -> FileStat {
         let facts: FileStat
         let temporary: OwnedDescriptor
         let parent: OwnedDescriptor
         do throws(FileSystemError) {
             let time = Posix.timespec(nanoseconds: mtimeNs)
-            guard fchmod(file.fd, Self.mode(executable: executable)) == 0, futimens(file.fd, [time, time]) == 0 else {
+            guard fchmod(file.fd, mode_t(permissions.bits)) == 0, futimens(file.fd, [time, time]) == 0 else {
                 throw FileSystemError.posix(errno, "finish", file.path)
             }
             var st = stat()

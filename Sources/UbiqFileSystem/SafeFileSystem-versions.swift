@@ -52,7 +52,7 @@ extension SafeFileSystem {
 
     /// Stores a finished temp file as a version of `path` (a remote loser of a conflict).
     public func commitToVersions(
-        _ file: TempFile, path: RelativePath, id: String, executable: Bool, mtimeNs: Int64
+        _ file: TempFile, path: RelativePath, id: String, permissions: Permissions, mtimeNs: Int64
     ) throws(FileSystemError) {
         let name: String
         do { name = try Self.versionName(of: path, id: id) } catch {
@@ -60,7 +60,7 @@ extension SafeFileSystem {
             throw error
         }
         let time = Posix.timespec(nanoseconds: mtimeNs)
-        guard fchmod(file.fd, Self.mode(executable: executable)) == 0, futimens(file.fd, [time, time]) == 0,
+        guard fchmod(file.fd, mode_t(permissions.bits)) == 0, futimens(file.fd, [time, time]) == 0,
               fsync(file.fd) == 0
         else {
             let error = FileSystemError.posix(errno, "finish version of", path.rawValue)

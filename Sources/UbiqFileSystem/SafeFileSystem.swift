@@ -20,11 +20,6 @@ public struct SafeFileSystem: Sendable {
         self.logger = logger
     }
 
-    /// The mode a synced file gets: `rw-r--r--` or `rwxr-xr-x`, less the process umask.
-    static func mode(executable: Bool) -> mode_t {
-        (executable ? 0o777 : 0o666) & ~LinuxCalls.umask
-    }
-
     // MARK: - Opening folders without following links
 
     func openRoot() throws(FileSystemError) -> OwnedDescriptor {

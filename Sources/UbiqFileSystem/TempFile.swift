@@ -162,15 +162,15 @@ public struct PendingCommit: Sendable {
 
     public var file: TempFile
     public var path: RelativePath
-    public var executable: Bool
+    public var permissions: Permissions
     /// Modification time in nanoseconds since 1970.
     public var mtimeNs: Int64
     public var replacing: Replacing
 
-    public init(file: TempFile, path: RelativePath, executable: Bool, mtimeNs: Int64, replacing: Replacing = .anything) {
+    public init(file: TempFile, path: RelativePath, permissions: Permissions, mtimeNs: Int64, replacing: Replacing = .anything) {
         self.file = file
         self.path = path
-        self.executable = executable
+        self.permissions = permissions
         self.mtimeNs = mtimeNs
         self.replacing = replacing
     }

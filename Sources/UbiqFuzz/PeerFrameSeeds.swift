@@ -105,7 +105,7 @@ enum PeerFrameSeeds {
     static func indexItems() throws -> [Item] {
         let author = DeviceID(peerDevice)
         var document = try item("Notes/today.txt", chunks: 2)
-        document.executable = true
+        document.permissions = Permissions(mode: 0o750, kind: .file)
         var loser = try item("Notes/today.txt", chunks: 1)
         loser.version = VersionVector([DeviceID(ourDevice): 3])
         loser.modifiedBy = DeviceID(ourDevice)

@@ -19,7 +19,7 @@ enum IndexBinary {
         var writer = Writer()
         writer.byte(format)
         writer.string(item.path.rawValue)
-        writer.content(kind: item.kind, deleted: item.deleted, size: item.size, mtime: item.mtime, executable: item.executable,
+        writer.content(kind: item.kind, deleted: item.deleted, size: item.size, mtime: item.mtime, permissions: item.permissions,
                        symlinkTarget: item.symlinkTarget, chunks: item.chunks, version: item.version, modifiedBy: item.modifiedBy)
         writer.varint(UInt64(item.conflicts.count))
         for conflict in item.conflicts { writer.conflict(conflict) }
@@ -50,8 +50,8 @@ enum IndexBinary {
         let conflicts = try reader.conflicts()
         try reader.end()
         return Item(path: path, kind: content.kind, deleted: content.deleted, size: content.size, mtime: content.mtime,
-                    executable: content.executable, symlinkTarget: content.symlinkTarget, chunks: content.chunks,
-                    version: content.version, modifiedBy: content.modifiedBy, conflicts: conflicts)
+                    executable: content.executable, permissions: content.permissions, symlinkTarget: content.symlinkTarget,
+                    chunks: content.chunks, version: content.version, modifiedBy: content.modifiedBy, conflicts: conflicts)
     }
 
     static func decodeConflicts(_ data: Data) throws(IndexError) -> [ConflictVersion] {
@@ -69,6 +69,8 @@ enum IndexBinary {
         var size: UInt64
         var mtime: Int64
         var executable: Bool
+        /// Nil in blobs written before permissions travelled.
+        var permissions: Permissions?
         var symlinkTarget: String?
         var chunks: [ChunkRef]
         var version: VersionVector
@@ -104,12 +106,14 @@ enum IndexBinary {
             }
         }
 
-        mutating func content(kind: ItemKind, deleted: Bool, size: UInt64, mtime: Int64, executable: Bool, symlinkTarget: String?,
+        /// Flags: 1 deleted, 2 executable, 4 a symlink target follows, 8 permissions follow.
+        mutating func content(kind: ItemKind, deleted: Bool, size: UInt64, mtime: Int64, permissions: Permissions, symlinkTarget: String?,
                               chunks: [ChunkRef], version: VersionVector, modifiedBy: DeviceID) {
             byte(UInt8(kind.code))
-            byte((deleted ? 1 : 0) | (executable ? 2 : 0) | (symlinkTarget != nil ? 4 : 0))
+            byte((deleted ? 1 : 0) | (permissions.executable ? 2 : 0) | (symlinkTarget != nil ? 4 : 0) | 8)
             varint(size)
             varint(UInt64(bitPattern: mtime))
+            varint(UInt64(permissions.bits))
             if let symlinkTarget { string(symlinkTarget) }
             let encoded = IndexCoding.encode(chunks)
             varint(UInt64(encoded.count))
@@ -120,7 +124,7 @@ enum IndexBinary {
 
         mutating func conflict(_ conflict: ConflictVersion) {
             string(conflict.id)
-            content(kind: conflict.kind, deleted: false, size: conflict.size, mtime: conflict.mtime, executable: conflict.executable,
+            content(kind: conflict.kind, deleted: false, size: conflict.size, mtime: conflict.mtime, permissions: conflict.permissions,
                     symlinkTarget: conflict.symlinkTarget, chunks: conflict.chunks, version: conflict.version, modifiedBy: conflict.modifiedBy)
         }
     }
@@ -182,12 +186,18 @@ enum IndexBinary {
             let flags = try byte()
             let size = try varint()
             let mtime = Int64(bitPattern: try varint())
+            let permissions = flags & 8 != 0 ? try permissions(kind: kind) : nil
             let symlinkTarget = flags & 4 != 0 ? try string() : nil
             let chunks = try IndexCoding.decodeChunks(Data(try raw(try count(bytes.count))))
             let version = try version()
             let modifiedBy = DeviceID(try string())
             return Content(kind: kind, deleted: flags & 1 != 0, size: size, mtime: mtime, executable: flags & 2 != 0,
-                           symlinkTarget: symlinkTarget, chunks: chunks, version: version, modifiedBy: modifiedBy)
+                           permissions: permissions, symlinkTarget: symlinkTarget, chunks: chunks, version: version, modifiedBy: modifiedBy)
+        }
+
+        mutating func permissions(kind: ItemKind) throws(IndexError) -> Permissions {
+            guard let bits = UInt32(exactly: try varint()) else { throw IndexError(.corrupt, "an index blob holds invalid permissions") }
+            return Permissions(mode: bits, kind: kind)
         }
 
         mutating func conflicts() throws(IndexError) -> [ConflictVersion] {
@@ -196,7 +206,8 @@ enum IndexBinary {
                 let id = try string()
                 let content = try content()
                 result.append(ConflictVersion(id: id, kind: content.kind, size: content.size, mtime: content.mtime,
-                                              executable: content.executable, symlinkTarget: content.symlinkTarget,
+                                              executable: content.executable, permissions: content.permissions,
+                                              symlinkTarget: content.symlinkTarget,
                                               chunks: content.chunks, version: content.version, modifiedBy: content.modifiedBy))
             }
             return result

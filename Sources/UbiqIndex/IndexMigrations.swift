@@ -124,6 +124,10 @@ enum IndexMigrations {
                                arguments: [Int64(item.size), item.deleted, row[0] as Int64])
             }
         }
+        // NULL where nothing was recorded: the executable column says what was known then.
+        migrator.registerMigration("v6: permissions") { db in
+            try db.execute(sql: "ALTER TABLE item ADD COLUMN permissions INTEGER")
+        }
         return migrator
     }
 }

@@ -15,7 +15,7 @@ public struct Item: Hashable, Sendable, Codable {
     public var size: UInt64
     /// Modification time in nanoseconds since 1970.
     public var mtime: Int64
-    public var executable: Bool
+    public var permissions: Permissions
     public var symlinkTarget: String?
     public var chunks: [ChunkRef]
     public var version: VersionVector
@@ -24,9 +24,10 @@ public struct Item: Hashable, Sendable, Codable {
     /// Unresolved conflict versions of this path, the same on every device.
     public var conflicts: [ConflictVersion]
 
+    /// `permissions` when known; else the defaults for the kind, with `executable`.
     public init(
         path: RelativePath, kind: ItemKind, deleted: Bool = false, size: UInt64 = 0, mtime: Int64 = 0,
-        executable: Bool = false, symlinkTarget: String? = nil, chunks: [ChunkRef] = [],
+        executable: Bool = false, permissions: Permissions? = nil, symlinkTarget: String? = nil, chunks: [ChunkRef] = [],
         version: VersionVector, modifiedBy: DeviceID, conflicts: [ConflictVersion] = []
     ) {
         self.path = path
@@ -34,7 +35,7 @@ public struct Item: Hashable, Sendable, Codable {
         self.deleted = deleted
         self.size = size
         self.mtime = mtime
-        self.executable = executable
+        self.permissions = permissions.map { Permissions(mode: $0.bits, kind: kind) } ?? .defaults(for: kind, executable: executable)
         self.symlinkTarget = symlinkTarget
         self.chunks = chunks
         self.version = version
@@ -42,11 +43,13 @@ public struct Item: Hashable, Sendable, Codable {
         self.conflicts = conflicts
     }
 
-    /// True where both describe the same bytes on disk (mtime aside): an mtime-only change is
-    /// not a new version.
+    public var executable: Bool { permissions.executable }
+
+    /// True where both describe the same bytes and permissions on disk (mtime aside): an
+    /// mtime-only change is not a new version.
     public func hasSameContent(as other: Item) -> Bool {
         deleted == other.deleted && kind == other.kind
-            && (deleted || (size == other.size && executable == other.executable
+            && (deleted || (size == other.size && permissions == other.permissions
                 && symlinkTarget == other.symlinkTarget && chunks.map(\.hash) == other.chunks.map(\.hash)))
     }
 
@@ -61,7 +64,7 @@ public struct ConflictVersion: Hashable, Sendable, Codable {
     public var kind: ItemKind
     public var size: UInt64
     public var mtime: Int64
-    public var executable: Bool
+    public var permissions: Permissions
     public var symlinkTarget: String?
     public var chunks: [ChunkRef]
     /// The change that made this content: its author's counter alone. The rest of the vector
@@ -75,7 +78,7 @@ public struct ConflictVersion: Hashable, Sendable, Codable {
         self.kind = item.kind
         self.size = item.size
         self.mtime = item.mtime
-        self.executable = item.executable
+        self.permissions = item.permissions
         self.symlinkTarget = item.symlinkTarget
         self.chunks = item.chunks
         self.version = VersionVector([item.modifiedBy: item.version[item.modifiedBy]])
@@ -90,15 +93,17 @@ public struct ConflictVersion: Hashable, Sendable, Codable {
         return copy
     }
 
+    public var executable: Bool { permissions.executable }
+
     public init(
-        id: String, kind: ItemKind, size: UInt64, mtime: Int64, executable: Bool, symlinkTarget: String?,
-        chunks: [ChunkRef], version: VersionVector, modifiedBy: DeviceID
+        id: String, kind: ItemKind, size: UInt64, mtime: Int64, executable: Bool, permissions: Permissions? = nil,
+        symlinkTarget: String?, chunks: [ChunkRef], version: VersionVector, modifiedBy: DeviceID
     ) {
         self.id = id
         self.kind = kind
         self.size = size
         self.mtime = mtime
-        self.executable = executable
+        self.permissions = permissions.map { Permissions(mode: $0.bits, kind: kind) } ?? .defaults(for: kind, executable: executable)
         self.symlinkTarget = symlinkTarget
         self.chunks = chunks
         self.version = version
@@ -108,5 +113,39 @@ public struct ConflictVersion: Hashable, Sendable, Codable {
     static func id(modifiedBy: DeviceID, version: VersionVector) -> String {
         let author = modifiedBy.rawValue.filter { $0 != "-" }.prefix(8)
         return "\(author)-\(version[modifiedBy])"
+    }
+}
+
+/// Entries written before permissions travelled say only whether the file was executable.
+private enum LegacyKeys: String, CodingKey {
+    case executable
+}
+
+extension Item {
+    public init(from decoder: any Decoder) throws {
+        let keys = try decoder.container(keyedBy: CodingKeys.self)
+        let kind = try keys.decode(ItemKind.self, forKey: .kind)
+        let executable = try decoder.container(keyedBy: LegacyKeys.self).decodeIfPresent(Bool.self, forKey: .executable) ?? false
+        self.init(path: try keys.decode(RelativePath.self, forKey: .path), kind: kind,
+                  deleted: try keys.decode(Bool.self, forKey: .deleted), size: try keys.decode(UInt64.self, forKey: .size),
+                  mtime: try keys.decode(Int64.self, forKey: .mtime), executable: executable,
+                  permissions: try keys.decodeIfPresent(Permissions.self, forKey: .permissions),
+                  symlinkTarget: try keys.decodeIfPresent(String.self, forKey: .symlinkTarget),
+                  chunks: try keys.decode([ChunkRef].self, forKey: .chunks), version: try keys.decode(VersionVector.self, forKey: .version),
+                  modifiedBy: try keys.decode(DeviceID.self, forKey: .modifiedBy),
+                  conflicts: try keys.decode([ConflictVersion].self, forKey: .conflicts))
+    }
+}
+
+extension ConflictVersion {
+    public init(from decoder: any Decoder) throws {
+        let keys = try decoder.container(keyedBy: CodingKeys.self)
+        let executable = try decoder.container(keyedBy: LegacyKeys.self).decodeIfPresent(Bool.self, forKey: .executable) ?? false
+        self.init(id: try keys.decode(String.self, forKey: .id), kind: try keys.decode(ItemKind.self, forKey: .kind),
+                  size: try keys.decode(UInt64.self, forKey: .size), mtime: try keys.decode(Int64.self, forKey: .mtime),
+                  executable: executable, permissions: try keys.decodeIfPresent(Permissions.self, forKey: .permissions),
+                  symlinkTarget: try keys.decodeIfPresent(String.self, forKey: .symlinkTarget),
+                  chunks: try keys.decode([ChunkRef].self, forKey: .chunks), version: try keys.decode(VersionVector.self, forKey: .version),
+                  modifiedBy: try keys.decode(DeviceID.self, forKey: .modifiedBy))
     }
 }

@@ -7,8 +7,8 @@ public struct LocalEntry: Hashable, Sendable {
     public var size: UInt64
     /// Modification time in nanoseconds since 1970.
     public var mtime: Int64
-    /// The owner's execute bit, for files.
-    public var executable: Bool
+    /// The permission bits that travel (``Permissions``).
+    public var permissions: Permissions
     /// The link text, for symbolic links, exactly as stored (never followed).
     public var symlinkTarget: String?
     /// The content's chunks, for files.
@@ -18,15 +18,17 @@ public struct LocalEntry: Hashable, Sendable {
 
     public init(
         path: RelativePath, kind: ItemKind, size: UInt64, mtime: Int64, executable: Bool = false,
-        symlinkTarget: String? = nil, chunks: [ChunkRef] = [], stat: FileStat
+        permissions: Permissions? = nil, symlinkTarget: String? = nil, chunks: [ChunkRef] = [], stat: FileStat
     ) {
         self.path = path
         self.kind = kind
         self.size = size
         self.mtime = mtime
-        self.executable = executable
+        self.permissions = permissions ?? .defaults(for: kind, executable: executable)
         self.symlinkTarget = symlinkTarget
         self.chunks = chunks
         self.stat = stat
     }
+
+    public var executable: Bool { permissions.executable }
 }

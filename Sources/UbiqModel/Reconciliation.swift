@@ -80,7 +80,7 @@ public enum Reconciliation: Sendable, Equatable {
         var current = item
         current.conflicts = []
         return [current] + item.conflicts.map { conflict in
-            Item(path: item.path, kind: conflict.kind, size: conflict.size, mtime: conflict.mtime, executable: conflict.executable,
+            Item(path: item.path, kind: conflict.kind, size: conflict.size, mtime: conflict.mtime, permissions: conflict.permissions,
                  symlinkTarget: conflict.symlinkTarget, chunks: conflict.chunks, version: conflict.canonical.version,
                  modifiedBy: conflict.modifiedBy)
         }

@@ -19,6 +19,7 @@ public enum ItemMapping {
         info.size = item.size
         info.mtimeNs = item.mtime
         info.executable = item.executable
+        if item.kind != .symlink { info.permissions = item.permissions.bits }
         info.symlinkTarget = item.symlinkTarget ?? ""
         if grouped && item.chunks.count >= ChunkGroups.threshold {
             info.chunkGroups = ChunkGroups.groups(item.chunks).map { chunkGroup($0.group) }
@@ -59,6 +60,7 @@ public enum ItemMapping {
         let item = Item(
             path: path, kind: kind, deleted: info.deleted, size: info.deleted || kind != .file ? 0 : info.size,
             mtime: info.mtimeNs, executable: info.executable,
+            permissions: info.hasPermissions ? Permissions(mode: info.permissions, kind: kind) : nil,
             symlinkTarget: kind == .symlink && !info.deleted ? info.symlinkTarget : nil,
             chunks: chunks, version: try version(info.version), modifiedBy: try device(info.modifiedBy),
             conflicts: conflicts)
@@ -116,6 +118,7 @@ public enum ItemMapping {
         info.size = version.size
         info.mtimeNs = version.mtime
         info.executable = version.executable
+        if version.kind != .symlink { info.permissions = version.permissions.bits }
         info.symlinkTarget = version.symlinkTarget ?? ""
         info.blocks = version.chunks.map(block)
         info.version = counters(version.version)
@@ -132,6 +135,7 @@ public enum ItemMapping {
         try checkSymlink(kind: kind, deleted: false, target: info.symlinkTarget, path: path)
         return ConflictVersion(
             id: info.id, kind: kind, size: kind == .file ? info.size : 0, mtime: info.mtimeNs, executable: info.executable,
+            permissions: info.hasPermissions ? Permissions(mode: info.permissions, kind: kind) : nil,
             symlinkTarget: kind == .symlink ? info.symlinkTarget : nil,
             chunks: try chunks(info.blocks, size: info.size, kind: kind, deleted: false),
             version: try version(info.version), modifiedBy: try device(info.modifiedBy))

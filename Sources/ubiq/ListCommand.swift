@@ -36,6 +36,11 @@ struct ListCommand: AgentCommand {
             }
             var status: [String] = []
             if item.executable { status.append("executable") }
+            // Permissions other than a new file's or folder's, such as a private 0600.
+            if let permissions = item.permissions, permissions != (item.kind == .directory ? "0755" : "0644"),
+               !(item.kind == .file && permissions == "0755") {
+                status.append("mode " + permissions)
+            }
             if item.conflicts > 0 { status.append(item.conflicts == 1 ? "1 conflict" : "\(item.conflicts) conflicts") }
             if !item.downloaded { status.append("not downloaded") }
             table.append([

@@ -36,6 +36,7 @@ import UbiqTestSupport
         #expect(found[path("Documents/empty.txt")]?.chunks == [])
         #expect(found[path("Documents/empty.txt")]?.size == 0)
         #expect(found[path("Documents/run.sh")]?.executable == true)
+        #expect(found[path("Documents/run.sh")]?.permissions.description == "0755")
         #expect(found[path("Documents/sub/emptydir")]?.kind == .directory)
         let link = try #require(found[path("Documents/sub/link")])
         #expect(link.kind == .symlink && link.symlinkTarget == "../big.bin" && link.chunks.isEmpty)
@@ -182,6 +183,17 @@ import UbiqTestSupport
         } catch {
             #expect(error.code == .notFound)
         }
+    }
+
+    @Test func permissionsAreScannedWithoutSetuid() throws {
+        let c = try ContainerFixture()
+        try c.write("Documents/id_ed25519", "secret")
+        chmod(c.absolute("Documents/id_ed25519"), 0o4600)
+        try c.mkdir("Documents/shared")
+        chmod(c.absolute("Documents/shared"), 0o2770)
+        let found = entries(try c.scanner.scan(baseline: EmptyScanBaseline()))
+        #expect(found[path("Documents/id_ed25519")]?.permissions.description == "0600")
+        #expect(found[path("Documents/shared")]?.permissions.description == "2770")
     }
 
     /// Scanned with an ordinary user's rights, since CI runs as root, which reads everything.

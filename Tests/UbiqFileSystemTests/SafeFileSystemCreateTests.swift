@@ -15,7 +15,7 @@ import UbiqTestSupport
         let file = try c.fileSystem.makeTempFile()
         try file.write(Array("kept".utf8), at: 0)
         let mtime: Int64 = 1_700_000_000_987_654_321
-        let recorded = try c.fileSystem.commitNew(file, to: path("Documents/Saved/copy.txt"), executable: true, mtimeNs: mtime)
+        let recorded = try c.fileSystem.commitNew(file, to: path("Documents/Saved/copy.txt"), permissions: Permissions(mode: 0o755, kind: .file), mtimeNs: mtime)
         #expect(c.read("Documents/Saved/copy.txt") == Array("kept".utf8))
         let st = try #require(c.lstatOf("Documents/Saved/copy.txt"))
         #expect(st.st_mode & 0o100 != 0)
@@ -31,7 +31,7 @@ import UbiqTestSupport
         for target in ["Documents/a.txt", "Documents/folder"] {
             let file = try c.fileSystem.makeTempFile()
             try file.write(Array("theirs".utf8), at: 0)
-            #expect { try c.fileSystem.commitNew(file, to: path(target), executable: false, mtimeNs: 0) } throws: {
+            #expect { try c.fileSystem.commitNew(file, to: path(target), permissions: .defaults(for: .file), mtimeNs: 0) } throws: {
                 ($0 as? FileSystemError)?.code == .alreadyExists
             }
         }
@@ -45,7 +45,7 @@ import UbiqTestSupport
         try c.symlink("Documents/evil", to: outside.path)
         let file = try c.fileSystem.makeTempFile()
         try file.write(Array("payload".utf8), at: 0)
-        #expect { try c.fileSystem.commitNew(file, to: path("Documents/evil/x.txt"), executable: false, mtimeNs: 0) } throws: {
+        #expect { try c.fileSystem.commitNew(file, to: path("Documents/evil/x.txt"), permissions: .defaults(for: .file), mtimeNs: 0) } throws: {
             ($0 as? FileSystemError)?.code == .escapesContainer
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty)

@@ -9,6 +9,25 @@ import UbiqTestSupport
         try FileManager.default.contentsOfDirectory(atPath: c.layout.temporaryFolder)
     }
 
+    /// Exactly the permissions given, whatever the umask: a private file stays private, and a
+    /// group's shared folder keeps its setgid bit.
+    @Test func commitsAndFoldersGetExactlyThePermissionsGiven() throws {
+        let c = try ContainerFixture()
+        let fs = c.fileSystem
+        let key = try fs.makeTempFile()
+        try key.write(Array("secret".utf8), at: 0)
+        try fs.commit(key, to: path("Documents/id_ed25519"), permissions: Permissions(mode: 0o600, kind: .file), mtimeNs: 1)
+        let open = try fs.makeTempFile()
+        try fs.commit(open, to: path("Documents/open.txt"), permissions: Permissions(mode: 0o666, kind: .file), mtimeNs: 1)
+        #expect(try #require(c.lstatOf("Documents/id_ed25519")).st_mode & 0o7777 == 0o600)
+        #expect(try #require(c.lstatOf("Documents/open.txt")).st_mode & 0o7777 == 0o666)
+        try fs.makeDirectory(path("Documents/shared"), permissions: Permissions(mode: 0o2770, kind: .directory))
+        #expect(try #require(c.lstatOf("Documents/shared")).st_mode & 0o7777 == 0o2770)
+        // An existing folder takes the permissions too.
+        try fs.makeDirectory(path("Documents/shared"), permissions: Permissions(mode: 0o700, kind: .directory))
+        #expect(try #require(c.lstatOf("Documents/shared")).st_mode & 0o7777 == 0o700)
+    }
+
     @Test func commitPutsTheFileInPlaceWithModeAndMtime() throws {
         let c = try ContainerFixture()
         let fs = c.fileSystem
@@ -17,7 +36,7 @@ import UbiqTestSupport
         try file.write(Array("hello ".utf8), at: 0)
         try file.write(Array("world".utf8), at: 6)
         let mtime: Int64 = 1_700_000_000_123_456_789
-        let recorded = try fs.commit(file, to: path("Documents/new/deep/a.txt"), executable: true, mtimeNs: mtime)
+        let recorded = try fs.commit(file, to: path("Documents/new/deep/a.txt"), permissions: Permissions(mode: 0o755, kind: .file), mtimeNs: mtime)
 
         #expect(c.read("Documents/new/deep/a.txt") == Array("hello world".utf8))
         let st = try #require(c.lstatOf("Documents/new/deep/a.txt"))
@@ -42,7 +61,7 @@ import UbiqTestSupport
         #expect(st.st_size == 4 << 20 && st.st_blocks * 512 >= 4 << 20)
         let bytes = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         try file.write(bytes, at: 0)
-        try c.fileSystem.commit(file, to: path("Documents/reserved.bin"), executable: false, mtimeNs: 1)
+        try c.fileSystem.commit(file, to: path("Documents/reserved.bin"), permissions: .defaults(for: .file), mtimeNs: 1)
         #expect(c.read("Documents/reserved.bin") == bytes)
     }
 
@@ -66,7 +85,7 @@ import UbiqTestSupport
         defer { close(fd) }
         try file.copy(from: fd, at: 3, length: UInt64(source.count - 3), to: 20 << 20)
         expected += source[3...]
-        try c.fileSystem.commit(file, to: path("Documents/staged.bin"), executable: false, mtimeNs: 1)
+        try c.fileSystem.commit(file, to: path("Documents/staged.bin"), permissions: .defaults(for: .file), mtimeNs: 1)
         #expect(c.read("Documents/staged.bin") == expected)
     }
 
@@ -94,7 +113,7 @@ import UbiqTestSupport
         #expect(fd >= 0)
         defer { close(fd) }
         try file.copy(from: fd, at: 0, length: UInt64(copied.count), to: UInt64(copied.lowerBound))
-        try c.fileSystem.commit(file, to: path("Documents/direct.bin"), executable: false, mtimeNs: 1)
+        try c.fileSystem.commit(file, to: path("Documents/direct.bin"), permissions: .defaults(for: .file), mtimeNs: 1)
         let committed = try #require(c.read("Documents/direct.bin"))
         #expect(committed.count == expected.count)
         #expect(zip(committed, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset == nil, "first byte that differs")
@@ -105,7 +124,7 @@ import UbiqTestSupport
         try c.write("Documents/a.txt", "old")
         let file = try c.fileSystem.makeTempFile()
         try file.write(Array("new".utf8), at: 0)
-        try c.fileSystem.commit(file, to: path("Documents/a.txt"), executable: false, mtimeNs: 1_000_000_000)
+        try c.fileSystem.commit(file, to: path("Documents/a.txt"), permissions: .defaults(for: .file), mtimeNs: 1_000_000_000)
         #expect(c.read("Documents/a.txt") == Array("new".utf8))
         #expect(c.lstatOf("Documents/a.txt")!.st_mode & 0o111 == 0)
     }
@@ -120,7 +139,7 @@ import UbiqTestSupport
         try old.close()
         let file = try c.fileSystem.makeTempFile()
         try file.write(Array("new".utf8), at: 0)
-        let result = c.fileSystem.commit([PendingCommit(file: file, path: path("Documents/big.bin"), executable: false, mtimeNs: 1)])
+        let result = c.fileSystem.commit([PendingCommit(file: file, path: path("Documents/big.bin"), permissions: .defaults(for: .file), mtimeNs: 1)])
         #expect(result.failures.isEmpty)
         #expect(c.read("Documents/big.bin") == Array("new".utf8))
         #expect(result.replaced.count == 1)
@@ -138,7 +157,7 @@ import UbiqTestSupport
         let file = try fs.makeTempFile()
         try file.write(Array("payload".utf8), at: 0)
         do {
-            try fs.commit(file, to: path("Documents/evil/x.txt"), executable: false, mtimeNs: 0)
+            try fs.commit(file, to: path("Documents/evil/x.txt"), permissions: .defaults(for: .file), mtimeNs: 0)
             Issue.record("wrote through a symbolic link")
         } catch {
             #expect(error.code == .escapesContainer)
@@ -159,7 +178,7 @@ import UbiqTestSupport
         try c.symlink("Documents/alias", to: "real")
         let file = try c.fileSystem.makeTempFile()
         do {
-            try c.fileSystem.commit(file, to: path("Documents/alias/x.txt"), executable: false, mtimeNs: 0)
+            try c.fileSystem.commit(file, to: path("Documents/alias/x.txt"), permissions: .defaults(for: .file), mtimeNs: 0)
             Issue.record("wrote through a symbolic link")
         } catch {
             #expect(error.code == .escapesContainer)
@@ -174,11 +193,11 @@ import UbiqTestSupport
         for i in 0..<20 {
             let file = try fs.makeTempFile()
             try file.write(Array("file \(i)".utf8), at: 0)
-            batch.append(PendingCommit(file: file, path: path("Documents/batch/\(i % 3)/f\(i).txt"), executable: false, mtimeNs: 5_000_000_000))
+            batch.append(PendingCommit(file: file, path: path("Documents/batch/\(i % 3)/f\(i).txt"), permissions: .defaults(for: .file), mtimeNs: 5_000_000_000))
         }
         let bad = try fs.makeTempFile()
         try c.mkdir("Documents/isdir/child")
-        batch.append(PendingCommit(file: bad, path: path("Documents/isdir"), executable: false, mtimeNs: 0))
+        batch.append(PendingCommit(file: bad, path: path("Documents/isdir"), permissions: .defaults(for: .file), mtimeNs: 0))
 
         let result = fs.commit(batch)
         #expect(Array(result.failures.keys) == [path("Documents/isdir")])
@@ -287,7 +306,7 @@ import UbiqTestSupport
 
         let remote = try fs.makeTempFile()
         try remote.write(Array("theirs".utf8), at: 0)
-        try fs.commitToVersions(remote, path: doc, id: "ZZZZ-9", executable: false, mtimeNs: 7_000_000_000)
+        try fs.commitToVersions(remote, path: doc, id: "ZZZZ-9", permissions: .defaults(for: .file), mtimeNs: 7_000_000_000)
         try fs.restoreVersion(of: doc, id: "ZZZZ-9")
         #expect(c.read(doc.rawValue) == Array("theirs".utf8))
 

@@ -30,6 +30,25 @@ import UbiqModel
         #expect(try IndexBinary.decodeVersion(IndexBinary.encode(VersionVector.empty)) == .empty)
     }
 
+    @Test func permissionsRoundTripAndBlobsOfBeforeGetTheExecutableBitsDefaults() throws {
+        var original = try item()
+        original.permissions = Permissions(mode: 0o600, kind: .file)
+        original.conflicts[0].permissions = Permissions(mode: 0o751, kind: .file)
+        let decoded = try IndexBinary.decodeItem(IndexBinary.encode(original))
+        #expect(decoded == original && decoded.permissions.description == "0600" && decoded.conflicts[0].permissions.description == "0751")
+        // Written before permissions travelled: no flag 8 and no permissions after the mtime.
+        var old = try item()
+        old.conflicts = []
+        var bytes = [UInt8](IndexBinary.encode(old))
+        let flags = 1 + 1 + Array(old.path.rawValue.utf8).count + 1
+        #expect(bytes[flags] & 8 != 0)
+        bytes[flags] &= ~8
+        // Kind and flags, one byte of size, nine of mtime; then 0755, two bytes of varint.
+        let permissions = flags + 1 + 1 + 9
+        bytes.removeSubrange(permissions..<(permissions + 2))
+        #expect(try IndexBinary.decodeItem(Data(bytes)).permissions.description == "0755")
+    }
+
     /// Blobs written as JSON by earlier versions are still read.
     @Test func jsonWrittenBeforeIsStillRead() throws {
         let original = try item()

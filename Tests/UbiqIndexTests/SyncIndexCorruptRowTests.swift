@@ -44,6 +44,19 @@ import UbiqTestSupport
         }
     }
 
+    /// A row of before permissions travelled (NULL) is read as its executable column said;
+    /// a number no mode can be is refused.
+    @Test func permissionsOfBeforeAreTheExecutableBitsAndImpossibleOnesAreRefused() throws {
+        var item = file("Documents/key")
+        item.permissions = Permissions(mode: 0o600, kind: .file)
+        try index.commit(container, [ItemWrite(item: item, stat: nil)])
+        #expect(try index.item(container, item.path)?.item.permissions.description == "0600")
+        try rawSQL("UPDATE item SET permissions = NULL, executable = 1")
+        #expect(try index.item(container, item.path)?.item.permissions.description == "0755")
+        try rawSQL("UPDATE item SET permissions = -1")
+        expectCorrupt("permissions") { _ = try index.item(container, item.path) }
+    }
+
     @Test func anItemOfAnUnknownKindIsRefusedNotReadAsAFile() throws {
         let item = file("Documents/a.txt")
         try index.commit(container, [ItemWrite(item: item, stat: nil)])

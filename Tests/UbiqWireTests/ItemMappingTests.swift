@@ -23,6 +23,23 @@ import UbiqWire
         #expect(try ItemMapping.item(try Ubiq_Wire_FileInfo(serializedBytes: info.serializedBytes() as [UInt8])) == item)
     }
 
+    @Test func permissionsTravelAndAPeerOfBeforeIsHeardByItsExecutableBit() throws {
+        var item = file()
+        item.permissions = Permissions(mode: 0o600, kind: .file)
+        item.conflicts[0].permissions = Permissions(mode: 0o640, kind: .file)
+        var info = ItemMapping.fileInfo(item, sequence: 1)
+        #expect(info.permissions == 0o600 && !info.executable)
+        #expect(try ItemMapping.item(info) == item)
+        info.clearPermissions()
+        info.conflicts[0].clearPermissions()
+        info.executable = true
+        let heard = try ItemMapping.item(info)
+        #expect(heard.permissions.description == "0755" && heard.conflicts[0].permissions.description == "0644")
+        // Bits that must not travel are dropped on the way in.
+        info.permissions = 0o4777
+        #expect(try ItemMapping.item(info).permissions.description == "0777")
+    }
+
     @Test(arguments: ["../x", "/etc/passwd", ".ubiq/tmp/x", "a/../../b", "Documents/x.nosync/y", ""])
     func refusesPaths(_ path: String) {
         var info = ItemMapping.fileInfo(file(), sequence: 1)

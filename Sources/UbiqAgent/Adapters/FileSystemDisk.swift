@@ -83,8 +83,8 @@ struct FileSystemDisk: ContainerDisk {
         Staged(file: try files.makeTempFile(), files: files)
     }
 
-    func commit(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> FileStat {
-        switch commitAll([StagedCommit(staged: staged, path: path, executable: executable, mtime: mtime)])[path] {
+    func commit(_ staged: any StagedFile, to path: RelativePath, permissions: Permissions, mtime: Int64) throws -> FileStat {
+        switch commitAll([StagedCommit(staged: staged, path: path, permissions: permissions, mtime: mtime)])[path] {
         case .success(let stat): return stat
         case .failure(let error): throw error
         case nil: throw DiskError(.io, "'\(path)' was not committed")
@@ -113,7 +113,7 @@ struct FileSystemDisk: ContainerDisk {
             case .nothing: .nothing
             case .unchanged(let seen): .unchanged(seen)
             }
-            pending.append(PendingCommit(file: file, path: entry.path, executable: entry.executable, mtimeNs: entry.mtime, replacing: replacing))
+            pending.append(PendingCommit(file: file, path: entry.path, permissions: entry.permissions, mtimeNs: entry.mtime, replacing: replacing))
         }
         let outcome = files.commit(pending)
         for path in outcome.committed.keys { crash?.reached(.renamed, path) }
@@ -130,9 +130,9 @@ struct FileSystemDisk: ContainerDisk {
         return results
     }
 
-    func commitNew(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> FileStat {
+    func commitNew(_ staged: any StagedFile, to path: RelativePath, permissions: Permissions, mtime: Int64) throws -> FileStat {
         let file = try Self.take(staged)
-        do { return try files.commitNew(file, to: path, executable: executable, mtimeNs: mtime) } catch {
+        do { return try files.commitNew(file, to: path, permissions: permissions, mtimeNs: mtime) } catch {
             switch error.code {
             case .alreadyExists: throw DiskError(.alreadyExists, error.message)
             case .escapesContainer: throw DiskError(.escapesContainer, error.message)
@@ -149,8 +149,8 @@ struct FileSystemDisk: ContainerDisk {
         try files.storedVersionIDs(of: path)
     }
 
-    func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, executable: Bool, mtime: Int64) throws {
-        try files.commitToVersions(try Self.take(staged), path: path, id: id, executable: executable, mtimeNs: mtime)
+    func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, permissions: Permissions, mtime: Int64) throws {
+        try files.commitToVersions(try Self.take(staged), path: path, id: id, permissions: permissions, mtimeNs: mtime)
     }
 
     func removeVersion(of path: RelativePath, id: String) throws {
@@ -165,8 +165,8 @@ struct FileSystemDisk: ContainerDisk {
         try files.removeStoredVersion(named: name)
     }
 
-    func makeDirectory(_ path: RelativePath) throws -> FileStat {
-        try files.makeDirectory(path)
+    func makeDirectory(_ path: RelativePath, permissions: Permissions) throws -> FileStat {
+        try files.makeDirectory(path, permissions: permissions)
     }
 
     func makeSymlink(_ path: RelativePath, target: String) throws -> FileStat {

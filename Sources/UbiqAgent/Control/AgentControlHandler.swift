@@ -83,7 +83,8 @@ struct AgentControlHandler: ControlHandler {
     static func entry(_ indexed: IndexedItem) -> ItemEntry {
         let item = indexed.item
         return ItemEntry(path: item.path.rawValue, kind: item.kind, size: Int64(item.size), mtime: date(item.mtime),
-                         executable: item.executable, symlinkTarget: item.symlinkTarget, version: "\(item.version)",
+                         executable: item.executable, permissions: item.kind == .symlink ? nil : "\(item.permissions)",
+                         symlinkTarget: item.symlinkTarget, version: "\(item.version)",
                          modifiedBy: item.modifiedBy, conflicts: item.conflicts.count, downloaded: indexed.downloaded)
     }
 }

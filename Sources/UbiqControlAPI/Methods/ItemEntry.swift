@@ -20,6 +20,9 @@ public struct ItemEntry: Hashable, Sendable, Codable {
     public var size: Int64
     public var mtime: Date
     public var executable: Bool
+    /// The permission bits that travel, in octal (`0600`); none for symbolic links, nor from
+    /// agents of before permissions travelled.
+    public var permissions: String?
     public var symlinkTarget: String?
     /// The version vector in display form, e.g. `{ABCDEFG:1,HIJKLMN:2}`.
     public var version: String
@@ -30,7 +33,7 @@ public struct ItemEntry: Hashable, Sendable, Codable {
     public var downloaded: Bool
 
     public init(
-        path: String, kind: ItemKind, size: Int64, mtime: Date, executable: Bool = false,
+        path: String, kind: ItemKind, size: Int64, mtime: Date, executable: Bool = false, permissions: String? = nil,
         symlinkTarget: String? = nil, version: String, modifiedBy: DeviceID, conflicts: Int = 0,
         downloaded: Bool = true
     ) {
@@ -39,6 +42,7 @@ public struct ItemEntry: Hashable, Sendable, Codable {
         self.size = size
         self.mtime = mtime
         self.executable = executable
+        self.permissions = permissions
         self.symlinkTarget = symlinkTarget
         self.version = version
         self.modifiedBy = modifiedBy

@@ -11,7 +11,7 @@ struct ItemRow: FetchableRecord {
     enum Columns: String, ColumnExpression, CaseIterable {
         case container, path, kind, deleted, size, mtime, executable, symlinkTarget = "symlinktarget", version
         case modifiedBy = "modifiedby", chunks, conflicts, sequence, statSize = "statsize", statMtime = "statmtime"
-        case statCtime = "statctime", statInode = "statinode", folded, absent
+        case statCtime = "statctime", statInode = "statinode", folded, absent, permissions
     }
 
     var container: Int64
@@ -26,10 +26,17 @@ struct ItemRow: FetchableRecord {
         container = try row.stored(Columns.container)
         let path: String = try row.stored(Columns.path)
         let conflicts: Data? = try row.stored(Columns.conflicts)
+        let kind = try ItemKind(code: row.stored(Columns.kind))
+        let permissions: Int64? = try row.stored(Columns.permissions)
         let item = Item(
-            path: try Self.path(path), kind: try ItemKind(code: row.stored(Columns.kind)), deleted: try row.stored(Columns.deleted),
+            path: try Self.path(path), kind: kind, deleted: try row.stored(Columns.deleted),
             size: try row.stored(Columns.size), mtime: try row.stored(Columns.mtime),
-            executable: try row.stored(Columns.executable), symlinkTarget: try row.stored(Columns.symlinkTarget),
+            executable: try row.stored(Columns.executable),
+            permissions: try permissions.map { bits throws(IndexError) in
+                guard let bits = UInt32(exactly: bits) else { throw IndexError(.corrupt, "an item's permissions are \(bits)") }
+                return Permissions(mode: bits, kind: kind)
+            },
+            symlinkTarget: try row.stored(Columns.symlinkTarget),
             chunks: try IndexCoding.decodeChunks(row.stored(Columns.chunks)),
             version: try IndexBinary.decodeVersion(row.stored(Columns.version)),
             modifiedBy: DeviceID(try row.stored(Columns.modifiedBy) as String),
@@ -71,6 +78,7 @@ struct ItemRow: FetchableRecord {
             case .statInode: stat.map { Int64(bitPattern: $0.inode) }
             case .folded: item.path.caseFolded
             case .absent: !indexed.downloaded
+            case .permissions: Int64(item.permissions.bits)
             }
         })
     }

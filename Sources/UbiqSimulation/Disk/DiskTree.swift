@@ -23,7 +23,8 @@ struct DiskTree: Sendable {
         /// What a crash leaves of a file: its bytes and mtime as of its last sync.
         var durable: [UInt8]
         var durableMtime: Int64
-        var executable = false
+        /// The permission bits (`chmod`); a new file gets 0644, a new folder 0755.
+        var mode: UInt32
         var mtime: Int64
         var ctime: Int64
         var links = 0
@@ -41,7 +42,7 @@ struct DiskTree: Sendable {
     var time: Int64 = 0
 
     init() {
-        inodes[root] = Inode(kind: .folder, live: [], durable: [], durableMtime: 0, mtime: 0, ctime: 0, links: 1)
+        inodes[root] = Inode(kind: .folder, live: [], durable: [], durableMtime: 0, mode: 0o755, mtime: 0, ctime: 0, links: 1)
     }
 
     subscript(place: Place) -> UInt64? {
@@ -76,7 +77,8 @@ struct DiskTree: Sendable {
         let number = nextInode
         nextInode += 1
         let mtime = mtime ?? time
-        inodes[number] = Inode(kind: kind, live: bytes, durable: durable ? bytes : [], durableMtime: mtime, mtime: mtime, ctime: time)
+        inodes[number] = Inode(kind: kind, live: bytes, durable: durable ? bytes : [], durableMtime: mtime,
+                               mode: kind == .folder ? 0o755 : 0o644, mtime: mtime, ctime: time)
         return number
     }
 
@@ -173,12 +175,17 @@ struct DiskTree: Sendable {
     }
 
     /// `mkdir -p`: an existing folder is fine, anything else in the way is not.
-    mutating func makeFolders(_ path: RelativePath) throws(DiskError) -> FileStat {
+    /// `mkdir -p`, then `chmod` of the last folder when `permissions` are given.
+    mutating func makeFolders(_ path: RelativePath, permissions: Permissions? = nil) throws(DiskError) -> FileStat {
         try parentFolders(of: path, create: true)
         switch kind(at: path) {
         case .folder: break
         case .symlink, .file: throw DiskError(.alreadyExists, "'\(path)' exists and is not a folder")
         case nil: attach(makeInode(.folder, durable: true), at: .tree(path))
+        }
+        if let permissions, let number = tree[path], inodes[number]!.mode != permissions.bits {
+            inodes[number]!.mode = permissions.bits
+            inodes[number]!.ctime = time
         }
         return stat(at: path)!
     }
@@ -220,7 +227,7 @@ extension DiskTree {
         var kind: Kind
         var stat: FileStat
         var bytes: [UInt8]
-        var executable: Bool
+        var mode: UInt32
     }
 
     /// Every path a scan of `subtree` (or of everything) reports, skipping `*.nosync` names;
@@ -235,7 +242,7 @@ extension DiskTree {
         }
         return paths.filter(\.isSyncable).map { path in
             let number = tree[path]!, inode = inodes[number]!
-            return Scanned(path: path, kind: inode.kind, stat: stat(of: number), bytes: inode.live, executable: inode.executable)
+            return Scanned(path: path, kind: inode.kind, stat: stat(of: number), bytes: inode.live, mode: inode.mode)
         }
     }
 
@@ -271,11 +278,11 @@ extension DiskTree {
     /// Finishes the temp file `name` (mode, mtime, sync) and renames it to `place`, creating
     /// missing parent folders; a folder there, or anything unless `replacing`, is refused.
     /// On failure the temp file is deleted.
-    mutating func commit(_ name: String, to place: Place, executable: Bool, mtime: Int64, replacing: Bool) throws(DiskError) -> FileStat {
+    mutating func commit(_ name: String, to place: Place, permissions: Permissions, mtime: Int64, replacing: Bool) throws(DiskError) -> FileStat {
         let number = temporary[name]!
         do throws(DiskError) {
             try injectedFailure("commit '\(name)'")
-            inodes[number]!.executable = executable
+            inodes[number]!.mode = permissions.bits
             inodes[number]!.mtime = mtime
             inodes[number]!.ctime = time
             sync(number)

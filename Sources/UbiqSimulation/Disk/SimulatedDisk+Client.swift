@@ -10,7 +10,7 @@ extension SimulatedDisk {
     /// What is at one path, for comparing devices.
     public enum Entry: Hashable, Sendable {
         case folder
-        case file([UInt8], executable: Bool)
+        case file([UInt8], permissions: Permissions)
         case symlink(String)
     }
 
@@ -40,14 +40,14 @@ extension SimulatedDisk {
     }
 
     /// Saves like an editor: a new, synced inode renamed over the path, keeping the old
-    /// file's executable bit.
+    /// file's permissions.
     public func clientSaveAtomically(_ path: RelativePath, _ bytes: [UInt8]) throws {
         try locked { tree in
             try tree.parentFolders(of: path, create: false)
             let old = tree.tree[path].flatMap { tree.inodes[$0] }
             guard old?.kind != .folder else { throw DiskError(.io, "rename over '\(path)' failed: Is a directory") }
             let number = tree.makeInode(.file, bytes: bytes, durable: true)
-            tree.inodes[number]!.executable = old?.kind == .file && old!.executable
+            tree.inodes[number]!.mode = old?.kind == .file ? old!.mode : 0o644
             tree.detach(.tree(path))
             tree.attach(number, at: .tree(path))
         }
@@ -96,11 +96,11 @@ extension SimulatedDisk {
         }
     }
 
-    /// `chmod`: sets or clears the owner's execute bit of a file (durable at once).
-    public func clientSetExecutable(_ path: RelativePath, _ executable: Bool) throws {
+    /// `chmod` of a file (durable at once).
+    public func clientSetPermissions(_ path: RelativePath, _ permissions: Permissions) throws {
         try locked { tree in
             let number = try tree.clientFile(path, create: false)
-            tree.inodes[number]!.executable = executable
+            tree.inodes[number]!.mode = permissions.bits
             tree.inodes[number]!.ctime = tree.time
         }
     }
@@ -126,7 +126,7 @@ extension SimulatedDisk {
                 let inode = tree.inodes[number]!
                 switch inode.kind {
                 case .folder: return .folder
-                case .file: return .file(inode.live, executable: inode.executable)
+                case .file: return .file(inode.live, permissions: Permissions(mode: inode.mode, kind: .file))
                 case .symlink: return .symlink(String(decoding: inode.live, as: UTF8.self))
                 }
             }

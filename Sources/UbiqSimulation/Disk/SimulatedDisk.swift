@@ -56,14 +56,16 @@ public final class SimulatedDisk: ContainerDisk {
             guard baseline(node.path) != node.stat else { continue }
             switch node.kind {
             case .folder:
-                outcome.changed.append(LocalEntry(path: node.path, kind: .directory, size: 0, mtime: node.stat.mtimeNs, stat: node.stat))
+                outcome.changed.append(LocalEntry(path: node.path, kind: .directory, size: 0, mtime: node.stat.mtimeNs,
+                                                  permissions: Permissions(mode: node.mode, kind: .directory), stat: node.stat))
             case .symlink:
                 outcome.changed.append(LocalEntry(path: node.path, kind: .symlink, size: 0, mtime: node.stat.mtimeNs,
                                                   symlinkTarget: String(decoding: node.bytes, as: UTF8.self), stat: node.stat))
             case .file:
                 outcome.filesHashed += 1
                 outcome.changed.append(LocalEntry(path: node.path, kind: .file, size: node.stat.size, mtime: node.stat.mtimeNs,
-                                                  executable: node.executable, chunks: chunker.chunks(of: node.bytes), stat: node.stat))
+                                                  permissions: Permissions(mode: node.mode, kind: .file), chunks: chunker.chunks(of: node.bytes),
+                                                  stat: node.stat))
             }
         }
         return outcome
@@ -107,8 +109,8 @@ public final class SimulatedDisk: ContainerDisk {
         return SimulatedStagedFile(disk: self, name: name)
     }
 
-    public func commit(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> FileStat {
-        switch commitAll([StagedCommit(staged: staged, path: path, executable: executable, mtime: mtime)])[path] {
+    public func commit(_ staged: any StagedFile, to path: RelativePath, permissions: Permissions, mtime: Int64) throws -> FileStat {
+        switch commitAll([StagedCommit(staged: staged, path: path, permissions: permissions, mtime: mtime)])[path] {
         case .success(let stat): return stat
         case .failure(let error): throw error
         case nil: throw DiskError(.io, "'\(path)' was not committed")
@@ -127,7 +129,7 @@ public final class SimulatedDisk: ContainerDisk {
                         tree.detach(.temporary(name))
                         throw DiskError(.alreadyExists, "'\(file.path)' changed on disk before it could be replaced; not replacing it")
                     }
-                    return try tree.commit(name, to: .tree(file.path), executable: file.executable, mtime: file.mtime,
+                    return try tree.commit(name, to: .tree(file.path), permissions: file.permissions, mtime: file.mtime,
                                            replacing: file.replacing != .nothing)
                 }
             }
@@ -135,10 +137,10 @@ public final class SimulatedDisk: ContainerDisk {
         }
     }
 
-    public func commitNew(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> FileStat {
+    public func commitNew(_ staged: any StagedFile, to path: RelativePath, permissions: Permissions, mtime: Int64) throws -> FileStat {
         try locked { tree in
             let name = try take(staged, in: tree)
-            return try tree.commit(name, to: .tree(path), executable: executable, mtime: mtime, replacing: false)
+            return try tree.commit(name, to: .tree(path), permissions: permissions, mtime: mtime, replacing: false)
         }
     }
 
@@ -151,7 +153,7 @@ public final class SimulatedDisk: ContainerDisk {
         return Set(locked { $0.versions.keys.filter { $0.hasPrefix(prefix) } }.compactMap { VersionNames.id(in: $0, prefix: prefix) })
     }
 
-    public func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, executable: Bool, mtime: Int64) throws {
+    public func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, permissions: Permissions, mtime: Int64) throws {
         try locked { tree in
             let name = try take(staged, in: tree)
             let version: String
@@ -159,7 +161,7 @@ public final class SimulatedDisk: ContainerDisk {
                 tree.detach(.temporary(name))
                 throw error
             }
-            _ = try tree.commit(name, to: .version(version), executable: executable, mtime: mtime, replacing: true)
+            _ = try tree.commit(name, to: .version(version), permissions: permissions, mtime: mtime, replacing: true)
         }
     }
 
@@ -179,8 +181,8 @@ public final class SimulatedDisk: ContainerDisk {
         locked { $0.detach(.version(name)) }
     }
 
-    public func makeDirectory(_ path: RelativePath) throws -> FileStat {
-        try locked { try $0.makeFolders(path) }
+    public func makeDirectory(_ path: RelativePath, permissions: Permissions) throws -> FileStat {
+        try locked { try $0.makeFolders(path, permissions: permissions) }
     }
 
     public func makeSymlink(_ path: RelativePath, target: String) throws -> FileStat {

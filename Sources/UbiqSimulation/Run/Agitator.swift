@@ -61,6 +61,7 @@ struct Agitator {
             let hours = Int64(draw(49)) - 24
             world.jumpWallClock(of: device.number, by: .seconds(hours * 3600))
             steps.append("\(label) wall clock \(hours)h")
+        case 87..<88: chmod(on: device, label)
         default:
             steps.append("\(label) wait")
         }
@@ -164,6 +165,14 @@ struct Agitator {
         do { try device.disk.clientAppend(path, more, fsync: draw(2) == 0) } catch { return }
         wrote(path, saw + more, on: device, saw: saw, label)
         steps.append("\(label) append \(path)")
+        device.changed([path])
+    }
+
+    /// A change of permissions alone: metadata that travels without content.
+    private mutating func chmod(on device: SimDevice, _ label: String) {
+        guard let (path, _) = pick(files(of: device)), let bits = pick([0o600, 0o640, 0o644, 0o700, 0o755] as [UInt32]) else { return }
+        do { try device.disk.clientSetPermissions(path, Permissions(mode: bits, kind: .file)) } catch { return }
+        steps.append("\(label) chmod \(String(bits, radix: 8)) \(path)")
         device.changed([path])
     }
 

@@ -14,7 +14,10 @@ enum Invariants {
             switch entry {
             case .folder: tree[path.rawValue] = "dir"
             case .symlink(let target): tree[path.rawValue] = "link:\(target)"
-            case .file(let bytes, let executable): tree[path.rawValue] = ChunkHasher.hash(bytes).hex + (executable ? "+x" : "")
+            case .file(let bytes, let permissions):
+                // As TreeDigest writes it: nothing for a new file's 0644.
+                let bits = permissions.bits
+                tree[path.rawValue] = ChunkHasher.hash(bytes).hex + (bits == 0o644 ? "" : bits == 0o755 ? "+x" : " mode " + String(bits, radix: 8))
             }
         }
         var conflicts: [String: Set<String>] = [:]
@@ -144,8 +147,8 @@ enum Invariants {
                 continue
             }
             switch entry {
-            case .file(let bytes, let executable):
-                if item.kind != .file || item.size != UInt64(bytes.count) || item.executable != executable
+            case .file(let bytes, let permissions):
+                if item.kind != .file || item.size != UInt64(bytes.count) || item.permissions != permissions
                     || item.chunks.map(\.hash) != FileChunker().chunks(of: bytes).map(\.hash) {
                     problems.append("device \(device.number): the index's \(path) is not the file on disk")
                 }

@@ -40,14 +40,14 @@ public struct StagedCommit: Sendable {
 
     public var staged: any StagedFile
     public var path: RelativePath
-    public var executable: Bool
+    public var permissions: Permissions
     public var mtime: Int64
     public var replacing: Replacing
 
-    public init(staged: any StagedFile, path: RelativePath, executable: Bool, mtime: Int64, replacing: Replacing = .anything) {
+    public init(staged: any StagedFile, path: RelativePath, permissions: Permissions, mtime: Int64, replacing: Replacing = .anything) {
         self.staged = staged
         self.path = path
-        self.executable = executable
+        self.permissions = permissions
         self.mtime = mtime
         self.replacing = replacing
     }
@@ -86,7 +86,7 @@ public protocol ContainerDisk: Sendable {
     /// passing them through the engine (in the kernel where the file system can).
     func copy(_ file: ChunkLocation.File, offset: UInt64, length: UInt64, into staged: any StagedFile, at target: UInt64) throws
     func stage() throws -> any StagedFile
-    func commit(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> FileStat
+    func commit(_ staged: any StagedFile, to path: RelativePath, permissions: Permissions, mtime: Int64) throws -> FileStat
     /// Commits many staged files with one flush of the file system instead of one each (a
     /// burst of small files). Each lands complete at its path or not at all; the result has
     /// the stat of each file committed and the error of each that was not (its staged file is
@@ -94,17 +94,18 @@ public protocol ContainerDisk: Sendable {
     func commitAll(_ files: [StagedCommit]) -> [RelativePath: Result<FileStat, DiskError>]
     /// Like `commit`, but only where nothing is at `path` yet (`DiskError.alreadyExists`
     /// otherwise, and the staged file is discarded): a new document, never a replacement.
-    func commitNew(_ staged: any StagedFile, to path: RelativePath, executable: Bool, mtime: Int64) throws -> FileStat
+    func commitNew(_ staged: any StagedFile, to path: RelativePath, permissions: Permissions, mtime: Int64) throws -> FileStat
     /// The flat file name under `.ubiq/versions/` of a kept version of `path`.
     func versionName(of path: RelativePath, id: String) throws -> String
     /// IDs of the versions of `path` kept on disk.
     func storedVersionIDs(of path: RelativePath) throws -> Set<String>
-    func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, executable: Bool, mtime: Int64) throws
+    func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, permissions: Permissions, mtime: Int64) throws
     func removeVersion(of path: RelativePath, id: String) throws
     /// Every stored version's file name and ctime (ns).
     func storedVersionNames() throws -> [(name: String, changedNs: Int64)]
     func removeVersion(named name: String) throws
-    func makeDirectory(_ path: RelativePath) throws -> FileStat
+    /// Creates the folder (and missing parents) or takes the one there, with `permissions`.
+    func makeDirectory(_ path: RelativePath, permissions: Permissions) throws -> FileStat
     func makeSymlink(_ path: RelativePath, target: String) throws -> FileStat
     func remove(_ path: RelativePath) throws
 }

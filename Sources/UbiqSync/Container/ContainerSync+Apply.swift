@@ -183,7 +183,7 @@ extension ContainerSync {
         switch goal.kind {
         case .directory:
             if let onDisk, onDisk.item.kind != .directory { try disk.remove(path) }
-            stat = try disk.makeDirectory(path)
+            stat = try disk.makeDirectory(path, permissions: goal.permissions)
         case .symlink:
             if let onDisk, onDisk.item.kind == .directory { try disk.remove(path) }
             stat = try disk.makeSymlink(path, target: goal.symlinkTarget ?? "")
@@ -200,8 +200,8 @@ extension ContainerSync {
             }
             do {
                 stat = onDisk == nil
-                    ? try disk.commitNew(staged, to: path, executable: goal.executable, mtime: goal.mtime)
-                    : try disk.commit(staged, to: path, executable: goal.executable, mtime: goal.mtime)
+                    ? try disk.commitNew(staged, to: path, permissions: goal.permissions, mtime: goal.mtime)
+                    : try disk.commit(staged, to: path, permissions: goal.permissions, mtime: goal.mtime)
             } catch let error as DiskError where error.code == .alreadyExists {
                 throw DiskError(.io, "'\(path)' was created on disk while its new version was fetched; it will be rescanned")
             } catch {
@@ -363,7 +363,7 @@ extension ContainerSync {
         for version in item.conflicts where version.kind == .file && !stored.contains(version.id) {
             let staged = try await assemble(version.chunks, path: item.path)
             do {
-                try disk.commitVersion(staged, of: item.path, id: version.id, executable: version.executable, mtime: version.mtime)
+                try disk.commitVersion(staged, of: item.path, id: version.id, permissions: version.permissions, mtime: version.mtime)
             } catch {
                 staged.discard()
                 throw error

@@ -45,7 +45,7 @@ extension ContainerSync {
         }
         var writes: [ItemWrite] = []
         for folder in folders {
-            do { writes.append(ItemWrite(item: folder, stat: try disk.makeDirectory(folder.path), settlesNeed: true)) } catch {
+            do { writes.append(ItemWrite(item: folder, stat: try disk.makeDirectory(folder.path, permissions: folder.permissions), settlesNeed: true)) } catch {
                 failed(folder, error, "could not create folder")
             }
         }
@@ -98,7 +98,7 @@ extension ContainerSync {
             }
             // The disk checks again at the rename: a client may write the path meanwhile.
             let replacing: StagedCommit.Replacing = if let local, !local.item.deleted, let seen = local.stat { .unchanged(seen) } else { .nothing }
-            commits.append(StagedCommit(staged: file, path: goal.path, executable: goal.executable, mtime: goal.mtime, replacing: replacing))
+            commits.append(StagedCommit(staged: file, path: goal.path, permissions: goal.permissions, mtime: goal.mtime, replacing: replacing))
         }
         // The flush waits for the disk: off the actor (a child task, on the engine's pool), so
         // other work goes on meanwhile.

@@ -49,7 +49,7 @@ extension ContainerSync {
                 stat = try disk.makeSymlink(path, target: version.symlinkTarget ?? "")
             } else {
                 let staged = try await assemble(version.chunks, path: path)
-                do { stat = try disk.commit(staged, to: path, executable: version.executable, mtime: now) } catch {
+                do { stat = try disk.commit(staged, to: path, permissions: version.permissions, mtime: now) } catch {
                     staged.discard()
                     throw error
                 }
@@ -58,7 +58,7 @@ extension ContainerSync {
             resolved.deleted = false
             resolved.size = version.size
             resolved.chunks = version.chunks
-            resolved.executable = version.executable
+            resolved.permissions = version.permissions
             resolved.symlinkTarget = version.symlinkTarget
             resolved.mtime = now
         }

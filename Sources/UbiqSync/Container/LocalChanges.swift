@@ -50,7 +50,7 @@ enum LocalChanges {
     static func item(_ entry: LocalEntry, previous: Item?, device: DeviceID) -> Item {
         Item(
             path: entry.path, kind: entry.kind, size: entry.kind == .file ? entry.size : 0, mtime: entry.mtime,
-            executable: entry.executable, symlinkTarget: entry.symlinkTarget, chunks: entry.chunks,
+            permissions: entry.permissions, symlinkTarget: entry.symlinkTarget, chunks: entry.chunks,
             version: (previous?.version ?? .empty).incremented(by: device), modifiedBy: device,
             conflicts: previous?.conflicts ?? [])
     }

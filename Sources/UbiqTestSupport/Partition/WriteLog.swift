@@ -56,13 +56,13 @@ public struct WriteLog: Sendable {
         var problems: [String] = []
         for (version, step) in written.sorted(by: { $0.key.description < $1.key.description })
         where !superseded.contains(version) {
-            let current = state.tree[version.path].map { $0.hasSuffix("+x") ? String($0.dropLast(2)) : $0 }
+            let current = state.tree[version.path].map { Self.content(of: $0) }
             if current == version.hash || state.conflicts[version.path, default: []].contains(version.hash) { continue }
             problems.append("lost: \(version), written by \(step), is neither current nor a conflict version, and no later write saw it")
         }
         let writtenHashes = Dictionary(grouping: written.keys, by: \.path).mapValues { Set($0.map(\.hash)) }
         for (path, entry) in state.tree.sorted(by: { $0.key < $1.key }) where entry != "dir" && !entry.hasPrefix("link:") {
-            if !writtenHashes[path, default: []].contains(entry) {
+            if !writtenHashes[path, default: []].contains(Self.content(of: entry)) {
                 problems.append("made up: \(path) holds \(entry.prefix(12)), which no client wrote at that path")
             }
         }
@@ -72,6 +72,11 @@ public struct WriteLog: Sendable {
             }
         }
         return problems
+    }
+
+    /// A file's entry of a ``TreeDigest`` without what it says of permissions: its content hash.
+    static func content(of entry: String) -> String {
+        String(entry.prefix { $0 != "+" && $0 != " " })
     }
 
     /// The name prefix of `path`'s conflict versions in `.ubiq/versions/` (DESIGN.md §3).

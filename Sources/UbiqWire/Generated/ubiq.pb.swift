@@ -372,9 +372,21 @@ public nonisolated struct Ubiq_Wire_ConflictInfo: Sendable {
 
   public var modifiedBy: String = String()
 
+  /// As in FileInfo.
+  public var permissions: UInt32 {
+    get {_permissions ?? 0}
+    set {_permissions = newValue}
+  }
+  /// Returns true if `permissions` has been explicitly set.
+  public var hasPermissions: Bool {self._permissions != nil}
+  /// Clears the value of `permissions`. Subsequent reads from it will return its default value.
+  public mutating func clearPermissions() {self._permissions = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _permissions: UInt32? = nil
 }
 
 public nonisolated struct Ubiq_Wire_FileInfo: Sendable {
@@ -415,9 +427,22 @@ public nonisolated struct Ubiq_Wire_FileInfo: Sendable {
   /// already holds and asks for the others with a ChunkListRequest.
   public var chunkGroups: [Ubiq_Wire_ChunkGroup] = []
 
+  /// The permission bits that travel (0777, and setgid and sticky on folders). Absent from
+  /// peers of before they did: `executable` then says what is known.
+  public var permissions: UInt32 {
+    get {_permissions ?? 0}
+    set {_permissions = newValue}
+  }
+  /// Returns true if `permissions` has been explicitly set.
+  public var hasPermissions: Bool {self._permissions != nil}
+  /// Clears the value of `permissions`. Subsequent reads from it will return its default value.
+  public mutating func clearPermissions() {self._permissions = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _permissions: UInt32? = nil
 }
 
 public nonisolated struct Ubiq_Wire_ChunkGroup: Sendable {
@@ -1100,7 +1125,7 @@ nonisolated extension Ubiq_Wire_Block: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
 nonisolated extension Ubiq_Wire_ConflictInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ConflictInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}kind\0\u{1}size\0\u{3}mtime_ns\0\u{1}executable\0\u{3}symlink_target\0\u{1}blocks\0\u{1}version\0\u{3}modified_by\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}kind\0\u{1}size\0\u{3}mtime_ns\0\u{1}executable\0\u{3}symlink_target\0\u{1}blocks\0\u{1}version\0\u{3}modified_by\0\u{1}permissions\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1117,12 +1142,17 @@ nonisolated extension Ubiq_Wire_ConflictInfo: SwiftProtobuf.Message, SwiftProtob
       case 7: try { try decoder.decodeRepeatedMessageField(value: &self.blocks) }()
       case 8: try { try decoder.decodeRepeatedMessageField(value: &self.version) }()
       case 9: try { try decoder.decodeSingularStringField(value: &self.modifiedBy) }()
+      case 10: try { try decoder.decodeSingularUInt32Field(value: &self._permissions) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if !self.id.isEmpty {
       try visitor.visitSingularStringField(value: self.id, fieldNumber: 1)
     }
@@ -1150,6 +1180,9 @@ nonisolated extension Ubiq_Wire_ConflictInfo: SwiftProtobuf.Message, SwiftProtob
     if !self.modifiedBy.isEmpty {
       try visitor.visitSingularStringField(value: self.modifiedBy, fieldNumber: 9)
     }
+    try { if let v = self._permissions {
+      try visitor.visitSingularUInt32Field(value: v, fieldNumber: 10)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1163,6 +1196,7 @@ nonisolated extension Ubiq_Wire_ConflictInfo: SwiftProtobuf.Message, SwiftProtob
     if lhs.blocks != rhs.blocks {return false}
     if lhs.version != rhs.version {return false}
     if lhs.modifiedBy != rhs.modifiedBy {return false}
+    if lhs._permissions != rhs._permissions {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1170,7 +1204,7 @@ nonisolated extension Ubiq_Wire_ConflictInfo: SwiftProtobuf.Message, SwiftProtob
 
 nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".FileInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}kind\0\u{1}deleted\0\u{1}size\0\u{3}mtime_ns\0\u{1}executable\0\u{3}symlink_target\0\u{1}blocks\0\u{1}version\0\u{3}modified_by\0\u{1}conflicts\0\u{1}sequence\0\u{1}absent\0\u{3}chunk_groups\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}kind\0\u{1}deleted\0\u{1}size\0\u{3}mtime_ns\0\u{1}executable\0\u{3}symlink_target\0\u{1}blocks\0\u{1}version\0\u{3}modified_by\0\u{1}conflicts\0\u{1}sequence\0\u{1}absent\0\u{3}chunk_groups\0\u{1}permissions\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1192,12 +1226,17 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
       case 12: try { try decoder.decodeSingularUInt64Field(value: &self.sequence) }()
       case 13: try { try decoder.decodeSingularBoolField(value: &self.absent) }()
       case 14: try { try decoder.decodeRepeatedMessageField(value: &self.chunkGroups) }()
+      case 15: try { try decoder.decodeSingularUInt32Field(value: &self._permissions) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if !self.path.isEmpty {
       try visitor.visitSingularStringField(value: self.path, fieldNumber: 1)
     }
@@ -1240,6 +1279,9 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
     if !self.chunkGroups.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.chunkGroups, fieldNumber: 14)
     }
+    try { if let v = self._permissions {
+      try visitor.visitSingularUInt32Field(value: v, fieldNumber: 15)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1258,6 +1300,7 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
     if lhs.sequence != rhs.sequence {return false}
     if lhs.absent != rhs.absent {return false}
     if lhs.chunkGroups != rhs.chunkGroups {return false}
+    if lhs._permissions != rhs._permissions {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

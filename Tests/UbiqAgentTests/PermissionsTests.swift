@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+import UbiqTestSupport
+
+/// Files and folders arrive with the permissions they left with: a private key stays
+/// private on every workstation, and a change of permissions alone travels without content.
+@Suite(.serialized) struct PermissionsTests {
+    static func mode(_ path: String) -> mode_t? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? info.st_mode & 0o7777 : nil
+    }
+
+    @Test func permissionsTravelBothWaysAndAChangeOfThemAloneMovesNoContent() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+
+        try a.write("Documents/ssh/id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\n")
+        chmod(a.path("Documents/ssh/id_ed25519"), 0o600)
+        chmod(a.path("Documents/ssh"), 0o700)
+        try FileManager.default.createDirectory(atPath: a.path("Documents/team"), withIntermediateDirectories: false)
+        chmod(a.path("Documents/team"), 0o2770)
+        try a.write("Documents/large.bin", DeltaTransferTests.randomData(4 << 20, seed: 11))
+        try await waitForConvergence([a, b], timeout: .seconds(60), "the files with their permissions on beta") {
+            $0["Documents/large.bin"] != nil && $0["Documents/ssh/id_ed25519"]?.hasSuffix(" mode 600") == true
+                && $0["Documents/team"] == "dir mode 2770" && $0["Documents/ssh"] == "dir mode 700"
+        }
+        #expect(Self.mode(b.path("Documents/ssh/id_ed25519")) == 0o600)
+        #expect(Self.mode(b.path("Documents/ssh")) == 0o700)
+        #expect(Self.mode(b.path("Documents/team")) == 0o2770)
+
+        // A change of permissions alone, on beta this time: metadata, no content.
+        let before = try await a.status().bytesReceived
+        chmod(b.path("Documents/large.bin"), 0o640)
+        try await waitUntil("alpha's copy to become 0640") { Self.mode(a.path("Documents/large.bin")) == 0o640 }
+        let moved = try await a.status().bytesReceived - before
+        print("permissions change of 4 MiB: \(moved) bytes received")
+        #expect(moved < 16 << 10, "a change of permissions moved \(moved) bytes")
+        // Still the same bytes, and nothing bounces back.
+        try await waitForConvergence([a, b], "the same tree on both") { $0["Documents/large.bin"]?.hasSuffix(" mode 640") == true }
+        #expect(Self.mode(b.path("Documents/large.bin")) == 0o640)
+    }
+}
