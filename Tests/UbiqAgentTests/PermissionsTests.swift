@@ -31,13 +31,18 @@ import UbiqTestSupport
         #expect(Self.mode(b.path("Documents/ssh")) == 0o700)
         #expect(Self.mode(b.path("Documents/team")) == 0o2770)
 
-        // A change of permissions alone, on beta this time: metadata, no content.
+        // A change of permissions alone, on beta this time: metadata, no content, set in place
+        // on alpha's file (the same inode).
         let before = try await a.status().bytesReceived
+        var info = stat()
+        #expect(lstat(a.path("Documents/large.bin"), &info) == 0)
+        let inode = info.st_ino
         chmod(b.path("Documents/large.bin"), 0o640)
         try await waitUntil("alpha's copy to become 0640") { Self.mode(a.path("Documents/large.bin")) == 0o640 }
         let moved = try await a.status().bytesReceived - before
         print("permissions change of 4 MiB: \(moved) bytes received")
         #expect(moved < 16 << 10, "a change of permissions moved \(moved) bytes")
+        #expect(lstat(a.path("Documents/large.bin"), &info) == 0 && info.st_ino == inode, "the file was copied, not changed in place")
         // Still the same bytes, and nothing bounces back.
         try await waitForConvergence([a, b], "the same tree on both") { $0["Documents/large.bin"]?.hasSuffix(" mode 640") == true }
         #expect(Self.mode(b.path("Documents/large.bin")) == 0o640)

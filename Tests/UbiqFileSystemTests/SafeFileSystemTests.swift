@@ -28,6 +28,24 @@ import UbiqTestSupport
         #expect(try #require(c.lstatOf("Documents/shared")).st_mode & 0o7777 == 0o700)
     }
 
+    /// A version with the same bytes: the same inode gets the new permissions and mtime, and
+    /// only while it is the file the engine last saw.
+    @Test func metadataIsSetInPlaceOnlyOnTheFileLastSeen() throws {
+        let c = try ContainerFixture()
+        try c.write("Documents/big.bin", [UInt8](repeating: 1, count: 1 << 20))
+        let seen = try #require(c.fileSystem.fileStat(of: path("Documents/big.bin")))
+        let stat = try c.fileSystem.setMetadata(of: path("Documents/big.bin"), permissions: Permissions(mode: 0o600, kind: .file),
+                                                mtimeNs: 1_700_000_000_000_000_001, expected: seen)
+        let st = try #require(c.lstatOf("Documents/big.bin"))
+        #expect(stat == c.fileSystem.fileStat(of: path("Documents/big.bin")) && stat.inode == seen.inode && st.st_mode & 0o7777 == 0o600 && stat.mtimeNs == 1_700_000_000_000_000_001)
+        // A client's write since (the fixture's write leaves 0644): refused, nothing set.
+        try c.write("Documents/big.bin", [2])
+        let mode = Permissions(mode: 0o640, kind: .file)
+        #expect { _ = try c.fileSystem.setMetadata(of: path("Documents/big.bin"), permissions: mode, mtimeNs: 1, expected: stat) }
+            throws: { ($0 as? FileSystemError)?.code == .alreadyExists }
+        #expect(try #require(c.lstatOf("Documents/big.bin")).st_mode & 0o7777 == 0o644 && c.read("Documents/big.bin") == [2])
+    }
+
     @Test func commitPutsTheFileInPlaceWithModeAndMtime() throws {
         let c = try ContainerFixture()
         let fs = c.fileSystem

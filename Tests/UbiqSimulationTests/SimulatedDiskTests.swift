@@ -112,6 +112,20 @@ import UbiqTestSupport
         #expect(found[p("Documents/empty")]?.chunks == [])
     }
 
+    /// As `SafeFileSystem.setMetadata`: in place, and only on the file the engine last saw.
+    @Test func metadataIsSetInPlaceOnlyOnTheFileLastSeen() throws {
+        let disk = try makeDisk()
+        let path = p("Documents/key")
+        try disk.clientWrite(path, b("secret"))
+        let seen = try #require(disk.stat(path))
+        let stat = try disk.setMetadata(of: path, permissions: Permissions(mode: 0o600, kind: .file), mtime: 77, expected: seen)
+        #expect(stat.inode == seen.inode && stat.mtimeNs == 77 && disk.stat(path) == stat)
+        #expect(disk.snapshot()[path] == .file(b("secret"), permissions: Permissions(mode: 0o600, kind: .file)))
+        try disk.clientAppend(path, b("!"), fsync: true)
+        #expect(code { _ = try disk.setMetadata(of: path, permissions: .defaults(for: .file), mtime: 1, expected: stat) } == .alreadyExists)
+        #expect(disk.snapshot()[path] == .file(b("secret!"), permissions: Permissions(mode: 0o600, kind: .file)))
+    }
+
     @Test func aStagedFileLandsWholeAndCommitNewRefusesATakenPath() throws {
         let disk = try makeDisk()
         let file = try disk.stage()

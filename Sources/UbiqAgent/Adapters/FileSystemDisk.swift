@@ -165,6 +165,12 @@ struct FileSystemDisk: ContainerDisk {
         try files.removeStoredVersion(named: name)
     }
 
+    func setMetadata(of path: RelativePath, permissions: Permissions, mtime: Int64, expected: FileStat) throws -> FileStat {
+        do { return try files.setMetadata(of: path, permissions: permissions, mtimeNs: mtime, expected: expected) } catch {
+            throw error.code == .alreadyExists ? DiskError(.alreadyExists, error.message) : error
+        }
+    }
+
     func makeDirectory(_ path: RelativePath, permissions: Permissions) throws -> FileStat {
         try files.makeDirectory(path, permissions: permissions)
     }

@@ -175,6 +175,19 @@ struct DiskTree: Sendable {
     }
 
     /// `mkdir -p`: an existing folder is fine, anything else in the way is not.
+    /// `chmod` and `utimens` of the file at `path` if its stat is still `expected`, then `fsync`.
+    mutating func setMetadata(of path: RelativePath, permissions: Permissions, mtime: Int64, expected: FileStat) throws(DiskError) -> FileStat {
+        try injectedFailure("set the metadata of '\(path)'")
+        guard let number = tree[path], inodes[number]!.kind == .file, stat(of: number) == expected else {
+            throw DiskError(.alreadyExists, "'\(path)' changed on disk before its permissions and mtime could be set")
+        }
+        inodes[number]!.mode = permissions.bits
+        inodes[number]!.mtime = mtime
+        inodes[number]!.ctime = time
+        sync(number)
+        return stat(of: number)
+    }
+
     /// `mkdir -p`, then `chmod` of the last folder when `permissions` are given.
     mutating func makeFolders(_ path: RelativePath, permissions: Permissions? = nil) throws(DiskError) -> FileStat {
         try parentFolders(of: path, create: true)

@@ -181,6 +181,10 @@ public final class SimulatedDisk: ContainerDisk {
         locked { $0.detach(.version(name)) }
     }
 
+    public func setMetadata(of path: RelativePath, permissions: Permissions, mtime: Int64, expected: FileStat) throws -> FileStat {
+        try locked { tree throws(DiskError) in try tree.setMetadata(of: path, permissions: permissions, mtime: mtime, expected: expected) }
+    }
+
     public func makeDirectory(_ path: RelativePath, permissions: Permissions) throws -> FileStat {
         try locked { try $0.makeFolders(path, permissions: permissions) }
     }

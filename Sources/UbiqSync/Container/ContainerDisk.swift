@@ -104,6 +104,9 @@ public protocol ContainerDisk: Sendable {
     /// Every stored version's file name and ctime (ns).
     func storedVersionNames() throws -> [(name: String, changedNs: Int64)]
     func removeVersion(named name: String) throws
+    /// Gives the file at `path` new permissions and mtime in place, when it still has the stat
+    /// `expected` (`DiskError.alreadyExists` otherwise): a version with the same bytes.
+    func setMetadata(of path: RelativePath, permissions: Permissions, mtime: Int64, expected: FileStat) throws -> FileStat
     /// Creates the folder (and missing parents) or takes the one there, with `permissions`.
     func makeDirectory(_ path: RelativePath, permissions: Permissions) throws -> FileStat
     func makeSymlink(_ path: RelativePath, target: String) throws -> FileStat

@@ -151,6 +151,13 @@ extension ContainerSync {
         announce()
     }
 
+    /// Whether the file on disk already holds `goal`'s bytes, so that only its permissions
+    /// and mtime are to change (set in place, no copy of the bytes).
+    static func sameBytes(_ local: IndexedItem, _ goal: Item) -> Bool {
+        local.item.kind == .file && !local.item.deleted && local.downloaded && goal.kind == .file
+            && local.item.size == goal.size && local.item.chunks.map(\.hash) == goal.chunks.map(\.hash)
+    }
+
     private func caseTwin(of goal: Item, local: IndexedItem?) throws -> RelativePath? {
         guard local == nil || local?.item.deleted == true, !goal.deleted else { return nil }
         return try index.caseTwin(id, of: goal.path)
@@ -188,6 +195,13 @@ extension ContainerSync {
             if let onDisk, onDisk.item.kind == .directory { try disk.remove(path) }
             stat = try disk.makeSymlink(path, target: goal.symlinkTarget ?? "")
         case .file:
+            if let onDisk, let seen = onDisk.stat, Self.sameBytes(onDisk, goal) {
+                do { stat = try disk.setMetadata(of: path, permissions: goal.permissions, mtime: goal.mtime, expected: seen) } catch let error as DiskError
+                    where error.code == .alreadyExists {
+                    throw DiskError(.io, "'\(path)' changed on disk while applying; it will be rescanned")
+                }
+                break
+            }
             let staged = try await assemble(goal.chunks, path: path, version: goal.version)
             // Looked at again after the fetch, with no suspension before the rename: a client
             // may have written the path meanwhile, and its write must not be replaced unseen.

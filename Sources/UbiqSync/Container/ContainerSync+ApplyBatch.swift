@@ -58,8 +58,23 @@ extension ContainerSync {
         announce()
     }
 
-    /// Assembles the files side by side, then commits those still safe to replace together.
-    private func commitFiles(_ files: [(goal: Item, local: IndexedItem?)]) async -> [ItemWrite] {
+    /// Assembles the files side by side, then commits those still safe to replace together;
+    /// a file whose bytes are already in place only gets its new permissions and mtime.
+    private func commitFiles(_ all: [(goal: Item, local: IndexedItem?)]) async -> [ItemWrite] {
+        var writes: [ItemWrite] = []
+        var files: [(goal: Item, local: IndexedItem?)] = []
+        for (goal, local) in all {
+            guard let local, let seen = local.stat, Self.sameBytes(local, goal) else {
+                files.append((goal, local))
+                continue
+            }
+            do {
+                let stat = try disk.setMetadata(of: goal.path, permissions: goal.permissions, mtime: goal.mtime, expected: seen)
+                writes.append(ItemWrite(item: goal, stat: stat, settlesNeed: true))
+            } catch {
+                failed(goal, error, "could not set permissions and mtime")
+            }
+        }
         var staged: [RelativePath: any StagedFile] = [:]
         var fetchFailures: [RelativePath: any Error] = [:]
         let facts = assemblyFacts(for: files.map { AssemblyFacts.File(path: $0.goal.path, chunks: $0.goal.chunks, version: $0.goal.version) },
@@ -104,7 +119,6 @@ extension ContainerSync {
         // other work goes on meanwhile.
         async let committed = disk.commitAll(commits)
         let results = await committed
-        var writes: [ItemWrite] = []
         for (goal, _) in files {
             switch results[goal.path] {
             case .success(let stat): writes.append(ItemWrite(item: goal, stat: stat, settlesNeed: true))

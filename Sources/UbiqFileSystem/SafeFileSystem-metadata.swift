@@ -1,0 +1,28 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import UbiqModel
+
+extension SafeFileSystem {
+    /// Gives the file at `path` new permissions and mtime in place, when it is still the file
+    /// the caller last saw (`expected`): a new version with the same bytes needs no copy of
+    /// them. Throws `.alreadyExists` when the file changed meanwhile (the next scan decides);
+    /// returns the stat facts to record.
+    public func setMetadata(of path: RelativePath, permissions: Permissions, mtimeNs: Int64,
+                            expected: FileStat) throws(FileSystemError) -> FileStat {
+        let parent = try parentFolder(of: path, create: false)
+        let fd = openat(parent.fd, String(path.name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystemError.posix(errno, "open", path.rawValue) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw FileSystemError.posix(errno, "fstat", path.rawValue) }
+        guard Posix.kind(of: st.st_mode) == .regular, FileStat(st) == expected else {
+            throw FileSystemError(.alreadyExists, "'\(path)' changed on disk before its permissions and mtime could be set")
+        }
+        let time = Posix.timespec(nanoseconds: mtimeNs)
+        guard fchmod(fd, mode_t(permissions.bits)) == 0 else { throw FileSystemError.posix(errno, "chmod", path.rawValue) }
+        guard futimens(fd, [time, time]) == 0 else { throw FileSystemError.posix(errno, "set mtime of", path.rawValue) }
+        guard fsync(fd) == 0, fstat(fd, &st) == 0 else { throw FileSystemError.posix(errno, "fsync", path.rawValue) }
+        return FileStat(st)
+    }
+}
