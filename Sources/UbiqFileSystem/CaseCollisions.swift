@@ -4,11 +4,12 @@ import UbiqModel
 /// case-insensitive file system: ubiq reports them as case conflicts instead.
 public enum CaseCollisions {
     /// Groups of two or more paths with the same case-folded form, each group sorted, the
-    /// groups in order of their first path.
+    /// groups in order of their first path. Forms are compared as bytes: names that differ
+    /// only in Unicode normalization are two files, not a clash.
     public static func find(in paths: [RelativePath]) -> [[RelativePath]] {
-        var groups: [String: [RelativePath]] = [:]
+        var groups: [[UInt8]: [RelativePath]] = [:]
         for path in paths {
-            groups[path.caseFolded, default: []].append(path)
+            groups[Array(path.caseFolded.utf8), default: []].append(path)
         }
         return groups.values
             .map { Array(Set($0)).sorted() }

@@ -72,7 +72,8 @@ public struct RelativePath: Hashable, Comparable, Sendable, Codable, CustomStrin
 
     /// True where this path lies under `other` (or is it).
     public func isInside(_ other: RelativePath) -> Bool {
-        rawValue == other.rawValue || rawValue.hasPrefix(other.rawValue + "/")
+        let inner = rawValue.utf8, outer = other.rawValue.utf8
+        return inner.starts(with: outer) && (inner.count == outer.count || inner.dropFirst(outer.count).first == UInt8(ascii: "/"))
     }
 
     /// False for anything inside a `<name>.nosync` folder, at any depth.
@@ -90,7 +91,16 @@ public struct RelativePath: Hashable, Comparable, Sendable, Codable, CustomStrin
     public var caseFolded: String { rawValue.lowercased() }
 
     public var description: String { rawValue }
-    public static func < (lhs: RelativePath, rhs: RelativePath) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    // Paths are told apart by their bytes, as Linux does: `café` in NFC and in NFD are two
+    // files there, while Swift's `String ==` takes them for one (canonical equivalence).
+    public static func == (lhs: RelativePath, rhs: RelativePath) -> Bool { lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8) }
+    public func hash(into hasher: inout Hasher) {
+        var bytes = rawValue
+        bytes.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+    /// In byte order, as SQLite sorts the index's paths.
+    public static func < (lhs: RelativePath, rhs: RelativePath) -> Bool { lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8) }
 
     public init(from decoder: any Decoder) throws {
         try self.init(try decoder.singleValueContainer().decode(String.self))

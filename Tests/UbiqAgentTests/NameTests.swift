@@ -39,4 +39,35 @@ import UbiqTestSupport
             #expect(b.read("Documents/names/" + name) == "file \(index)", "\(name.debugDescription)")
         }
     }
+
+    /// `café.txt` in NFC and in NFD are two files on Linux; Swift's `String ==` takes them for
+    /// one. Written at the same moment, both arrive, each with its own bytes, and no case
+    /// clash is reported.
+    @Test func namesThatDifferOnlyInNormalizationAreTwoFiles() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let composed = "caf\u{E9}.txt", decomposed = "cafe\u{301}.txt"
+        #expect(composed == decomposed && Array(composed.utf8) != Array(decomposed.utf8), "Swift takes them for one")
+        try FileManager.default.createDirectory(atPath: a.path("Documents/twins"), withIntermediateDirectories: true)
+        for (name, text) in [(composed, "composed"), (decomposed, "decomposed")] {
+            #expect(FileManager.default.createFile(atPath: a.path("Documents/twins/") + name, contents: Data(text.utf8)))
+        }
+        func names(_ agent: AgentProcess) -> Set<[UInt8]> {
+            Set(((try? FileManager.default.contentsOfDirectory(atPath: agent.path("Documents/twins"))) ?? []).map { Array($0.utf8) })
+        }
+        #expect(names(a).count == 2, "the file system keeps two files")
+        try await waitUntil("both twins on beta") { names(b).count == 2 }
+        #expect(names(b) == names(a))
+        for (name, text) in [(composed, "composed"), (decomposed, "decomposed")] {
+            let bytes = FileManager.default.contents(atPath: b.path("Documents/twins/") + name)
+            #expect(bytes == Data(text.utf8), "\(Array(name.utf8))")
+        }
+        for agent in [a, b] {
+            let status = try await agent.status()
+            #expect(status.containers.allSatisfy { $0.caseConflicts.isEmpty && ($0.failures ?? []).isEmpty }, "\(agent.name): \(status.containers)")
+        }
+    }
 }

@@ -16,5 +16,8 @@ import UbiqFileSystem
     @Test func noCollisionsAndDuplicates() {
         #expect(CaseCollisions.find(in: []).isEmpty)
         #expect(CaseCollisions.find(in: ["a", "b", "a"].map(path)).isEmpty)
+        // Unicode normalization is not case: two files, no clash.
+        #expect(CaseCollisions.find(in: ["Documents/caf\u{E9}", "Documents/cafe\u{301}"].map(path)).isEmpty)
+        #expect(CaseCollisions.find(in: ["Documents/CAF\u{C9}", "Documents/caf\u{E9}"].map(path)).count == 1)
     }
 }

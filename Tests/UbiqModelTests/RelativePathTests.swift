@@ -23,6 +23,16 @@ import UbiqModel
         #expect(try RelativePath("a/b/c").parent?.parent?.rawValue == "a")
     }
 
+    /// Told apart by bytes, as Linux does, and sorted by bytes, as SQLite sorts the index.
+    @Test func pathsThatDifferOnlyInNormalizationAreTwo() throws {
+        let composed = try RelativePath("Documents/caf\u{E9}"), decomposed = try RelativePath("Documents/cafe\u{301}")
+        #expect(composed != decomposed && Set([composed, decomposed]).count == 2)
+        #expect(composed.caseFolded == decomposed.caseFolded, "Swift's String == takes the folded forms for one")
+        #expect(try RelativePath("Documents/caf\u{E9}/x").isInside(composed) && !(try RelativePath("Documents/cafe\u{301}/x")).isInside(composed))
+        #expect(try [RelativePath("b"), RelativePath("\u{E9}"), RelativePath("a"), RelativePath("e\u{301}")].sorted().map(\.rawValue)
+                == ["a", "b", "e\u{301}", "\u{E9}"])
+    }
+
     @Test func nosyncFoldersAreNotSynced() throws {
         #expect(!(try RelativePath("Documents/cache.nosync/a")).isSyncable)
         #expect(!(try RelativePath("cache.nosync")).isSyncable)

@@ -275,20 +275,14 @@ public actor ContainerSync {
     /// The paths not inside another of them, each once. Linear in the paths and their
     /// depth: a burst of watcher events can name thousands of sibling files.
     static func outermost(_ paths: [RelativePath]) -> [RelativePath] {
-        var kept = Set<String>()
+        // Bytes, not strings: names that differ only in Unicode normalization are two paths.
+        var kept = Set<[UInt8]>()
         var result: [RelativePath] = []
         // A folder sorts before everything inside it.
-        for path in paths.sorted() where !kept.contains(path.rawValue) {
-            let raw = path.rawValue
-            var inside = false
-            var start = raw.startIndex
-            while let slash = raw[start...].firstIndex(of: "/") {
-                if kept.contains(String(raw[..<slash])) {
-                    inside = true
-                    break
-                }
-                start = raw.index(after: slash)
-            }
+        for path in paths.sorted() {
+            let raw = Array(path.rawValue.utf8)
+            guard !kept.contains(raw) else { continue }
+            let inside = raw.indices.contains { raw[$0] == UInt8(ascii: "/") && kept.contains(Array(raw[..<$0])) }
             if !inside {
                 kept.insert(raw)
                 result.append(path)
