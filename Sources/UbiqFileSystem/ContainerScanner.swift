@@ -87,7 +87,7 @@ private struct ScanWalk<Baseline: ScanBaseline> {
         for bytes in names {
             if prefix == nil && bytes == Array(RelativePath.agentFolder.utf8) { continue }
             guard let name = String(validating: bytes, as: UTF8.self) else {
-                result.invalidNames.append(invalidName(prefix, String(decoding: bytes, as: UTF8.self)))
+                result.invalidNames.append(invalidName(prefix, NameBytes.escaped(bytes)))
                 continue
             }
             if name.hasSuffix(".nosync") { continue }

@@ -11,7 +11,8 @@ public struct ScanResult: Sendable {
     public var unstable: [RelativePath] = []
     /// Paths that could not be read (permissions, I/O); their subtrees are unknown.
     public var failures: [ScanFailure] = []
-    /// Names skipped because they are not valid container paths (e.g. not UTF-8), as found.
+    /// Names skipped because they are not valid container paths, with the folder they are in;
+    /// bytes that are not UTF-8 shown as `\xFF` (``NameBytes``).
     public var invalidNames: [String] = []
     /// How many files were hashed, and how many bytes: the work the baseline did not save.
     public var filesHashed = 0

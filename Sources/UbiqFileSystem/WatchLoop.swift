@@ -92,15 +92,32 @@ struct WatchLoop {
             }
             return  // otherwise the parent's watch reports the name
         }
-        guard !event.name.isEmpty, let name = String(validating: event.name, as: UTF8.self) else { return }
+        guard !event.name.isEmpty else { return }
+        guard let name = String(validating: event.name, as: UTF8.self) else {
+            rescanFolder(folder, at: now)
+            return
+        }
         if name.hasSuffix(".nosync") || (folder.isEmpty && name == RelativePath.agentFolder) { return }
         let relative = folder.isEmpty ? name : folder + "/" + name
-        guard let path = try? RelativePath(relative) else { return }
+        guard let path = try? RelativePath(relative) else {
+            rescanFolder(folder, at: now)
+            return
+        }
 
         let isFolder = event.has(IN_ISDIR)
         if isFolder && event.has(IN_MOVED_FROM) { table.removeTree(relative) }
         if isFolder && (event.has(IN_CREATE) || event.has(IN_MOVED_TO)) { table.addTree(relative, logger: logger) }
         aggregator.record(path, change(of: event, isFolder: isFolder, relative: relative), at: now)
+    }
+
+    /// A name that cannot be a path (not UTF-8) came or went: its folder is scanned again,
+    /// which lists it in status as not synced, or no longer.
+    private mutating func rescanFolder(_ folder: String, at now: ContinuousClock.Instant) {
+        guard let path = try? RelativePath(folder) else {
+            aggregator.recordOverflow(at: now)
+            return
+        }
+        aggregator.record(path, .settled, at: now)
     }
 
     /// A created file is still being written (a close will follow) unless it is a link or

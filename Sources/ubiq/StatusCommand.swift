@@ -44,6 +44,7 @@ struct StatusCommand: AgentCommand {
                 }
                 notes += container.transfers.map { ProgressBar.line(path: $0.path, done: $0.done, total: $0.total) }
                 notes += container.failures.map { "\(container.id.rawValue): cannot apply \($0.path) yet (will retry): \($0.error)" }
+                notes += (container.notSynced ?? []).map { "\(container.id.rawValue): \($0.path): \($0.reason)" }
             }
             sections.append(([table.render()] + notes).joined(separator: "\n"))
         }

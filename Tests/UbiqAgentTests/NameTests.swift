@@ -70,4 +70,39 @@ import UbiqTestSupport
             #expect(status.containers.allSatisfy { $0.caseConflicts.isEmpty && ($0.failures ?? []).isEmpty }, "\(agent.name): \(status.containers)")
         }
     }
+
+    /// Linux allows any bytes but `/` and NUL in a name; one that is not UTF-8 cannot travel
+    /// (the wire and the index carry text). It is listed in status with its bytes escaped and
+    /// why, and once renamed it syncs and the entry goes.
+    @Test func aNameThatIsNotUTF8IsListedInStatusUntilRenamed() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let bad = Array(a.path("Documents/bad").utf8) + [0xFF] + Array(".txt".utf8)
+        let fd = bad.withUnsafeBufferPointer { buffer in
+            (buffer.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) }
+        }
+        #expect(fd >= 0)
+        _ = write(fd, "kept", 4)
+        close(fd)
+        try a.write("Documents/after.txt", "a change after it, so a scan has run")
+        try await waitForConvergence([a, b], "the file written after it on beta") { $0["Documents/after.txt"] != nil }
+        try await waitUntil("alpha's status to list the name") {
+            try await a.status().containers.contains { $0.notSynced?.contains { $0.path == "Documents/bad\\xFF.txt" } == true }
+        }
+        let listed = try #require(try await a.status().containers.compactMap(\.notSynced).joined().first)
+        #expect(listed.reason.contains("UTF-8"))
+        #expect(try AgentProcess.cli(["status", "--socket", a.socket]).contains("Documents/bad\\xFF.txt"))
+        // Renamed to a name that is text: it syncs, and status no longer lists it.
+        let good = a.path("Documents/good.txt")
+        #expect(bad.withUnsafeBufferPointer { buffer in
+            (buffer.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { rename($0.baseAddress!, good) }
+        } == 0)
+        try await waitUntil("the renamed file on beta") { b.read("Documents/good.txt") == "kept" }
+        try await waitUntil("alpha's status to drop the name") {
+            try await a.status().containers.allSatisfy { ($0.notSynced ?? []).isEmpty }
+        }
+    }
 }

@@ -46,3 +46,13 @@ import UbiqModel
         #expect(again == item)
     }
 }
+
+@Suite struct NameBytesTests {
+    @Test func bytesThatAreNotUTF8AreShownEscapedAndTheRestAsText() {
+        #expect(NameBytes.escaped(Array("bad".utf8) + [0xFF] + Array(".txt".utf8)) == "bad\\xFF.txt")
+        #expect(NameBytes.escaped(Array("café\\".utf8)) == "café\\\\", "a backslash is escaped, so nothing is ambiguous")
+        #expect(NameBytes.escaped([0xC3]) == "\\xC3", "a character cut short")
+        #expect(NameBytes.escaped([0xC0, 0x80]) == "\\xC0\\x80", "an overlong form is not text")
+        #expect(NameBytes.escaped([0x0A, 0x41]) == "\nA")
+    }
+}

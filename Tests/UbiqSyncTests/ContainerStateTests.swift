@@ -49,6 +49,19 @@ import UbiqModel
         #expect(state.passBegins(needs: [], at: start + .seconds(13)) == .nothingNeeded(sweepVersions: false))
     }
 
+    @Test func aScanReplacesWhatEarlierScansFoundUnderItsRootOnly() {
+        var state = ContainerState(overtakeAfter: .seconds(2))
+        let bad = ScanProblem(path: "Documents/a/bad\\xFF", reason: "not UTF-8"), locked = ScanProblem(path: "Documents/b/locked", reason: "unreadable")
+        state.scanned(nil, problems: [bad, locked])
+        #expect(Set(state.scanProblems.values) == [bad, locked])
+        state.scanned(try! RelativePath("Documents/a"), problems: [])
+        #expect(Array(state.scanProblems.values) == [locked], "renamed away: gone; elsewhere: kept")
+        state.scanned(try! RelativePath("Documents/b/locked"), problems: [locked])
+        #expect(Array(state.scanProblems.values) == [locked])
+        state.scanned(nil, problems: [])
+        #expect(state.scanProblems.isEmpty)
+    }
+
     @Test func aFailedChangeWaitsGoesLastAloneAndIsForgottenWhenWritten() throws {
         var state = ContainerState(overtakeAfter: .seconds(2))
         let stuck = item("Documents/stuck.bin"), other = item("Documents/a.txt"), third = item("Documents/b.txt")

@@ -41,7 +41,12 @@ struct FileSystemDisk: ContainerDisk {
             seen.formUnion(result.unstable)
             seen.formUnion(result.failures.map(\.path))
         }
-        return ScanOutcome(changed: result.changed, seen: seen, filesHashed: result.filesHashed)
+        let problems = result.invalidNames.map {
+            ScanProblem(path: $0, reason: "not synced: the name is not valid UTF-8 (or not a valid path); rename it to sync it")
+        } + result.failures.map {
+            ScanProblem(path: $0.path.rawValue, reason: "not synced: cannot be read (\($0.error.message)); on disk it is kept, never taken as deleted")
+        }
+        return ScanOutcome(changed: result.changed, seen: seen, filesHashed: result.filesHashed, problems: problems)
     }
 
     func stat(_ path: RelativePath) -> FileStat? {

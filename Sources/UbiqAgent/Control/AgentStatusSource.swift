@@ -48,6 +48,8 @@ struct AgentStatusSource: Sendable {
             entry.failures = container.failures().map {
                 ApplyFailureStatus(path: $0.item.path.rawValue, version: "\($0.item.version)", error: $0.reason)
             }
+            let problems = container.scanProblems()
+            entry.notSynced = problems.isEmpty ? nil : problems.map { NotSyncedStatus(path: $0.path, reason: $0.reason) }
             result.append(entry)
         }
         let peers = await peers()

@@ -73,6 +73,9 @@ public struct ContainerStatus: Hashable, Sendable, Codable {
     public var transfers: [TransferStatus] = []
     /// Changes from peers that could not be applied yet (retried every few seconds).
     public var failures: [ApplyFailureStatus] = []
+    /// What is on disk but cannot be synced (a name that is not UTF-8, shown with its other
+    /// bytes as `\xFF`; a file or folder that cannot be read), and why.
+    public var notSynced: [NotSyncedStatus]? = nil
 
     public init(
         id: ContainerID, path: String, items: Int, files: Int, directories: Int, symlinks: Int, bytes: Int64,
@@ -94,6 +97,17 @@ public struct ContainerStatus: Hashable, Sendable, Codable {
 }
 
 /// A change from a peer that could not be applied, and why (a full disk, a folder in the way).
+/// A path on disk that cannot be synced, and why.
+public struct NotSyncedStatus: Hashable, Sendable, Codable {
+    public var path: String
+    public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+}
+
 public struct ApplyFailureStatus: Hashable, Sendable, Codable {
     public var path: String
     /// The version that could not be applied, in display form.

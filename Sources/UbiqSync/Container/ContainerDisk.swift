@@ -9,11 +9,33 @@ public struct ScanOutcome: Sendable {
     public var seen: Set<RelativePath>
     /// Files whose content was read and hashed by this scan.
     public var filesHashed: Int
+    /// What is on disk but cannot be synced, and why.
+    public var problems: [ScanProblem]
 
-    public init(changed: [LocalEntry], seen: Set<RelativePath>, filesHashed: Int = 0) {
+    public init(changed: [LocalEntry], seen: Set<RelativePath>, filesHashed: Int = 0, problems: [ScanProblem] = []) {
         self.changed = changed
         self.seen = seen
         self.filesHashed = filesHashed
+        self.problems = problems
+    }
+}
+
+/// Something on disk the scanner could not take: a name that is not a valid path (bytes that
+/// are not UTF-8, shown escaped) or a file or folder it could not read. Never a deletion.
+public struct ScanProblem: Sendable, Hashable {
+    /// The container-relative path as people should see it.
+    public var path: String
+    public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    /// Whether it lies in the subtree `root` (nil: the whole container).
+    func isUnder(_ root: RelativePath?) -> Bool {
+        guard let root else { return true }
+        return path == root.rawValue || path.utf8.starts(with: (root.rawValue + "/").utf8)
     }
 }
 

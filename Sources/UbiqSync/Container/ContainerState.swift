@@ -17,6 +17,8 @@ struct ContainerState: Sendable {
     /// reported as a move.
     private(set) var moves: [RelativePath: RelativePath] = [:]
     private(set) var scanning = false
+    /// What the last scans found on disk and could not sync, by path.
+    private(set) var scanProblems: [String: ScanProblem] = [:]
     private var retries = RetryBackoff()
     private var inFlight = PathsInFlight()
     private var passes: PullPassSchedule
@@ -161,6 +163,13 @@ struct ContainerState: Sendable {
     mutating func scanBegins() { scanning = true }
     mutating func scanEnds() { scanning = false }
 
+    /// A scan of `root` found `problems`: they replace what earlier scans found there.
+    mutating func scanned(_ root: RelativePath?, problems: [ScanProblem]) {
+        guard !problems.isEmpty || !scanProblems.isEmpty else { return }
+        scanProblems = scanProblems.filter { !$0.value.isUnder(root) }
+        for problem in problems { scanProblems[problem.path] = problem }
+    }
+
     /// A scan of `roots` waits for a client's write lease to end.
     mutating func deferScans(_ roots: some Sequence<RelativePath?>) { deferredScans.formUnion(roots) }
 
@@ -184,6 +193,7 @@ struct StatusBoard: Sendable {
     var failures: [RelativePath: ContainerSync.ApplyFailure] = [:]
     var caseConflicts: [RelativePath: RelativePath] = [:]
     var scanning = false
+    var scanProblems: [String: ScanProblem] = [:]
 
     init() {}
 
@@ -191,5 +201,6 @@ struct StatusBoard: Sendable {
         failures = state.failures
         caseConflicts = state.caseConflicts
         scanning = state.scanning
+        scanProblems = state.scanProblems
     }
 }

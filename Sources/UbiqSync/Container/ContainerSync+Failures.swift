@@ -31,6 +31,21 @@ extension ContainerSync {
         if state.peerConnected(at: clock.now) { requestPull() }
     }
 
+    /// A scan of `root` found `problems` on disk: status lists them until a scan finds them
+    /// gone; the log says each once, when it is new.
+    func reportProblems(_ problems: [ScanProblem], under root: RelativePath?) {
+        let known = state.scanProblems
+        for problem in problems where known[problem.path] != problem {
+            logger.warning("cannot sync a path on disk", metadata: ["path": "\(problem.path)", "reason": "\(problem.reason)"])
+        }
+        state.scanned(root, problems: problems)
+    }
+
+    /// What is on disk and cannot be synced, by path; answers at once.
+    public nonisolated func scanProblems() -> [ScanProblem] {
+        board.withLock { $0.scanProblems }.values.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+    }
+
     /// Failed changes now, by path; answers at once, whatever the actor is doing.
     public nonisolated func failures() -> [ApplyFailure] {
         board.withLock { $0.failures }.values.sorted { $0.item.path < $1.item.path }

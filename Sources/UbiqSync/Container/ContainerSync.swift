@@ -239,6 +239,7 @@ public actor ContainerSync {
             baselinesByRoot[position] = [:]
             let outcome = try disk.scan(under: root) { baselines[$0]?.stat }
             seen += outcome.seen.count
+            reportProblems(outcome.problems, under: root)
             if root == nil {
                 logger.info("scanned container", metadata: ["entries": "\(outcome.seen.count)", "hashed": "\(outcome.filesHashed)"])
             }
