@@ -38,6 +38,28 @@ import UbiqTestSupport
         #expect(b.read("Documents/Readme.txt") == "alpha's readme")
     }
 
+    /// A rename that changes only the case of a name (`Readme` → `README`) reaches the peer as
+    /// one rename: the old name goes as the new one comes, and no clash is reported there.
+    @Test func aCaseOnlyRenameConvergesWithoutAClash() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        for round in 0..<5 {
+            let old = "Documents/Readme-\(round).md", new = "Documents/README-\(round).MD"
+            try a.write(old, "notes \(round)")
+            try await waitForConvergence([a, b], "\(old) on beta") { $0[old] != nil }
+            try FileManager.default.moveItem(atPath: a.path(old), toPath: a.path(new))
+            try await waitForConvergence([a, b], "the rename to \(new) on beta") { $0[new] != nil && $0[old] == nil }
+            #expect(b.read(new) == "notes \(round)")
+        }
+        for agent in [a, b] {
+            let status = try await agent.status()
+            #expect(status.containers[0].caseConflicts.isEmpty, "\(agent.name) reports \(status.containers[0].caseConflicts)")
+        }
+    }
+
     /// The CLI shows a live agent's state for people and as JSON.
     @Test func theCLIShowsStatusPeersAndListings() async throws {
         let cluster = try LiveCluster(["alpha", "beta"])
