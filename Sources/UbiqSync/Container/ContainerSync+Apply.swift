@@ -196,8 +196,9 @@ extension ContainerSync {
             stat = try disk.makeSymlink(path, target: goal.symlinkTarget ?? "")
         case .file:
             if let onDisk, let seen = onDisk.stat, Self.sameBytes(onDisk, goal) {
-                do { stat = try disk.setMetadata(of: path, permissions: goal.permissions, mtime: goal.mtime, expected: seen) } catch let error as DiskError
-                    where error.code == .alreadyExists {
+                do {
+                    stat = try disk.setMetadata(of: path, permissions: goal.permissions, mtime: goal.mtime, expected: seen)
+                } catch let error as DiskError where error.code == .alreadyExists {
                     throw DiskError(.io, "'\(path)' changed on disk while applying; it will be rescanned")
                 }
                 break
