@@ -7,14 +7,15 @@ import UbiqChunking
 /// comparison checks them too. What ubiq never syncs is left out: `.ubiq/` and `*.nosync`.
 public enum TreeDigest {
     /// The process umask, read without changing it (`umask()` would, for every thread).
-    static let umask: mode_t = {
+    public static let umask: mode_t = {
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
         let line = status.split(separator: "\n").first { $0.hasPrefix("Umask:") }
         return line.flatMap { mode_t($0.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8) } ?? 0o022
     }()
 
-    /// `""` for the mode a new file or folder gets here, else what to add to the digest.
-    static func modeSuffix(_ mode: mode_t, folder: Bool) -> String {
+    /// `""` for the mode a new file or folder gets under `umask` (this process's by default),
+    /// else what to add to the digest.
+    public static func modeSuffix(_ mode: mode_t, folder: Bool, umask: mode_t = umask) -> String {
         let bits = mode & (folder ? 0o3777 : 0o777)
         if bits == (folder ? 0o777 : 0o666) & ~umask { return "" }
         if !folder, bits == 0o777 & ~umask { return "+x" }

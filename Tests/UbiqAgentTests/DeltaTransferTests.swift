@@ -95,19 +95,11 @@ import UbiqTestSupport
     @Test func killedDuringATransferResumesAndCompletes() async throws {
         let cluster = try LiveCluster(["alpha", "beta"])
         let (a, b) = (cluster.agents[0], cluster.agents[1])
+        defer { cluster.stopAll() }
         // Beta reaches alpha through a link of 64 MiB/s until the kill, so the 192 MiB are
         // still on their way when it comes, however fast the machine is.
-        let link = try TCPRelay(to: a.port)
-        link.limit(bytesPerSecond: 64 << 20)
-        b.peers = [link.port]
-        defer {
-            link.close()
-            cluster.stopAll()
-        }
-        try await cluster.start()
-        try await waitUntil("beta to connect to alpha through the link") {
-            try await b.status().peers.contains { $0.connected && $0.name == a.name }
-        }
+        let link = try await cluster.startThroughSlowLink(bytesPerSecond: 64 << 20)
+        defer { link.close() }
 
         try a.write("Documents/large.bin", Self.randomData(192 << 20, seed: 3))
         let expected = try TreeDigest.fileHash(a.path("Documents/large.bin"))

@@ -35,6 +35,21 @@ struct LiveCluster {
         }
     }
 
+    /// Starts the agents with the second reaching the first only through a relay capped at
+    /// `bytesPerSecond`, so a transfer between them lasts a known least time however fast the
+    /// machine is; returns once they are connected. The caller closes the relay.
+    func startThroughSlowLink(bytesPerSecond: Int) async throws -> TCPRelay {
+        let (a, b) = (agents[0], agents[1])
+        let link = try TCPRelay(to: a.port)
+        link.limit(bytesPerSecond: bytesPerSecond)
+        b.peers = [link.port]
+        try await start()
+        try await waitUntil("\(b.name) to connect to \(a.name) through the link") {
+            try await b.status().peers.contains { $0.connected && $0.name == a.name }
+        }
+        return link
+    }
+
     func stopAll() {
         for agent in agents { agent.stop() }
     }

@@ -26,19 +26,11 @@ import UbiqTestSupport
     @Test func twentyClientsDuringALargeTransfer() async throws {
         let cluster = try LiveCluster(["alpha", "beta"])
         let (a, b) = (cluster.agents[0], cluster.agents[1])
+        defer { cluster.stopAll() }
         // Beta reaches alpha through a link of 32 MiB/s, so the transfer lasts at least four
         // seconds however fast the machine is, and every client asks many times during it.
-        let link = try TCPRelay(to: a.port)
-        link.limit(bytesPerSecond: Self.linkBytesPerSecond)
-        b.peers = [link.port]
-        defer {
-            link.close()
-            cluster.stopAll()
-        }
-        try await cluster.start()
-        try await waitUntil("beta to connect to alpha through the link") {
-            try await b.status().peers.contains { $0.connected && $0.name == a.name }
-        }
+        let link = try await cluster.startThroughSlowLink(bytesPerSecond: Self.linkBytesPerSecond)
+        defer { link.close() }
 
         var subscribers: [RawLineClient] = []
         for _ in 0..<Self.clients {

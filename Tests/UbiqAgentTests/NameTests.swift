@@ -67,7 +67,7 @@ import UbiqTestSupport
         }
         for agent in [a, b] {
             let status = try await agent.status()
-            #expect(status.containers.allSatisfy { $0.caseConflicts.isEmpty && ($0.failures ?? []).isEmpty }, "\(agent.name): \(status.containers)")
+            #expect(status.containers.allSatisfy { $0.caseConflicts.isEmpty && $0.failures.isEmpty }, "\(agent.name): \(status.containers)")
         }
     }
 

@@ -15,9 +15,8 @@ enum Invariants {
             case .folder: tree[path.rawValue] = "dir"
             case .symlink(let target): tree[path.rawValue] = "link:\(target)"
             case .file(let bytes, let permissions):
-                // As TreeDigest writes it: nothing for a new file's 0644.
-                let bits = permissions.bits
-                tree[path.rawValue] = ChunkHasher.hash(bytes).hex + (bits == 0o644 ? "" : bits == 0o755 ? "+x" : " mode " + String(bits, radix: 8))
+                // As TreeDigest writes it, for the simulated disk's 0644 new files.
+                tree[path.rawValue] = ChunkHasher.hash(bytes).hex + TreeDigest.modeSuffix(.init(permissions.bits), folder: false, umask: 0o022)
             }
         }
         var conflicts: [String: Set<String>] = [:]
