@@ -116,6 +116,7 @@ enum PeerFrameSeeds {
             try Item(path: RelativePath("Notes/latest"), kind: .symlink, symlinkTarget: "today.txt", version: version(1), modifiedBy: author),
             try Item(path: RelativePath("Old draft.txt"), kind: .file, deleted: true, version: version(3), modifiedBy: author),
             try item("Photos.pages/Data/1.jpg", chunks: 3),
+            try item("Notes/touched.txt", chunks: 1).changedMetadata(by: DeviceID(ourDevice)),
         ]
     }
 

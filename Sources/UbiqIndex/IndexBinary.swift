@@ -20,7 +20,8 @@ enum IndexBinary {
         writer.byte(format)
         writer.string(item.path.rawValue)
         writer.content(kind: item.kind, deleted: item.deleted, size: item.size, mtime: item.mtime, permissions: item.permissions,
-                       symlinkTarget: item.symlinkTarget, chunks: item.chunks, version: item.version, modifiedBy: item.modifiedBy)
+                       symlinkTarget: item.symlinkTarget, chunks: item.chunks, version: item.version, modifiedBy: item.modifiedBy,
+                       contentMadeAt: item.contentMadeAt)
         writer.varint(UInt64(item.conflicts.count))
         for conflict in item.conflicts { writer.conflict(conflict) }
         return Data(writer.bytes)
@@ -51,7 +52,8 @@ enum IndexBinary {
         try reader.end()
         return Item(path: path, kind: content.kind, deleted: content.deleted, size: content.size, mtime: content.mtime,
                     executable: content.executable, permissions: content.permissions, symlinkTarget: content.symlinkTarget,
-                    chunks: content.chunks, version: content.version, modifiedBy: content.modifiedBy, conflicts: conflicts)
+                    chunks: content.chunks, version: content.version, modifiedBy: content.modifiedBy,
+                    contentMadeAt: content.contentMadeAt, conflicts: conflicts)
     }
 
     static func decodeConflicts(_ data: Data) throws(IndexError) -> [ConflictVersion] {
@@ -75,6 +77,8 @@ enum IndexBinary {
         var chunks: [ChunkRef]
         var version: VersionVector
         var modifiedBy: DeviceID
+        /// Where a change of mtime alone followed the change that made the content.
+        var contentMadeAt: UInt64?
     }
 
     struct Writer {
@@ -106,11 +110,12 @@ enum IndexBinary {
             }
         }
 
-        /// Flags: 1 deleted, 2 executable, 4 a symlink target follows, 8 permissions follow.
+        /// Flags: 1 deleted, 2 executable, 4 a symlink target follows, 8 permissions follow,
+        /// 16 a content counter ends it.
         mutating func content(kind: ItemKind, deleted: Bool, size: UInt64, mtime: Int64, permissions: Permissions, symlinkTarget: String?,
-                              chunks: [ChunkRef], version: VersionVector, modifiedBy: DeviceID) {
+                              chunks: [ChunkRef], version: VersionVector, modifiedBy: DeviceID, contentMadeAt: UInt64? = nil) {
             byte(UInt8(kind.code))
-            byte((deleted ? 1 : 0) | (permissions.executable ? 2 : 0) | (symlinkTarget != nil ? 4 : 0) | 8)
+            byte((deleted ? 1 : 0) | (permissions.executable ? 2 : 0) | (symlinkTarget != nil ? 4 : 0) | 8 | (contentMadeAt != nil ? 16 : 0))
             varint(size)
             varint(UInt64(bitPattern: mtime))
             varint(UInt64(permissions.bits))
@@ -120,6 +125,7 @@ enum IndexBinary {
             bytes += encoded
             self.version(version)
             string(modifiedBy.rawValue)
+            if let contentMadeAt { varint(contentMadeAt) }
         }
 
         mutating func conflict(_ conflict: ConflictVersion) {
@@ -191,8 +197,13 @@ enum IndexBinary {
             let chunks = try IndexCoding.decodeChunks(Data(try raw(try count(bytes.count))))
             let version = try version()
             let modifiedBy = DeviceID(try string())
+            let contentMadeAt = flags & 16 != 0 ? try varint() : nil
+            if let contentMadeAt, contentMadeAt == 0 || contentMadeAt > version[modifiedBy] {
+                throw IndexError(.corrupt, "an index blob's content counter lies outside its version")
+            }
             return Content(kind: kind, deleted: flags & 1 != 0, size: size, mtime: mtime, executable: flags & 2 != 0,
-                           permissions: permissions, symlinkTarget: symlinkTarget, chunks: chunks, version: version, modifiedBy: modifiedBy)
+                           permissions: permissions, symlinkTarget: symlinkTarget, chunks: chunks, version: version, modifiedBy: modifiedBy,
+                           contentMadeAt: contentMadeAt)
         }
 
         mutating func permissions(kind: ItemKind) throws(IndexError) -> Permissions {

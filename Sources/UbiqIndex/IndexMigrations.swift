@@ -128,6 +128,10 @@ enum IndexMigrations {
         migrator.registerMigration("v6: permissions") { db in
             try db.execute(sql: "ALTER TABLE item ADD COLUMN permissions INTEGER")
         }
+        // NULL where the version's own change made the content (every item until then).
+        migrator.registerMigration("v7: content counter") { db in
+            try db.execute(sql: "ALTER TABLE item ADD COLUMN contentcounter INTEGER")
+        }
         return migrator
     }
 }

@@ -21,14 +21,18 @@ public struct Item: Hashable, Sendable, Codable {
     public var version: VersionVector
     /// The device whose change produced this content.
     public var modifiedBy: DeviceID
+    /// Set where changes of mtime alone followed the change that made the content:
+    /// `modifiedBy`'s counter at that change (``contentCounter``). Nil: this version made it.
+    public var contentMadeAt: UInt64?
     /// Unresolved conflict versions of this path, the same on every device.
     public var conflicts: [ConflictVersion]
 
     /// `permissions` when known; else the defaults for the kind, with `executable`.
+    /// `contentMadeAt`: nil where this version made the content.
     public init(
         path: RelativePath, kind: ItemKind, deleted: Bool = false, size: UInt64 = 0, mtime: Int64 = 0,
         executable: Bool = false, permissions: Permissions? = nil, symlinkTarget: String? = nil, chunks: [ChunkRef] = [],
-        version: VersionVector, modifiedBy: DeviceID, conflicts: [ConflictVersion] = []
+        version: VersionVector, modifiedBy: DeviceID, contentMadeAt: UInt64? = nil, conflicts: [ConflictVersion] = []
     ) {
         self.path = path
         self.kind = kind
@@ -40,21 +44,54 @@ public struct Item: Hashable, Sendable, Codable {
         self.chunks = chunks
         self.version = version
         self.modifiedBy = modifiedBy
+        self.contentMadeAt = contentMadeAt
         self.conflicts = conflicts
     }
 
     public var executable: Bool { permissions.executable }
 
-    /// True where both describe the same bytes and permissions on disk (mtime aside): an
-    /// mtime-only change is not a new version.
+    /// `modifiedBy`'s counter at the change that produced this content. A later change of
+    /// mtime alone moves `version` on but keeps this, so that a concurrent change of the
+    /// bytes is not taken for a conflict with it.
+    public var contentCounter: UInt64 {
+        contentMadeAt.map { Swift.min($0, version[modifiedBy]) } ?? version[modifiedBy]
+    }
+
+    /// True where both describe the same bytes and permissions on disk (mtime aside).
     public func hasSameContent(as other: Item) -> Bool {
         deleted == other.deleted && kind == other.kind
             && (deleted || (size == other.size && permissions == other.permissions
                 && symlinkTarget == other.symlinkTarget && chunks.map(\.hash) == other.chunks.map(\.hash)))
     }
 
-    /// The conflict-version identifier this content would get if it lost a conflict.
-    public var versionID: String { ConflictVersion.id(modifiedBy: modifiedBy, version: version) }
+    /// True where both leave the same thing on disk: the same content and, unless deleted,
+    /// the same mtime.
+    public func matchesOnDisk(_ other: Item) -> Bool {
+        hasSameContent(as: other) && (deleted || mtime == other.mtime)
+    }
+
+    /// The conflict-version identifier this content would get if it lost a conflict: its
+    /// author and the author's counter when it was made.
+    public var versionID: String { ConflictVersion.id(modifiedBy: modifiedBy, counter: contentCounter) }
+
+    /// This item as `device` changed its content (or deleted it): a new version that is also
+    /// a new content.
+    public func changedContent(by device: DeviceID, after seen: VersionVector? = nil) -> Item {
+        var next = self
+        next.version = (seen ?? version).incremented(by: device)
+        next.modifiedBy = device
+        next.contentMadeAt = nil
+        return next
+    }
+
+    /// This item as `device` changed its mtime alone: a new version that keeps the content's
+    /// author and counter, so that it never makes a conflict version of the same bytes.
+    public func changedMetadata(by device: DeviceID) -> Item {
+        var next = self
+        next.contentMadeAt = contentCounter
+        next.version = version.incremented(by: device)
+        return next
+    }
 }
 
 /// A version of a document that lost a conflict and is kept until someone resolves it.
@@ -81,7 +118,7 @@ public struct ConflictVersion: Hashable, Sendable, Codable {
         self.permissions = item.permissions
         self.symlinkTarget = item.symlinkTarget
         self.chunks = item.chunks
-        self.version = VersionVector([item.modifiedBy: item.version[item.modifiedBy]])
+        self.version = VersionVector([item.modifiedBy: item.contentCounter])
         self.modifiedBy = item.modifiedBy
     }
 
@@ -110,9 +147,9 @@ public struct ConflictVersion: Hashable, Sendable, Codable {
         self.modifiedBy = modifiedBy
     }
 
-    static func id(modifiedBy: DeviceID, version: VersionVector) -> String {
+    static func id(modifiedBy: DeviceID, counter: UInt64) -> String {
         let author = modifiedBy.rawValue.filter { $0 != "-" }.prefix(8)
-        return "\(author)-\(version[modifiedBy])"
+        return "\(author)-\(counter)"
     }
 }
 
@@ -133,6 +170,7 @@ extension Item {
                   symlinkTarget: try keys.decodeIfPresent(String.self, forKey: .symlinkTarget),
                   chunks: try keys.decode([ChunkRef].self, forKey: .chunks), version: try keys.decode(VersionVector.self, forKey: .version),
                   modifiedBy: try keys.decode(DeviceID.self, forKey: .modifiedBy),
+                  contentMadeAt: try keys.decodeIfPresent(UInt64.self, forKey: .contentMadeAt),
                   conflicts: try keys.decode([ConflictVersion].self, forKey: .conflicts))
     }
 }

@@ -4,8 +4,8 @@ public enum Reconciliation: Sendable, Equatable {
     case keepLocal
     /// Theirs is causally newer: make it ours.
     case applyRemote(Item)
-    /// Concurrent changes: `merged` is the result every device computes alike. When its
-    /// content is the remote's, the file must be replaced.
+    /// Concurrent changes: `merged` is the result every device computes alike. When it leaves
+    /// another thing on disk than the local item (content or mtime), the file must change.
     case merge(merged: Item, contentFromRemote: Bool)
 
     /// Decides, from the two items alone, what every device does with them.
@@ -51,7 +51,7 @@ public enum Reconciliation: Sendable, Equatable {
             merged.version = version
             merged.conflicts = kept.filter { $0.versionID != winner.versionID && keepsAsConflict(loser: $0, winner: winner) }
                 .map(ConflictVersion.init(of:)).sorted { $0.id < $1.id }
-            return .merge(merged: merged, contentFromRemote: !merged.hasSameContent(as: local))
+            return .merge(merged: merged, contentFromRemote: !merged.matchesOnDisk(local))
         }
     }
 
@@ -66,7 +66,7 @@ public enum Reconciliation: Sendable, Equatable {
         let localIDs = Set(localVersions.map(\.versionID)), remoteIDs = Set(remoteVersions.map(\.versionID))
         var kept: [String: Item] = [:]
         for (candidates, otherIDs, other) in [(localVersions, remoteIDs, remote.version), (remoteVersions, localIDs, local.version)] {
-            for candidate in candidates where otherIDs.contains(candidate.versionID) || other[candidate.modifiedBy] < candidate.version[candidate.modifiedBy] {
+            for candidate in candidates where otherIDs.contains(candidate.versionID) || other[candidate.modifiedBy] < candidate.contentCounter {
                 if let same = kept[candidate.versionID], !winsConflict(candidate, over: same) { continue }
                 kept[candidate.versionID] = candidate
             }

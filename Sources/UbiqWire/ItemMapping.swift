@@ -28,6 +28,7 @@ public enum ItemMapping {
         }
         info.version = counters(item.version)
         info.modifiedBy = item.modifiedBy.rawValue
+        if let made = item.contentMadeAt { info.contentCounter = made }
         info.conflicts = item.conflicts.map(conflictInfo)
         info.sequence = UInt64(sequence)
         return info
@@ -57,13 +58,17 @@ public enum ItemMapping {
         try checkSymlink(kind: kind, deleted: info.deleted, target: info.symlinkTarget, path: path.rawValue)
         var conflicts: [ConflictVersion] = []
         for info in info.conflicts { conflicts.append(try conflict(info, path: path.rawValue)) }
+        let version = try version(info.version), modifiedBy = try device(info.modifiedBy)
+        if info.hasContentCounter, info.contentCounter == 0 || info.contentCounter > version[modifiedBy] {
+            throw WireError(.invalidVersion, "'\(path)' says its content was made at \(modifiedBy)'s change \(info.contentCounter), outside its version")
+        }
         let item = Item(
             path: path, kind: kind, deleted: info.deleted, size: info.deleted || kind != .file ? 0 : info.size,
             mtime: info.mtimeNs, executable: info.executable,
             permissions: info.hasPermissions ? Permissions(mode: info.permissions, kind: kind) : nil,
             symlinkTarget: kind == .symlink && !info.deleted ? info.symlinkTarget : nil,
-            chunks: chunks, version: try version(info.version), modifiedBy: try device(info.modifiedBy),
-            conflicts: conflicts)
+            chunks: chunks, version: version, modifiedBy: modifiedBy,
+            contentMadeAt: info.hasContentCounter ? info.contentCounter : nil, conflicts: conflicts)
         return AnnouncedItem(item: item, groups: groups, sequence: Int64(clamping: info.sequence), absent: info.absent)
     }
 

@@ -18,7 +18,7 @@ import UbiqWire
         }
         #expect(conversation.agreement?.containers.count == 1)
         #expect(conversation.agreement?.stores.count == 1)
-        #expect(conversation.announced.count == 6)
+        #expect(conversation.announced.count == 7)
         let large = try #require(conversation.announced.last)
         #expect(!large.groups.isEmpty)
         #expect(large.resolved(from: conversation.lists)?.chunks.count == 300)

@@ -49,6 +49,28 @@ import UbiqModel
         #expect(try IndexBinary.decodeItem(Data(bytes)).permissions.description == "0755")
     }
 
+    /// A change of mtime alone keeps the content's counter; it survives the blob, which
+    /// refuses a counter outside the version.
+    @Test func aContentCounterRoundTripsAndOneOutsideTheVersionIsRefused() throws {
+        var original = try item()
+        original.conflicts = []
+        var touched = original.changedMetadata(by: beta)
+        touched.mtime += 1
+        #expect(touched.contentCounter == 300 && touched.version[alpha] == 300)
+        let again = touched.changedMetadata(by: alpha)
+        #expect(again.contentCounter == 300 && again.version[alpha] == 301)
+        #expect(try IndexBinary.decodeItem(IndexBinary.encode(again)) == again)
+        var bytes = [UInt8](IndexBinary.encode(again))
+        #expect(bytes[bytes.count - 3] == 0xAC && bytes[bytes.count - 2] == 0x02)  // 300 as a varint before the conflict count
+        bytes[bytes.count - 3] = 0xAE  // 302
+        do {
+            _ = try IndexBinary.decodeItem(Data(bytes))
+            Issue.record("a content counter past the version was read")
+        } catch {
+            #expect(error.code == .corrupt && error.reason.contains("content counter"))
+        }
+    }
+
     /// Blobs written as JSON by earlier versions are still read.
     @Test func jsonWrittenBeforeIsStillRead() throws {
         let original = try item()

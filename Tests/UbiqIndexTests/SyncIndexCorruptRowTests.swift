@@ -57,6 +57,20 @@ import UbiqTestSupport
         expectCorrupt("permissions") { _ = try index.item(container, item.path) }
     }
 
+    /// A change of mtime alone is stored with the counter of the change that made the content;
+    /// rows of before (NULL) made their own content; a counter outside the version is refused.
+    @Test func aContentCounterIsKeptAndOneOutsideTheVersionIsRefused() throws {
+        var item = file("Documents/touched").changedMetadata(by: me)
+        item.mtime += 1
+        try index.commit(container, [ItemWrite(item: item, stat: nil)])
+        let stored = try #require(try index.item(container, item.path)?.item)
+        #expect(stored == item && stored.contentCounter == 1 && stored.version[me] == 2)
+        try rawSQL("UPDATE item SET contentcounter = NULL")
+        #expect(try index.item(container, item.path)?.item.contentCounter == item.version[me])
+        try rawSQL("UPDATE item SET contentcounter = 99")
+        expectCorrupt("content counter") { _ = try index.item(container, item.path) }
+    }
+
     @Test func anItemOfAnUnknownKindIsRefusedNotReadAsAFile() throws {
         let item = file("Documents/a.txt")
         try index.commit(container, [ItemWrite(item: item, stat: nil)])

@@ -120,10 +120,11 @@ import UbiqTestSupport
         let seen = try #require(disk.stat(path))
         let stat = try disk.setMetadata(of: path, permissions: Permissions(mode: 0o600, kind: .file), mtime: 77, expected: seen)
         #expect(stat.inode == seen.inode && stat.mtimeNs == 77 && disk.stat(path) == stat)
-        #expect(disk.snapshot()[path] == .file(b("secret"), permissions: Permissions(mode: 0o600, kind: .file)))
+        #expect(disk.snapshot()[path] == .file(b("secret"), permissions: Permissions(mode: 0o600, kind: .file), mtime: 77))
         try disk.clientAppend(path, b("!"), fsync: true)
+        let appended = try #require(disk.stat(path))
         #expect(code { _ = try disk.setMetadata(of: path, permissions: .defaults(for: .file), mtime: 1, expected: stat) } == .alreadyExists)
-        #expect(disk.snapshot()[path] == .file(b("secret!"), permissions: Permissions(mode: 0o600, kind: .file)))
+        #expect(disk.snapshot()[path] == .file(b("secret!"), permissions: Permissions(mode: 0o600, kind: .file), mtime: appended.mtimeNs))
     }
 
     @Test func aStagedFileLandsWholeAndCommitNewRefusesATakenPath() throws {
@@ -139,7 +140,7 @@ import UbiqTestSupport
         #expect(disk.contents(of: path) == b("helloworld"))
         #expect(disk.stat(path) == stat && stat.mtimeNs == 42 && stat.size == 10)
         #expect(disk.snapshot()[p("Documents/new/deep")] == .folder)
-        #expect(disk.snapshot()[path] == .file(b("helloworld"), permissions: Permissions(mode: 0o755, kind: .file)))
+        #expect(disk.snapshot()[path] == .file(b("helloworld"), permissions: Permissions(mode: 0o755, kind: .file), mtime: 42))
         #expect(disk.temporaryFiles().isEmpty)
         #expect(code { _ = try disk.commit(file, to: p("Documents/again"), permissions: .defaults(for: .file), mtime: 1) } == .io)
 

@@ -24,14 +24,27 @@ import UbiqModel
         #expect(ContainerSync.outermost([]).isEmpty)
     }
 
-    @Test func anMtimeOnlyChangeIsNoNewVersion() {
+    /// `touch -d` travels: a new version with the new mtime that keeps the content's author
+    /// and counter, so that it never makes a conflict version of the same bytes.
+    @Test func anMtimeOnlyChangeIsAVersionThatKeepsTheContentsIdentity() throws {
         let before = entry("a", hash: hashA, mtime: 1)
         let after = entry("a", hash: hashA, mtime: 2)
-        let plan = LocalChanges.plan(ScanOutcome(changed: [after], seen: [after.path]),
-                                     existing: [after.path: indexed(before, version: VersionVector([me: 3]))],
+        let author = DeviceID("OTHER")
+        var previous = indexed(before, version: VersionVector([author: 2, me: 3]))
+        previous.item.modifiedBy = author
+        let plan = LocalChanges.plan(ScanOutcome(changed: [after], seen: [after.path]), existing: [after.path: previous],
                                      needs: [:], device: me, now: 9)
-        #expect(plan.writes.isEmpty)
-        #expect(plan.statOnly.map(\.1) == [after.stat])
+        #expect(plan.statOnly.isEmpty)
+        let write = try #require(plan.writes.first)
+        #expect(plan.writes.count == 1 && write.stat == after.stat)
+        #expect(write.item.mtime == 2 && write.item.version == VersionVector([author: 2, me: 4]))
+        #expect(write.item.modifiedBy == author && write.item.versionID == previous.item.versionID)
+        #expect(write.item.hasSameContent(as: previous.item))
+        // Nothing that travels changed (a new inode with the same bytes and mtime): only the fingerprint.
+        let moved = entry("a", hash: hashA, mtime: 1, inode: 7)
+        let same = LocalChanges.plan(ScanOutcome(changed: [moved], seen: [moved.path]), existing: [moved.path: previous],
+                                     needs: [:], device: me, now: 9)
+        #expect(same.writes.isEmpty && same.statOnly.map(\.1) == [moved.stat])
     }
 
     @Test func aContentChangeIncrementsOurCounterAndKeepsConflicts() {

@@ -40,6 +40,21 @@ import UbiqWire
         #expect(try ItemMapping.item(info).permissions.description == "0777")
     }
 
+    /// A change of mtime alone travels with the counter of the change that made the content;
+    /// a counter outside the version is refused.
+    @Test func aContentCounterTravelsAndOneOutsideTheVersionIsRefused() throws {
+        var item = file().changedMetadata(by: author)
+        item.mtime += 5
+        var info = ItemMapping.fileInfo(item, sequence: 1)
+        #expect(info.hasContentCounter && info.contentCounter == 2)
+        #expect(try ItemMapping.item(info) == item)
+        #expect(!ItemMapping.fileInfo(file(), sequence: 1).hasContentCounter)
+        for counter: UInt64 in [0, 4] {
+            info.contentCounter = counter
+            #expect { try ItemMapping.item(info) } throws: { ($0 as? WireError)?.code == .invalidVersion }
+        }
+    }
+
     @Test(arguments: ["../x", "/etc/passwd", ".ubiq/tmp/x", "a/../../b", "Documents/x.nosync/y", ""])
     func refusesPaths(_ path: String) {
         var info = ItemMapping.fileInfo(file(), sequence: 1)

@@ -11,7 +11,7 @@ struct ItemRow: FetchableRecord {
     enum Columns: String, ColumnExpression, CaseIterable {
         case container, path, kind, deleted, size, mtime, executable, symlinkTarget = "symlinktarget", version
         case modifiedBy = "modifiedby", chunks, conflicts, sequence, statSize = "statsize", statMtime = "statmtime"
-        case statCtime = "statctime", statInode = "statinode", folded, absent, permissions
+        case statCtime = "statctime", statInode = "statinode", folded, absent, permissions, contentCounter = "contentcounter"
     }
 
     var container: Int64
@@ -28,6 +28,12 @@ struct ItemRow: FetchableRecord {
         let conflicts: Data? = try row.stored(Columns.conflicts)
         let kind = try ItemKind(code: row.stored(Columns.kind))
         let permissions: Int64? = try row.stored(Columns.permissions)
+        let version = try IndexBinary.decodeVersion(row.stored(Columns.version))
+        let modifiedBy = DeviceID(try row.stored(Columns.modifiedBy) as String)
+        let contentCounter: Int64? = try row.stored(Columns.contentCounter)
+        if let contentCounter, contentCounter <= 0 || UInt64(contentCounter) > version[modifiedBy] {
+            throw IndexError(.corrupt, "an item's content counter \(contentCounter) lies outside its version")
+        }
         let item = Item(
             path: try Self.path(path), kind: kind, deleted: try row.stored(Columns.deleted),
             size: try row.stored(Columns.size), mtime: try row.stored(Columns.mtime),
@@ -38,8 +44,7 @@ struct ItemRow: FetchableRecord {
             },
             symlinkTarget: try row.stored(Columns.symlinkTarget),
             chunks: try IndexCoding.decodeChunks(row.stored(Columns.chunks)),
-            version: try IndexBinary.decodeVersion(row.stored(Columns.version)),
-            modifiedBy: DeviceID(try row.stored(Columns.modifiedBy) as String),
+            version: version, modifiedBy: modifiedBy, contentMadeAt: contentCounter.map { UInt64($0) },
             conflicts: try conflicts.map { try IndexBinary.decodeConflicts($0) } ?? [])
         indexed = IndexedItem(item: item, sequence: try row.stored(Columns.sequence), stat: try Self.stat(in: row),
                               downloaded: !(try row.stored(Columns.absent) as Bool))
@@ -79,6 +84,7 @@ struct ItemRow: FetchableRecord {
             case .folded: item.path.caseFolded
             case .absent: !indexed.downloaded
             case .permissions: Int64(item.permissions.bits)
+            case .contentCounter: item.contentMadeAt.map { Int64($0) }
             }
         })
     }

@@ -10,8 +10,8 @@ extension SimulatedDisk {
     /// What is at one path, for comparing devices.
     public enum Entry: Hashable, Sendable {
         case folder
-        case file([UInt8], permissions: Permissions)
-        case symlink(String)
+        case file([UInt8], permissions: Permissions, mtime: Int64)
+        case symlink(String, mtime: Int64)
     }
 
     /// Writes `bytes` as the whole file in place (`O_CREAT | O_TRUNC`; an existing file keeps
@@ -105,6 +105,15 @@ extension SimulatedDisk {
         }
     }
 
+    /// `touch -d`: a new mtime for the file at `path`, nothing else.
+    public func clientSetMtime(_ path: RelativePath, _ mtime: Int64) throws {
+        try locked { tree in
+            let number = try tree.clientFile(path, create: false)
+            tree.inodes[number]!.mtime = mtime
+            tree.inodes[number]!.ctime = tree.time
+        }
+    }
+
     /// Power cut: every file goes back to its last synced bytes and mtime (those that change
     /// get a new ctime) and staged files vanish; names, folders, links and versions stay.
     /// Staged files handed out before are finished. Call `prepare()` afterwards, as a restart would.
@@ -126,8 +135,8 @@ extension SimulatedDisk {
                 let inode = tree.inodes[number]!
                 switch inode.kind {
                 case .folder: return .folder
-                case .file: return .file(inode.live, permissions: Permissions(mode: inode.mode, kind: .file))
-                case .symlink: return .symlink(String(decoding: inode.live, as: UTF8.self))
+                case .file: return .file(inode.live, permissions: Permissions(mode: inode.mode, kind: .file), mtime: inode.mtime)
+                case .symlink: return .symlink(String(decoding: inode.live, as: UTF8.self), mtime: inode.mtime)
                 }
             }
         }

@@ -62,6 +62,7 @@ struct Agitator {
             world.jumpWallClock(of: device.number, by: .seconds(hours * 3600))
             steps.append("\(label) wall clock \(hours)h")
         case 87..<88: chmod(on: device, label)
+        case 88..<89: touch(on: device, label)
         default:
             steps.append("\(label) wait")
         }
@@ -102,7 +103,7 @@ struct Agitator {
 
     private func files(of device: SimDevice) -> [(RelativePath, [UInt8])] {
         device.disk.snapshot().compactMap { path, entry in
-            if case .file(let bytes, _) = entry { return (path, bytes) }
+            if case .file(let bytes, _, _) = entry { return (path, bytes) }
             return nil
         }.sorted { $0.0 < $1.0 }
     }
@@ -173,6 +174,16 @@ struct Agitator {
         guard let (path, _) = pick(files(of: device)), let bits = pick([0o600, 0o640, 0o644, 0o700, 0o755] as [UInt32]) else { return }
         do { try device.disk.clientSetPermissions(path, Permissions(mode: bits, kind: .file)) } catch { return }
         steps.append("\(label) chmod \(String(bits, radix: 8)) \(path)")
+        device.changed([path])
+    }
+
+    /// A change of mtime alone (`touch -d`), to the nanosecond: a version that moves no
+    /// bytes and never makes a conflict version.
+    private mutating func touch(on device: SimDevice, _ label: String) {
+        guard let (path, _) = pick(files(of: device)) else { return }
+        let mtime = SimClock.wallOrigin + (Int64(draw(48)) - 24) * 3_600_000_000_000 + Int64(draw(1_000_000_000))
+        do { try device.disk.clientSetMtime(path, mtime) } catch { return }
+        steps.append("\(label) touch \(path)")
         device.changed([path])
     }
 

@@ -13,8 +13,8 @@ enum Invariants {
         for (path, entry) in device.disk.snapshot() where path.rawValue != "Documents" {
             switch entry {
             case .folder: tree[path.rawValue] = "dir"
-            case .symlink(let target): tree[path.rawValue] = "link:\(target)"
-            case .file(let bytes, let permissions):
+            case .symlink(let target, _): tree[path.rawValue] = "link:\(target)"
+            case .file(let bytes, let permissions, _):
                 // As TreeDigest writes it, for the simulated disk's 0644 new files.
                 tree[path.rawValue] = ChunkHasher.hash(bytes).hex + TreeDigest.modeSuffix(.init(permissions.bits), folder: false, umask: 0o022)
             }
@@ -146,8 +146,8 @@ enum Invariants {
                 continue
             }
             switch entry {
-            case .file(let bytes, let permissions):
-                if item.kind != .file || item.size != UInt64(bytes.count) || item.permissions != permissions
+            case .file(let bytes, let permissions, let mtime):
+                if item.kind != .file || item.size != UInt64(bytes.count) || item.permissions != permissions || item.mtime != mtime
                     || item.chunks.map(\.hash) != FileChunker().chunks(of: bytes).map(\.hash) {
                     problems.append("device \(device.number): the index's \(path) is not the file on disk")
                 }

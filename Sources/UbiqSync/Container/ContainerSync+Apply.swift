@@ -249,9 +249,7 @@ extension ContainerSync {
 
     /// A folder deleted on a peer but holding local content here: modification beats deletion.
     private func keepFolder(_ goal: Item, local: IndexedItem) throws {
-        var kept = local.item
-        kept.version = goal.version.merged(with: local.item.version).incremented(by: device)
-        kept.modifiedBy = device
+        let kept = local.item.changedContent(by: device, after: goal.version.merged(with: local.item.version))
         try record([ItemWrite(item: kept, stat: local.stat, settlesNeed: true)], origin: .local)
         logger.info("kept folder deleted on a peer: it still has content here", metadata: ["path": "\(goal.path)"])
     }

@@ -63,8 +63,7 @@ extension ContainerSync {
             resolved.mtime = now
         }
         resolved.conflicts = []
-        resolved.version = current.item.version.incremented(by: device)
-        resolved.modifiedBy = device
+        resolved = resolved.changedContent(by: device, after: current.item.version)
         try record([ItemWrite(item: resolved, stat: stat)], origin: .local)
         try pruneVersions(of: resolved)
         announce()

@@ -1,8 +1,9 @@
 import UbiqIndex
 import UbiqModel
 
-/// Turns what a scan found into index writes: a new version where content changed, only a
-/// new fingerprint where just the mtime moved, a tombstone where a path disappeared.
+/// Turns what a scan found into index writes: a new version where content changed, a new
+/// version that keeps the content's identity where only the mtime moved, only a new
+/// fingerprint where nothing that travels changed, a tombstone where a path disappeared.
 enum LocalChanges {
     struct Plan {
         var writes: [ItemWrite] = []
@@ -23,24 +24,31 @@ enum LocalChanges {
             }
             let previous = existing[entry.path]
             let scanned = item(entry, previous: previous?.item, device: device)
-            if let need = needs[entry.path], need.hasSameContent(as: scanned) {
+            if let need = needs[entry.path], need.matchesOnDisk(scanned) {
                 // An apply that was interrupted after its rename: finish it.
                 plan.writes.append(ItemWrite(item: need, stat: entry.stat, settlesNeed: true))
-            } else if let previous, previous.item.hasSameContent(as: scanned) {
+            } else if let previous, previous.item.matchesOnDisk(scanned) {
                 plan.statOnly.append((entry.path, entry.stat))
+            } else if let previous, previous.item.hasSameContent(as: scanned) {
+                if entry.kind == .directory {
+                    // A folder's mtime follows what happens inside it: not (yet) a version.
+                    plan.statOnly.append((entry.path, entry.stat))
+                    continue
+                }
+                var touched = previous.item.changedMetadata(by: device)
+                touched.mtime = scanned.mtime
+                plan.writes.append(ItemWrite(item: touched, stat: entry.stat))
             } else {
                 plan.writes.append(ItemWrite(item: scanned, stat: entry.stat))
             }
         }
         for (path, indexed) in existing where !indexed.item.deleted && !outcome.seen.contains(path) {
-            var tombstone = indexed.item
+            var tombstone = indexed.item.changedContent(by: device)
             tombstone.deleted = true
             tombstone.size = 0
             tombstone.chunks = []
             tombstone.symlinkTarget = nil
             tombstone.mtime = now
-            tombstone.version = indexed.item.version.incremented(by: device)
-            tombstone.modifiedBy = device
             plan.writes.append(ItemWrite(item: tombstone, stat: nil))
         }
         plan.writes.sort { $0.item.path < $1.item.path }

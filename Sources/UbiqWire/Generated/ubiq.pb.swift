@@ -438,11 +438,23 @@ public nonisolated struct Ubiq_Wire_FileInfo: Sendable {
   /// Clears the value of `permissions`. Subsequent reads from it will return its default value.
   public mutating func clearPermissions() {self._permissions = nil}
 
+  /// modified_by's counter at the change that made this content, where later changes of
+  /// mtime alone moved the version on. Absent: this version made the content.
+  public var contentCounter: UInt64 {
+    get {_contentCounter ?? 0}
+    set {_contentCounter = newValue}
+  }
+  /// Returns true if `contentCounter` has been explicitly set.
+  public var hasContentCounter: Bool {self._contentCounter != nil}
+  /// Clears the value of `contentCounter`. Subsequent reads from it will return its default value.
+  public mutating func clearContentCounter() {self._contentCounter = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _permissions: UInt32? = nil
+  fileprivate var _contentCounter: UInt64? = nil
 }
 
 public nonisolated struct Ubiq_Wire_ChunkGroup: Sendable {
@@ -1204,7 +1216,7 @@ nonisolated extension Ubiq_Wire_ConflictInfo: SwiftProtobuf.Message, SwiftProtob
 
 nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".FileInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}kind\0\u{1}deleted\0\u{1}size\0\u{3}mtime_ns\0\u{1}executable\0\u{3}symlink_target\0\u{1}blocks\0\u{1}version\0\u{3}modified_by\0\u{1}conflicts\0\u{1}sequence\0\u{1}absent\0\u{3}chunk_groups\0\u{1}permissions\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}kind\0\u{1}deleted\0\u{1}size\0\u{3}mtime_ns\0\u{1}executable\0\u{3}symlink_target\0\u{1}blocks\0\u{1}version\0\u{3}modified_by\0\u{1}conflicts\0\u{1}sequence\0\u{1}absent\0\u{3}chunk_groups\0\u{1}permissions\0\u{3}content_counter\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1227,6 +1239,7 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
       case 13: try { try decoder.decodeSingularBoolField(value: &self.absent) }()
       case 14: try { try decoder.decodeRepeatedMessageField(value: &self.chunkGroups) }()
       case 15: try { try decoder.decodeSingularUInt32Field(value: &self._permissions) }()
+      case 16: try { try decoder.decodeSingularUInt64Field(value: &self._contentCounter) }()
       default: break
       }
     }
@@ -1282,6 +1295,9 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
     try { if let v = self._permissions {
       try visitor.visitSingularUInt32Field(value: v, fieldNumber: 15)
     } }()
+    try { if let v = self._contentCounter {
+      try visitor.visitSingularUInt64Field(value: v, fieldNumber: 16)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1301,6 +1317,7 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
     if lhs.absent != rhs.absent {return false}
     if lhs.chunkGroups != rhs.chunkGroups {return false}
     if lhs._permissions != rhs._permissions {return false}
+    if lhs._contentCounter != rhs._contentCounter {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
