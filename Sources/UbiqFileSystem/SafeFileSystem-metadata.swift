@@ -25,4 +25,17 @@ extension SafeFileSystem {
         guard fsync(fd) == 0, fstat(fd, &st) == 0 else { throw FileSystemError.posix(errno, "fsync", path.rawValue) }
         return FileStat(st)
     }
+
+    /// Sets the mtime of the folder at `path` (never following a link there): the puller puts
+    /// back a folder's synced mtime after changing what is inside it. Returns its stat facts.
+    public func setFolderTime(of path: RelativePath, mtimeNs: Int64) throws(FileSystemError) -> FileStat {
+        let parent = try parentFolder(of: path, create: false)
+        let name = String(path.name)
+        guard let st = Posix.lstat(at: parent.fd, name) else { throw FileSystemError.posix(errno, "stat", path.rawValue) }
+        guard Posix.kind(of: st.st_mode) == .directory else {
+            throw FileSystemError(.notFound, "'\(path)' is no longer a folder")
+        }
+        try setTimes(name, in: parent.fd, mtimeNs: mtimeNs, display: path.rawValue)
+        return try statFacts(name, in: parent.fd, display: path.rawValue)
+    }
 }

@@ -176,12 +176,22 @@ struct FileSystemDisk: ContainerDisk {
         }
     }
 
-    func makeDirectory(_ path: RelativePath, permissions: Permissions) throws -> FileStat {
-        try files.makeDirectory(path, permissions: permissions)
+    func makeDirectory(_ path: RelativePath, permissions: Permissions, mtime: Int64?) throws -> FileStat {
+        try files.makeDirectory(path, permissions: permissions, mtimeNs: mtime)
     }
 
-    func makeSymlink(_ path: RelativePath, target: String) throws -> FileStat {
-        try files.makeSymlink(path, target: target)
+    func makeSymlink(_ path: RelativePath, target: String, mtime: Int64) throws -> FileStat {
+        try files.makeSymlink(path, target: target, mtimeNs: mtime)
+    }
+
+    func setFolderTime(_ path: RelativePath, mtime: Int64) throws -> FileStat {
+        do { return try files.setFolderTime(of: path, mtimeNs: mtime) } catch {
+            throw error.code == .notFound ? DiskError(.notFound, error.message) : error
+        }
+    }
+
+    func folderEntry(_ path: RelativePath) -> LocalEntry? {
+        (try? scanner.scanSingle(path, baseline: EmptyScanBaseline()))?.changed.first { $0.kind == .directory }
     }
 
     func remove(_ path: RelativePath) throws {

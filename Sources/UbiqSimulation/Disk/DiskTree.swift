@@ -188,6 +188,17 @@ struct DiskTree: Sendable {
         return stat(of: number)
     }
 
+    /// `utimensat` of the folder at `path`.
+    mutating func setFolderTime(_ path: RelativePath, mtime: Int64) throws(DiskError) -> FileStat {
+        try parentFolders(of: path, create: false)
+        guard let number = tree[path], inodes[number]!.kind == .folder else {
+            throw DiskError(.notFound, "'\(path)' is no longer a folder")
+        }
+        inodes[number]!.mtime = mtime
+        inodes[number]!.ctime = time
+        return stat(of: number)
+    }
+
     /// `mkdir -p`, then `chmod` of the last folder when `permissions` are given.
     mutating func makeFolders(_ path: RelativePath, permissions: Permissions? = nil) throws(DiskError) -> FileStat {
         try parentFolders(of: path, create: true)

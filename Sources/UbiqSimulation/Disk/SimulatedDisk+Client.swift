@@ -9,9 +9,11 @@ import UbiqSync
 extension SimulatedDisk {
     /// What is at one path, for comparing devices.
     public enum Entry: Hashable, Sendable {
-        case folder
+        case folder(mtime: Int64)
         case file([UInt8], permissions: Permissions, mtime: Int64)
         case symlink(String, mtime: Int64)
+
+        public var isFolder: Bool { if case .folder = self { true } else { false } }
     }
 
     /// Writes `bytes` as the whole file in place (`O_CREAT | O_TRUNC`; an existing file keeps
@@ -134,7 +136,7 @@ extension SimulatedDisk {
             tree.tree.mapValues { number in
                 let inode = tree.inodes[number]!
                 switch inode.kind {
-                case .folder: return .folder
+                case .folder: return .folder(mtime: inode.mtime)
                 case .file: return .file(inode.live, permissions: Permissions(mode: inode.mode, kind: .file), mtime: inode.mtime)
                 case .symlink: return .symlink(String(decoding: inode.live, as: UTF8.self), mtime: inode.mtime)
                 }

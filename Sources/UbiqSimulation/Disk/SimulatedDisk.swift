@@ -185,14 +185,30 @@ public final class SimulatedDisk: ContainerDisk {
         try locked { tree throws(DiskError) in try tree.setMetadata(of: path, permissions: permissions, mtime: mtime, expected: expected) }
     }
 
-    public func makeDirectory(_ path: RelativePath, permissions: Permissions) throws -> FileStat {
-        try locked { try $0.makeFolders(path, permissions: permissions) }
+    public func makeDirectory(_ path: RelativePath, permissions: Permissions, mtime: Int64?) throws -> FileStat {
+        try locked { tree in
+            var stat = try tree.makeFolders(path, permissions: permissions)
+            if let mtime { stat = try tree.setFolderTime(path, mtime: mtime) }
+            return stat
+        }
     }
 
-    public func makeSymlink(_ path: RelativePath, target: String) throws -> FileStat {
+    public func setFolderTime(_ path: RelativePath, mtime: Int64) throws -> FileStat {
+        try locked { try $0.setFolderTime(path, mtime: mtime) }
+    }
+
+    public func folderEntry(_ path: RelativePath) -> LocalEntry? {
+        locked { tree in
+            guard let node = tree.scannable(under: path).first, node.path == path, node.kind == .folder else { return nil }
+            return LocalEntry(path: path, kind: .directory, size: 0, mtime: node.stat.mtimeNs,
+                              permissions: Permissions(mode: node.mode, kind: .directory), stat: node.stat)
+        }
+    }
+
+    public func makeSymlink(_ path: RelativePath, target: String, mtime: Int64) throws -> FileStat {
         try locked { tree in
             let name = tree.temporaryName("l")
-            tree.attach(tree.makeInode(.symlink, bytes: Array(target.utf8), durable: true), at: .temporary(name))
+            tree.attach(tree.makeInode(.symlink, bytes: Array(target.utf8), durable: true, mtime: mtime), at: .temporary(name))
             do throws(DiskError) {
                 try tree.parentFolders(of: path, create: true)
                 if tree.kind(at: path) == .folder { throw DiskError(.io, "rename link into place '\(path)' failed: Is a directory") }

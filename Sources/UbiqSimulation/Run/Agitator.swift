@@ -110,7 +110,7 @@ struct Agitator {
 
     private func folders(of device: SimDevice) -> [RelativePath] {
         device.disk.snapshot().compactMap { path, entry in
-            entry == .folder && path.rawValue.hasPrefix("Documents/") ? path : nil
+            entry.isFolder && path.rawValue.hasPrefix("Documents/") ? path : nil
         }.sorted()
     }
 

@@ -68,9 +68,12 @@ enum Invariants {
         settled(device).conflicts.filter { path, _ in !excused.contains { $0.rawValue == path || path.hasPrefix($0.rawValue + "/") } }
     }
 
-    /// A device's tree without the excused paths (and what lies inside them).
+    /// A device's tree without the excused paths (and what lies inside them), and without
+    /// `Documents` itself, which is no item: its mtime is each device's own.
     static func tree(_ device: SimDevice, excluding excused: Set<RelativePath>) -> [RelativePath: SimulatedDisk.Entry] {
-        device.disk.snapshot().filter { path, _ in !excused.contains { path == $0 || path.isInside($0) } }
+        device.disk.snapshot().filter { path, _ in
+            path.rawValue != "Documents" && !excused.contains { path == $0 || path.isInside($0) }
+        }
     }
 
     /// Whether every device holds the same tree and conflict versions, and none is busy.
@@ -112,7 +115,10 @@ enum Invariants {
         let trees = world.devices.map { tree($0, excluding: excused) }
         for number in world.devices.indices.dropFirst() {
             let paths = Set(trees[number].keys).union(trees[0].keys).filter { trees[number][$0] != trees[0][$0] }
-            if !paths.isEmpty { problems.append("device \(number) differs from device 0 at \(paths.sorted().prefix(8).map(\.rawValue))") }
+            if let first = paths.min() {
+                problems.append("device \(number) differs from device 0 at \(paths.sorted().prefix(8).map(\.rawValue)); "
+                    + "\(first): \(trees[0][first].map { "\($0)" } ?? "nothing") vs \(trees[number][first].map { "\($0)" } ?? "nothing")")
+            }
             if conflicts(world.devices[number], excluding: excused) != conflicts(world.devices[0], excluding: excused) {
                 problems.append("device \(number) keeps other conflict versions than device 0")
             }

@@ -129,8 +129,15 @@ public protocol ContainerDisk: Sendable {
     /// Gives the file at `path` new permissions and mtime in place, when it still has the stat
     /// `expected` (`DiskError.alreadyExists` otherwise): a version with the same bytes.
     func setMetadata(of path: RelativePath, permissions: Permissions, mtime: Int64, expected: FileStat) throws -> FileStat
-    /// Creates the folder (and missing parents) or takes the one there, with `permissions`.
-    func makeDirectory(_ path: RelativePath, permissions: Permissions) throws -> FileStat
-    func makeSymlink(_ path: RelativePath, target: String) throws -> FileStat
+    /// Creates the folder (and missing parents) or takes the one there, with `permissions`
+    /// and, when given, `mtime`.
+    func makeDirectory(_ path: RelativePath, permissions: Permissions, mtime: Int64?) throws -> FileStat
+    func makeSymlink(_ path: RelativePath, target: String, mtime: Int64) throws -> FileStat
+    /// Sets the mtime of the folder at `path` (`DiskError.notFound` when no folder is there):
+    /// the puller puts back a folder's synced mtime after changing what is inside it.
+    func setFolderTime(_ path: RelativePath, mtime: Int64) throws -> FileStat
+    /// The folder at `path` as the scanner would describe it, without looking inside; nil
+    /// when no folder is there.
+    func folderEntry(_ path: RelativePath) -> LocalEntry?
     func remove(_ path: RelativePath) throws
 }

@@ -89,6 +89,10 @@ struct ContainerState: Sendable {
     /// A step of a pass is done: its paths are free for other passes.
     mutating func released(_ paths: some Sequence<RelativePath>) { inFlight.release(paths) }
 
+    /// Whether a pull pass is applying something inside `folder`, which changes under the
+    /// puller; the puller puts its mtime back when it gives the paths back.
+    func isApplying(inside folder: RelativePath) -> Bool { inFlight.holdsSomething(inside: folder) }
+
     /// A pass ended, having taken `plan` (nil: it took nothing); returns whether another is due.
     mutating func passEnded(_ plan: PullPlan?) -> Bool {
         if let plan { inFlight.release(plan.taken) }

@@ -34,7 +34,7 @@ extension ContainerSync {
                 await applyGroups(groups, asked: asked)
                 groups = []
                 await applyLogged(step[0], asked: asked)
-                state.released(step.map(\.path))
+                released(step.map(\.path))
             } else {
                 groups.append(step)
             }
@@ -62,7 +62,13 @@ extension ContainerSync {
 
     private func applyBatchReleasing(_ group: [Item], asked: Set<RelativePath>) async {
         await applyBatch(group, asked: asked)
-        state.released(group.map(\.path))
+        released(group.map(\.path))
+    }
+
+    /// Gives back paths a pass took on, and the synced mtimes of the folders they lie in.
+    private func released(_ paths: [RelativePath]) {
+        state.released(paths)
+        restoreFolderTimes(above: paths)
     }
 
     /// Applies one need and logs a failure (the need stays and is retried); `leased` when
@@ -177,6 +183,7 @@ extension ContainerSync {
                 } catch let error as DiskError where error.code == .notFound {}
             }
             try record([ItemWrite(item: goal, stat: nil, settlesNeed: true)], origin: .remote)
+            restoreFolderTimes(above: [path])
             return
         }
         if onDemand, goal.kind == .file, onDisk?.downloaded != true || onDisk?.item.kind != .file,
@@ -190,10 +197,10 @@ extension ContainerSync {
         switch goal.kind {
         case .directory:
             if let onDisk, onDisk.item.kind != .directory { try disk.remove(path) }
-            stat = try disk.makeDirectory(path, permissions: goal.permissions)
+            stat = try disk.makeDirectory(path, permissions: goal.permissions, mtime: goal.mtime)
         case .symlink:
             if let onDisk, onDisk.item.kind == .directory { try disk.remove(path) }
-            stat = try disk.makeSymlink(path, target: goal.symlinkTarget ?? "")
+            stat = try disk.makeSymlink(path, target: goal.symlinkTarget ?? "", mtime: goal.mtime)
         case .file:
             if let onDisk, let seen = onDisk.stat, Self.sameBytes(onDisk, goal) {
                 do {
@@ -227,6 +234,7 @@ extension ContainerSync {
         try record([ItemWrite(item: goal, stat: stat, settlesNeed: true)], origin: .remote)
         logger.debug("applied", metadata: ["path": "\(path)", "version": "\(goal.version)"])
         reviveFolders(above: [path])
+        restoreFolderTimes(above: [path])
     }
 
     /// A peer's item landed in a folder this device holds as deleted (deleted here, or on a

@@ -45,7 +45,10 @@ extension ContainerSync {
         }
         var writes: [ItemWrite] = []
         for folder in folders {
-            do { writes.append(ItemWrite(item: folder, stat: try disk.makeDirectory(folder.path, permissions: folder.permissions), settlesNeed: true)) } catch {
+            do {
+                let stat = try disk.makeDirectory(folder.path, permissions: folder.permissions, mtime: folder.mtime)
+                writes.append(ItemWrite(item: folder, stat: stat, settlesNeed: true))
+            } catch {
                 failed(folder, error, "could not create folder")
             }
         }

@@ -46,7 +46,7 @@ extension ContainerSync {
             }
             let now = clock.wallNanoseconds
             if version.kind == .symlink {
-                stat = try disk.makeSymlink(path, target: version.symlinkTarget ?? "")
+                stat = try disk.makeSymlink(path, target: version.symlinkTarget ?? "", mtime: now)
             } else {
                 let staged = try await assemble(version.chunks, path: path)
                 do { stat = try disk.commit(staged, to: path, permissions: version.permissions, mtime: now) } catch {

@@ -255,13 +255,16 @@ public actor ContainerSync {
             let needs = try index.needs(id, at: outcome.changed.map(\.path))
             let present = existing.filter { $0.value.downloaded || outcome.seen.contains($0.key) }
             let plan = LocalChanges.plan(outcome, existing: present, needs: needs, device: device,
-                                         now: clock.wallNanoseconds)
+                                         now: clock.wallNanoseconds, applying: { [state] in state.isApplying(inside: $0) })
             statOnly += plan.statOnly
             for path in plan.refused {
                 logger.warning("symlink points out of the container: not synced", metadata: ["path": "\(path)"])
             }
             writes += plan.writes
         }
+        let folders = try changedFolders(around: roots, previous: &previousItems)
+        statOnly += folders.statOnly
+        writes += folders.writes
         try index.updateStats(id, statOnly)
         guard !writes.isEmpty else { return ScanSummary(seen: seen, changed: 0) }
         try record(writes, origin: .local, previous: previousItems)

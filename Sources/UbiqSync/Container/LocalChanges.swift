@@ -12,9 +12,10 @@ enum LocalChanges {
         var refused: [RelativePath] = []
     }
 
+    /// `applying`: folders the puller is changing inside, whose mtime it puts back when done.
     static func plan(
         _ outcome: ScanOutcome, existing: [RelativePath: IndexedItem], needs: [RelativePath: Item],
-        device: DeviceID, now: Int64
+        device: DeviceID, now: Int64, applying: (RelativePath) -> Bool = { _ in false }
     ) -> Plan {
         var plan = Plan()
         for entry in outcome.changed {
@@ -30,11 +31,8 @@ enum LocalChanges {
             } else if let previous, previous.item.matchesOnDisk(scanned) {
                 plan.statOnly.append((entry.path, entry.stat))
             } else if let previous, previous.item.hasSameContent(as: scanned) {
-                if entry.kind == .directory {
-                    // A folder's mtime follows what happens inside it: not (yet) a version.
-                    plan.statOnly.append((entry.path, entry.stat))
-                    continue
-                }
+                // Not the puller's own work in a folder: it puts that folder's mtime back.
+                if entry.kind == .directory && applying(entry.path) { continue }
                 var touched = previous.item.changedMetadata(by: device)
                 touched.mtime = scanned.mtime
                 plan.writes.append(ItemWrite(item: touched, stat: entry.stat))

@@ -22,6 +22,11 @@ struct PathsInFlight: Sendable {
         return !Self.folders(above: key).contains { folded[$0] != nil }
     }
 
+    /// True when a taken path lies below `folder`.
+    func holdsSomething(inside folder: RelativePath) -> Bool {
+        !paths.isEmpty && folders[folder.caseFolded] != nil
+    }
+
     mutating func take(_ taken: some Sequence<RelativePath>) {
         for path in taken where paths.insert(path).inserted {
             let key = path.caseFolded

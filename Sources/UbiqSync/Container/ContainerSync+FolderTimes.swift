@@ -1,0 +1,52 @@
+import UbiqIndex
+import UbiqModel
+
+/// Folder mtimes travel like files' (issue 20), but a folder's mtime moves whenever something
+/// inside it is created, removed or renamed. Two rules keep that from echoing between
+/// devices: a scan of a changed path also looks at the folder it lies in (the watcher names
+/// only the child), and the puller puts back the synced mtime of every folder it changed
+/// inside, so its own work never looks like a local change.
+extension ContainerSync {
+    /// The folders holding the scanned `roots`, where their own mtime or permissions changed:
+    /// their new versions or fingerprints. Folders the puller is working in are left to it.
+    func changedFolders(around roots: [RelativePath?], previous: inout [RelativePath: Item]) throws -> LocalChanges.Plan {
+        let folders = Set(roots.compactMap { $0?.parent }).filter { !state.isApplying(inside: $0) }
+        guard !folders.isEmpty else { return LocalChanges.Plan() }
+        var entries: [LocalEntry] = []
+        var existing: [RelativePath: IndexedItem] = [:]
+        for (path, indexed) in try index.items(id, at: Array(folders))
+        where !indexed.item.deleted && indexed.item.kind == .directory {
+            guard let entry = disk.folderEntry(path), entry.stat != indexed.stat else { continue }
+            entries.append(entry)
+            existing[path] = indexed
+            previous[path] = indexed.item
+        }
+        guard !entries.isEmpty else { return LocalChanges.Plan() }
+        let outcome = ScanOutcome(changed: entries, seen: Set(entries.map(\.path)))
+        return LocalChanges.plan(outcome, existing: existing, needs: try index.needs(id, at: entries.map(\.path)),
+                                 device: device, now: clock.wallNanoseconds)
+    }
+
+    /// Puts back the synced mtime of the folders above `paths`, which the puller changed (or
+    /// held, so that no scan recorded a local change there), and records their fingerprints.
+    func restoreFolderTimes(above paths: [RelativePath]) {
+        var folders: Set<RelativePath> = []
+        for path in paths {
+            var parent = path.parent
+            while let folder = parent, folders.insert(folder).inserted { parent = folder.parent }
+        }
+        guard !folders.isEmpty else { return }
+        do {
+            var stats: [(RelativePath, FileStat)] = []
+            for (path, indexed) in try index.items(id, at: Array(folders))
+            where !indexed.item.deleted && indexed.item.kind == .directory {
+                guard let seen = disk.stat(path), seen.mtimeNs != indexed.item.mtime else { continue }
+                stats.append((path, try disk.setFolderTime(path, mtime: indexed.item.mtime)))
+            }
+            try index.updateStats(id, stats)
+        } catch {
+            logger.info("could not put back a folder's mtime; the next scan records it as it is",
+                        metadata: ["paths": "\(folders.count)", "error": "\(error)"])
+        }
+    }
+}
