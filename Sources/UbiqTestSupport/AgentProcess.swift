@@ -208,13 +208,16 @@ public final class AgentProcess: @unchecked Sendable {
     public func digest() throws -> [String: String] { try TreeDigest.of(root) }
 }
 
-/// Waits until every agent's folder holds the same tree and that tree satisfies `check`.
+/// Waits until every agent's folder holds the same tree, with the same mtimes to the
+/// nanosecond, and that tree satisfies `check`.
 public func waitForConvergence(
     _ agents: [AgentProcess], timeout: Duration = .seconds(60), _ what: String = "agents to converge",
     check: @escaping ([String: String]) -> Bool = { _ in true }
 ) async throws {
     try await waitUntil(what, timeout: timeout) {
         let digests = try agents.map { try $0.digest() }
-        return digests.dropFirst().allSatisfy { $0 == digests[0] } && check(digests[0])
+        guard digests.dropFirst().allSatisfy({ $0 == digests[0] }), check(digests[0]) else { return false }
+        let times = try agents.map { try TreeDigest.times(of: $0.root) }
+        return times.dropFirst().allSatisfy { $0 == times[0] }
     }
 }

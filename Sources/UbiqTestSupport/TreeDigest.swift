@@ -24,11 +24,31 @@ public enum TreeDigest {
 
     public static func of(_ root: String) throws -> [String: String] {
         var result: [String: String] = [:]
-        try walk(root, relative: "", into: &result)
+        try walk(root, relative: "") { path, info in
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR:
+                result[path] = "dir" + modeSuffix(info.st_mode, folder: true)
+            case S_IFLNK:
+                result[path] = "link:" + ((try? FileManager.default.destinationOfSymbolicLink(atPath: root + "/" + path)) ?? "?")
+            default:
+                result[path] = try fileHash(root + "/" + path) + modeSuffix(info.st_mode, folder: false)
+            }
+        }
         return result
     }
 
-    private static func walk(_ root: String, relative: String, into result: inout [String: String]) throws {
+    /// Each entry's mtime in nanoseconds (a link's own), for comparing devices, except that
+    /// of `Documents/` itself, which is no item: every device keeps its own.
+    public static func times(of root: String) throws -> [String: Int64] {
+        var result: [String: Int64] = [:]
+        try walk(root, relative: "") { path, info in
+            if path != "Documents" { result[path] = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec) }
+        }
+        return result
+    }
+
+    /// Calls `visit` with each folder, link and file that ubiq syncs, and its `lstat`.
+    private static func walk(_ root: String, relative: String, visit: (String, stat) throws -> Void) throws {
         let folder = relative.isEmpty ? root : root + "/" + relative
         for name in try FileManager.default.contentsOfDirectory(atPath: folder).sorted() {
             if (relative.isEmpty && name == ".ubiq") || name.hasSuffix(".nosync") { continue }
@@ -37,12 +57,10 @@ public enum TreeDigest {
             guard lstat(root + "/" + path, &info) == 0 else { continue }
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
-                result[path] = "dir" + modeSuffix(info.st_mode, folder: true)
-                try walk(root, relative: path, into: &result)
-            case S_IFLNK:
-                result[path] = "link:" + ((try? FileManager.default.destinationOfSymbolicLink(atPath: root + "/" + path)) ?? "?")
-            case S_IFREG:
-                result[path] = try fileHash(root + "/" + path) + modeSuffix(info.st_mode, folder: false)
+                try visit(path, info)
+                try walk(root, relative: path, visit: visit)
+            case S_IFLNK, S_IFREG:
+                try visit(path, info)
             default:
                 continue
             }
