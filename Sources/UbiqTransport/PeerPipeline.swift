@@ -43,12 +43,8 @@ enum PeerPipeline {
         )
     }
 
-    /// `host:port`, with IPv6 hosts in brackets.
+    /// `host:port` as `SocketAddress.peerText` writes it.
     static func describe(_ address: SocketAddress?) -> String {
-        guard let address, let ip = address.ipAddress, let port = address.port else {
-            return address.map { "\($0)" } ?? "unknown address"
-        }
-        if case .v6 = address { return "[\(ip)]:\(port)" }
-        return "\(ip):\(port)"
+        address?.peerText ?? "unknown address"
     }
 }

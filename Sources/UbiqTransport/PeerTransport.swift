@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Logging
 import NIOCore
 import NIOPosix
@@ -20,8 +25,8 @@ public struct PeerTransport: Sendable {
 
     let logger: Logger
     private let serverContext: NIOSSLContext
-    private let clientContext: NIOSSLContext
-    private var group: MultiThreadedEventLoopGroup { .singleton }
+    let clientContext: NIOSSLContext
+    var group: MultiThreadedEventLoopGroup { .singleton }
 
     public init(
         identity: DeviceIdentity,
@@ -59,28 +64,37 @@ public struct PeerTransport: Sendable {
         return configuration
     }
 
-    /// Listens on `host:port` (port 0 picks a free one; see `PeerListener.localPort`).
+    /// Listens on `host:port` (port 0 picks a free one; see `PeerListener.localPort`). An IPv6
+    /// host listens dual-stack (IPV6_V6ONLY off): `::` takes IPv4 peers too, which arrive as
+    /// v4-mapped addresses. Throws `addressUnavailable` where the host has no such address or
+    /// no IPv6 at all, `bindFailed` for anything else (the port is taken).
     public func listen(host: String, port: Int) async throws -> PeerListener {
         let serverContext = self.serverContext
         let maximumFrameLength = self.maximumFrameLength
         let timeout = TimeAmount(handshakeTimeout)
+        let endpoint = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        var bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+        if host.contains(":") {
+            bootstrap = bootstrap.serverChannelOption(ChannelOptions.Types.SocketOption(level: .ipv6, name: .ipv6_v6only), value: 0)
+        }
         let server: NIOAsyncChannel<PeerPipeline.Pending, Never>
         do {
-            server = try await ServerBootstrap(group: group)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-                .bind(host: host, port: port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try PeerPipeline.configure(
-                            channel,
-                            tlsHandler: NIOSSLServerHandler(context: serverContext),
-                            maximumFrameLength: maximumFrameLength,
-                            handshakeTimeout: timeout
-                        )
-                    }
+            server = try await bootstrap.bind(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try PeerPipeline.configure(
+                        channel,
+                        tlsHandler: NIOSSLServerHandler(context: serverContext),
+                        maximumFrameLength: maximumFrameLength,
+                        handshakeTimeout: timeout
+                    )
                 }
+            }
+        } catch let error as IOError where [EAFNOSUPPORT, EADDRNOTAVAIL].contains(error.errnoCode) {
+            throw PeerTransportError(.addressUnavailable, "Could not listen on \(endpoint): this host has no such address (\(error)); listen on one it has, or on 0.0.0.0.")
         } catch {
-            throw PeerTransportError(.bindFailed, "Could not listen on \(host):\(port): \(error). Is another agent using the port?")
+            throw PeerTransportError(.bindFailed, "Could not listen on \(endpoint): \(error). Is another agent using the port?")
         }
         var logger = self.logger
         logger[metadataKey: "listen.address"] = "\(PeerPipeline.describe(server.channel.localAddress))"
@@ -88,39 +102,9 @@ public struct PeerTransport: Sendable {
     }
 
     /// Connects to the device listening at `host:port`; returns once both sides have accepted
-    /// each other. Throws `PeerTransportError` with `unreachable` or `handshakeRefused`.
+    /// each other. A host name with several addresses is dialled as `connect(hosts:port:)`
+    /// does. Throws `PeerTransportError` with `unreachable` or `handshakeRefused`.
     public func connect(host: String, port: Int) async throws -> PeerConnection {
-        let clientContext = self.clientContext
-        let maximumFrameLength = self.maximumFrameLength
-        let timeout = TimeAmount(handshakeTimeout)
-        let pending: PeerPipeline.Pending
-        do {
-            pending = try await ClientBootstrap(group: group)
-                .connectTimeout(timeout)
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                .connect(host: host, port: port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try PeerPipeline.configure(
-                            channel,
-                            tlsHandler: NIOSSLClientHandler(context: clientContext, serverHostname: nil),
-                            maximumFrameLength: maximumFrameLength,
-                            handshakeTimeout: timeout
-                        )
-                    }
-                }
-        } catch {
-            throw PeerTransportError(.unreachable, "Could not reach a peer at \(host):\(port): \(error).")
-        }
-        do {
-            let deviceID = try await pending.authenticated.get()
-            return await PeerConnectionScope.detached(pending, remoteDeviceID: deviceID, maximumFrameLength: maximumFrameLength)
-        } catch {
-            try? await pending.channel.executeThenClose { _, _ in }
-            logger.debug(
-                "Peer handshake failed",
-                metadata: ["peer.address": "\(pending.remoteAddress)", "reason": "\(error)"]
-            )
-            throw PeerTransportError(.handshakeRefused, "The peer at \(host):\(port) and this device did not accept each other: \(error).")
-        }
+        try await connect(hosts: [host], port: port)
     }
 }

@@ -9,6 +9,11 @@ public struct PeerTransportError: Error, Sendable, Equatable, CustomStringConver
         case handshakeRefused
         /// The listening address could not be bound.
         case bindFailed
+        /// The listening address is not one this host has, or its family (IPv6) is missing.
+        case addressUnavailable
+        /// Every address answered as some other device of the account than the one expected
+        /// (an address now used by another workstation).
+        case unexpectedDevice
         /// The device identity could not be turned into a TLS configuration.
         case invalidIdentity
         /// The connection is closed; nothing more can be sent.
