@@ -59,15 +59,14 @@ public struct AgentRuntime: Sendable {
         var services: [any Service] = []
         var listening: [String] = []
         var listeners: [PeerListener] = []
-        for address in config.listen {
-            let listener = try await transport.listen(host: address.host, port: address.port)
-            listening.append("\(address.host):\(listener.localPort)")
-            listeners.append(listener)
-            services.append(PeerAcceptor(listener: listener, engine: engine))
+        for opened in try await PeerListening.open(config, transport: transport, logger: logger) {
+            listening.append(opened.address)
+            listeners.append(opened.listener)
+            services.append(PeerAcceptor(listener: opened.listener, engine: engine))
         }
         let dialer = PeerDialer(transport: transport, engine: engine, logger: logger)
         for peer in config.peers {
-            await dialer.set("static \(peer)", .init(host: peer.host, port: peer.port, device: nil))
+            await dialer.set("static \(peer)", .init(hosts: [peer.host], port: peer.port, device: nil))
         }
         services.append(dialer)
         var discovery: DiscoveryService?

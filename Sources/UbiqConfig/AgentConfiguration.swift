@@ -12,6 +12,10 @@ public struct AgentConfiguration: Hashable, Sendable {
     public var deviceName: String
     /// Where the peer protocol listens.
     public var listen: [HostPort]
+    /// True when neither the file nor a flag set `listen`: the agent then listens dual-stack
+    /// on `[::]` and, on a host without IPv6, on `0.0.0.0` instead (`ipv4Listen`). An address
+    /// the user wrote is used as written.
+    public var listenIsDefault: Bool
     /// Peers dialled without discovery.
     public var peers: [HostPort]
     /// Whether peers are found with DNS-SD on the local network.
@@ -32,7 +36,10 @@ public struct AgentConfiguration: Hashable, Sendable {
     public var logLevel: String
 
     public static let defaultPort = 22100
-    public static let defaultListen = [HostPort(unchecked: "0.0.0.0", port: defaultPort)]
+    /// Dual-stack: IPv6 peers and IPv4 peers (as v4-mapped addresses) on one socket.
+    public static let defaultListen = [HostPort(unchecked: "::", port: defaultPort)]
+    /// Where the default listen address falls back to on a host with no IPv6.
+    public static let ipv4Listen = HostPort(unchecked: "0.0.0.0", port: defaultPort)
     public static let defaultPackageExtensions = ["pages", "numbers", "key", "rtfd", "bundle"]
     public static let defaultContainerID = try! ContainerID("ubiq.drive")
     public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
@@ -46,6 +53,7 @@ public struct AgentConfiguration: Hashable, Sendable {
             configFile: nil,
             deviceName: hostName.isEmpty ? "ubiq-device" : hostName,
             listen: defaultListen,
+            listenIsDefault: true,
             peers: [],
             discovery: true,
             socketPath: PathRules.normalised(paths.controlSocket(stateDirectory: state)),

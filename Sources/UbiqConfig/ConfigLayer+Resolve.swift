@@ -14,6 +14,7 @@ extension ConfigLayer {
         config.socketPath = try ValueRules.socketPath(socket ?? config.socketPath)
         config.deviceName = deviceName ?? defaults.deviceName
         config.listen = listen ?? defaults.listen
+        config.listenIsDefault = listen == nil
         config.peers = peers ?? defaults.peers
         config.discovery = discovery ?? defaults.discovery
         config.logLevel = logLevel ?? defaults.logLevel

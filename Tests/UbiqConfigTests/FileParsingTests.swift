@@ -68,7 +68,8 @@ struct FileParsingTests {
         let config = try home.load(file: "[sync]\nmax_delay_ms = 5000\n")
         #expect(config.maxDelayMs == 5000)
         #expect(config.modifyDelayMs == 200)
-        #expect(config.listen.map(\.description) == ["0.0.0.0:22100"])
+        #expect(config.listen.map(\.description) == ["[::]:22100"])
+        #expect(config.listenIsDefault)
         #expect(config.containers.map(\.id.rawValue) == ["ubiq.drive"])
     }
 

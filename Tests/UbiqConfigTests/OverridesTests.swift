@@ -41,6 +41,7 @@ struct OverridesTests {
             noDiscovery: true,
             kvstores: ["flag.kv"]))
         #expect(config.listen.map(\.description) == ["127.0.0.1:2000"])
+        #expect(!config.listenIsDefault)
         #expect(config.peers.map(\.description) == ["c.lan:3", "[::1]:4"])
         #expect(config.containers == [
             ContainerSettings(id: try ContainerID("flag.one"), path: home.home + "/F1"),
@@ -56,6 +57,7 @@ struct OverridesTests {
         #expect(config.deviceName == "from-file")
         #expect(config.discovery)
         #expect(config.listen.count == 2)
+        #expect(!config.listenIsDefault)
         #expect(config.peers.count == 2)
         #expect(config.containers.map(\.id.rawValue) == ["file.one", "file.two"])
         #expect(config.kvstores == ["file.kv"])

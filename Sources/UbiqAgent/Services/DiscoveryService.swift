@@ -51,8 +51,10 @@ actor DiscoveryService: Service {
         for await event in browser.events.cancelOnGracefulShutdown() {
             switch event {
             case .found(let peer), .changed(let peer):
-                logger.info("discovered a peer", metadata: ["peer": "\(peer.deviceID)", "address": "\(Self.address(of: peer)):\(peer.port)"])
-                await dialer.set(Self.key(peer), .init(host: Self.address(of: peer), port: Int(peer.port), device: peer.deviceID))
+                logger.info("discovered a peer", metadata: [
+                    "peer": "\(peer.deviceID)", "addresses": "\(peer.addresses.joined(separator: " "))", "port": "\(peer.port)",
+                ])
+                await dialer.set(Self.key(peer), .init(hosts: peer.addresses, port: Int(peer.port), device: peer.deviceID))
             case .lost(let peer):
                 logger.info("peer left the network", metadata: ["peer": "\(peer.deviceID)"])
                 await dialer.remove(Self.key(peer))
@@ -72,11 +74,6 @@ actor DiscoveryService: Service {
     }
 
     static func key(_ peer: DiscoveredPeer) -> String { "mdns \(peer.instance)" }
-
-    /// An IPv4 address where there is one (link-local IPv6 needs a scope), else the host name.
-    static func address(of peer: DiscoveredPeer) -> String {
-        peer.addresses.first { !$0.contains(":") } ?? peer.addresses.first ?? peer.host
-    }
 }
 
 extension DiscoveryService: CustomStringConvertible {

@@ -6,12 +6,16 @@ import UbiqTransport
 
 /// Keeps dialing every place a peer may be: the static addresses from the configuration and
 /// those discovery reports. One loop per target dials, hands the link to the engine, and
-/// dials again when it ends, backing off while the peer is unreachable. A target whose
-/// device is already connected (it dialed us) is not dialed; a static address's device is
-/// known once it has answered.
+/// dials again when it ends, backing off while the peer is unreachable. A target with several
+/// addresses (mDNS reports every address of a host, a name may resolve to several) is dialled
+/// on all of them at once, staggered, and the first to authenticate as the target's device is
+/// kept (`PeerTransport.connect(hosts:port:expecting:)`). A target whose device is already
+/// connected (it dialed us) is not dialed; a static address's device is known once it has
+/// answered.
 actor PeerDialer: Service {
     struct Target: Sendable, Equatable {
-        var host: String
+        /// Addresses or host names, all on `port`.
+        var hosts: [String]
         var port: Int
         /// Known for discovered peers; nil for static addresses.
         var device: DeviceID?
@@ -37,14 +41,27 @@ actor PeerDialer: Service {
         self.logger = logger
     }
 
-    /// Adds a target, or moves it to a new address (a restarted peer on another port).
+    /// Adds a target, or moves it to a new port (a restarted peer). New addresses for the
+    /// same port and device are taken at the next dial, and leave a connection in use alone:
+    /// a host's address set changes now and then (an IPv6 address comes or goes).
     func set(_ key: String, _ target: Target) {
-        guard running, loops[key]?.target != target else { return }
-        loops[key]?.task.cancel()
+        guard running else { return }
+        if let loop = loops[key] {
+            guard loop.target != target else { return }
+            if loop.target.port == target.port && loop.target.device == target.device {
+                loops[key]?.target = target
+                return
+            }
+            loop.task.cancel()
+        }
         loops[key] = (target, Task { [transport, engine, logger] in
-            await Self.dial(target, transport: transport, engine: engine, logger: logger)
+            await Self.dial(target, transport: transport, engine: engine, logger: logger) { [weak self] in
+                await self?.hosts(key)
+            }
         })
     }
+
+    private func hosts(_ key: String) -> [String]? { loops[key]?.target.hosts }
 
     func remove(_ key: String) {
         loops.removeValue(forKey: key)?.task.cancel()
@@ -57,7 +74,9 @@ actor PeerDialer: Service {
         loops.removeAll()
     }
 
-    private static func dial(_ target: Target, transport: PeerTransport, engine: SyncEngine, logger: Logger) async {
+    /// `hosts` gives the target's addresses as they are at each dial.
+    private static func dial(_ target: Target, transport: PeerTransport, engine: SyncEngine, logger: Logger,
+                             hosts: @escaping @Sendable () async -> [String]?) async {
         var delay = minimumDelay
         // A static address's device is learned from its certificate on the first connection:
         // from then on it is not dialed while connected either way, so two agents that name
@@ -68,13 +87,16 @@ actor PeerDialer: Service {
                 try? await Task.sleep(for: connectedCheck)
                 continue
             }
+            let addresses = await hosts() ?? target.hosts
             do {
-                let connection = try await transport.connect(host: target.host, port: target.port)
+                let connection = try await transport.connect(hosts: addresses, port: target.port, expecting: target.device)
                 device = connection.remoteDeviceID
                 let agreed = await engine.serve(TransportPeerLink(connection: connection, isOutgoing: true))
                 delay = agreed ? minimumDelay : refusedDelay
             } catch {
-                logger.debug("peer unreachable", metadata: ["address": "\(target.host):\(target.port)", "error": "\(error)"])
+                logger.debug("peer unreachable", metadata: [
+                    "addresses": "\(addresses.joined(separator: " "))", "port": "\(target.port)", "error": "\(error)",
+                ])
                 delay = min(delay * 2, maximumDelay)
             }
             try? await Task.sleep(for: delay)
