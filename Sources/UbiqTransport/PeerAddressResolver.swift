@@ -11,9 +11,11 @@ import NIOPosix
 /// (`fe80::1%eth0`), which only getaddrinfo reads. getaddrinfo blocks, so it runs on NIO's
 /// thread pool, never on Swift's cooperative pool.
 enum PeerAddressResolver {
-    /// The addresses in getaddrinfo's order (RFC 6724 destination selection).
+    /// The addresses in getaddrinfo's order (RFC 6724 destination selection). A plain
+    /// numeric address, the usual case, is read at once without a trip to the thread pool.
     static func resolve(_ host: String, port: Int) async throws -> [SocketAddress] {
-        try await NIOThreadPool.singleton.runIfActive { try resolveNow(host, port: port) }
+        if let address = try? SocketAddress(ipAddress: host, port: port) { return [address] }
+        return try await NIOThreadPool.singleton.runIfActive { try resolveNow(host, port: port) }
     }
 
     private static func resolveNow(_ host: String, port: Int) throws -> [SocketAddress] {

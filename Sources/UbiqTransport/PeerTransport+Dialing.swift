@@ -93,8 +93,10 @@ extension PeerTransport {
                     connections[attempt] = connection
                     actions = race.attemptSucceeded(attempt)
                 case .failed(let attempt, let error):
-                    failures[attempt] = error
-                    logger.debug("Peer address failed", metadata: ["peer.address": "\(addresses[attempt].peerText)", "reason": "\(error)"])
+                    if !race.isFinished {
+                        failures[attempt] = error
+                        logger.debug("Peer address failed", metadata: ["peer.address": "\(addresses[attempt].peerText)", "reason": "\(error)"])
+                    }
                     actions = race.attemptFailed(attempt)
                 case .delayElapsed(let timer):
                     actions = race.delayElapsed(timer)
