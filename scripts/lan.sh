@@ -10,8 +10,10 @@
 #   scripts/lan.sh down            kill everything in PREFIX's namespaces and delete them
 #   scripts/lan.sh down-all        the same for every namespace whose name starts with "ubiqlan"
 #
-# PREFIX is $UBIQLAN_PREFIX, default "ubiqlan". A test LAN kept with NamespaceLAN.detach()
-# can be entered with its prefix: UBIQLAN_PREFIX=ubiqlan-mdns scripts/lan.sh exec 2 avahi-browse -at
+# PREFIX is $UBIQLAN_PREFIX, default "ubiqlan". With UBIQLAN_IPV6=1 each host also has
+# fd00:0:0:2::I/64 (unique-local, only inside these namespaces) and avahi speaks IPv6 too.
+# A test LAN kept with NamespaceLAN.detach() can be entered with its prefix:
+# UBIQLAN_PREFIX=ubiqlan-mdns scripts/lan.sh exec 2 avahi-browse -at
 set -euo pipefail
 export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 prefix="${UBIQLAN_PREFIX:-ubiqlan}"
@@ -28,7 +30,7 @@ cat > /run/ubiqlan/avahi-daemon.conf <<CONF
 [server]
 host-name=$1
 use-ipv4=yes
-use-ipv6=no
+use-ipv6=$3
 allow-interfaces=$2
 enable-dbus=yes
 ratelimit-interval-usec=1000000
@@ -83,7 +85,8 @@ destroy() { # kill PID-namespace inits first (the kernel reaps their daemons), t
 }
 
 up() {
-  local n="$1" i ns pid
+  local n="$1" i ns pid ipv6=no
+  [ "${UBIQLAN_IPV6:-0}" = 1 ] && ipv6=yes
   [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 250 ] || die "up takes a host count from 1 to 250"
   [ "$(id -u)" -eq 0 ] || die "needs root"
   destroy $(namespaces "$prefix")
@@ -95,13 +98,15 @@ up() {
   for i in $(seq 1 "$n"); do
     ns="$prefix-h$i"
     ip netns add "$ns"
+    [ "$ipv6" = yes ] && ip netns exec "$ns" sh -c 'echo 0 > /proc/sys/net/ipv6/conf/default/accept_dad'
     ip -n "$ns" link set lo up
     ip -n "$br" link add "v$i" type veth peer name "e$i" netns "$ns"
     ip -n "$br" link set "v$i" master br0 up
     ip -n "$ns" addr add "198.18.0.$i/24" dev "e$i"
+    [ "$ipv6" = yes ] && ip -n "$ns" addr add "fd00:0:0:2::$(printf %x "$i")/64" dev "e$i" nodad
     ip -n "$ns" link set "e$i" multicast on up
     setsid ip netns exec "$ns" unshare --mount --propagation private --pid --fork \
-      sh -c "$holder_script" ubiqlan-host "h$i" "e$i" </dev/null >/dev/null 2>&1 &
+      sh -c "$holder_script" ubiqlan-host "h$i" "e$i" "$ipv6" </dev/null >/dev/null 2>&1 &
   done
   for i in $(seq 1 "$n"); do
     for _ in $(seq 1 2000); do
@@ -134,5 +139,5 @@ case "${1:-}" in
   list) list ;;
   down) destroy $(namespaces "$prefix") ;;
   down-all) destroy $(ip netns list | awk '{print $1}' | grep '^ubiqlan' | sort -t- -k1,1 | awk '/-br$/ {b = b " " $0; next} {print} END {print b}') ;;
-  *) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

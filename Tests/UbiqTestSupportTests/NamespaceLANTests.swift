@@ -70,3 +70,38 @@ struct NamespaceLANTests {
         #expect(throws: LANError.self) { try lan.host(1).run(["sleep", "5"], timeout: .milliseconds(200)) }
     }
 }
+
+@Suite(lanAvailable)
+struct NamespaceLANIPv6Tests {
+    @Test func hostsReachEachOtherOnUniqueLocalAddressesAndOneHasNoIPv4() throws {
+        let lan = try NamespaceLAN(hosts: 2, prefix: "ubiqlan-ipv6", addressing: .dualStack(ipv6Only: [2]))
+        defer { try? lan.close() }
+        #expect(lan.hosts.map(\.ipv6Address) == ["fd00:0:0:2::1", "fd00:0:0:2::2"])
+        #expect(lan.hosts.map(\.address) == ["198.18.0.1", "fd00:0:0:2::2"])
+        #expect(try lan.host(2).output(["ip", "-4", "-o", "addr", "show", "scope", "global"]).isEmpty)
+        #expect(try lan.host(1).run(["ping", "-c1", "-W1", "fd00:0:0:2::2"]).succeeded)
+        #expect(try lan.host(2).run(["ping", "-c1", "-W1", "fd00:0:0:2::1"]).succeeded)
+        #expect(try !lan.host(2).run(["ping", "-c1", "-W1", "198.18.0.1"]).succeeded)
+    }
+
+    @Test func aBlackHoledPrefixSwallowsConnections() throws {
+        let lan = try NamespaceLAN(hosts: 2, prefix: "ubiqlan-hole", addressing: .dualStack())
+        defer { try? lan.close() }
+        try lan.host(2).output(["ip", "addr", "add", "fd00:0:0:1::2/128", "dev", "e2", "nodad"])
+        try lan.blackHole("fd00:0:0:1::/64", for: lan.host(1))
+        func connect(_ address: String) throws -> String {
+            let probe = """
+                import socket
+                try:
+                    socket.create_connection(("\(address)", 9), timeout=1)
+                except socket.timeout:
+                    print("timed out")
+                except OSError as error:
+                    print(error.strerror)
+                """
+            return try lan.host(1).output(["python3", "-c", probe]).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(try connect("fd00:0:0:1::2") == "timed out")
+        #expect(try connect("fd00:0:0:2::2") == "Connection refused")
+    }
+}

@@ -8,7 +8,7 @@ enum HostDaemons {
     /// The line avahi-daemon logs once it has claimed its host name.
     static let readyLine = "Server startup complete."
 
-    /// `sh -c script ubiqlan-host HOSTNAME INTERFACE`.
+    /// `sh -c script ubiqlan-host HOSTNAME INTERFACE USE-IPV6` (`yes` or `no`).
     static let script = """
         set -e
         # Drop the copies of /run/netns bind mounts so this mount namespace pins no other namespace.
@@ -19,7 +19,7 @@ enum HostDaemons {
         [server]
         host-name=$1
         use-ipv4=yes
-        use-ipv6=no
+        use-ipv6=$3
         allow-interfaces=$2
         enable-dbus=yes
         ratelimit-interval-usec=1000000

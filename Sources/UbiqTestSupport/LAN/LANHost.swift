@@ -10,8 +10,10 @@ public struct LANHost: Sendable {
     public let namespace: String
     /// The host's interface on the LAN (`e1` for host 1).
     public let interface: String
-    /// The host's IPv4 address: `198.18.0.<index>`.
+    /// The host's IPv4 address, `198.18.0.<index>`; on an IPv6-only host its IPv6 address.
     public let address: String
+    /// The host's unique-local IPv6 address on a LAN with IPv6 (`LANAddressing`), else nil.
+    public let ipv6Address: String?
     /// The name avahi-daemon announces (`h1` is `h1.local`).
     public let hostName: String
     /// The process holding the host's mount and network namespaces: `nsenter -t pid -m -n`.

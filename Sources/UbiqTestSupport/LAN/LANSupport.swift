@@ -5,6 +5,7 @@ struct LANTools: Sendable {
     let ip: String
     let unshare: String
     let nsenter: String
+    let sh: String
 
     /// Everything the harness runs, directly or inside the hosts.
     static let required = ["ip", "unshare", "nsenter", "mount", "umount", "sh", "sleep", "dbus-daemon", "avahi-daemon"]
@@ -16,7 +17,7 @@ struct LANTools: Sendable {
                 + "(Debian packages iproute2, util-linux, mount, dbus, avahi-daemon)")
         }
         return LANTools(ip: CommandRunner.find("ip")!, unshare: CommandRunner.find("unshare")!,
-                        nsenter: CommandRunner.find("nsenter")!)
+                        nsenter: CommandRunner.find("nsenter")!, sh: CommandRunner.find("sh")!)
     }
 }
 

@@ -3,8 +3,9 @@ import Synchronization
 
 /// Several workstations on one machine for discovery tests: N network namespaces
 /// (`PREFIX-h1` … `PREFIX-hN`) joined by veth pairs to a bridge in `PREFIX-br`, on
-/// 198.18.0.0/24 (host i is 198.18.0.i), each with its own dbus-daemon and avahi-daemon
-/// in a private mount namespace. Nothing runs or multicasts in the machine's own namespace.
+/// 198.18.0.0/24 (host i is 198.18.0.i) and, where asked, on IPv6 unique-local addresses
+/// (`LANAddressing`), each with its own dbus-daemon and avahi-daemon in a private mount
+/// namespace. Nothing runs or multicasts in the machine's own namespace.
 ///
 /// Creating a LAN first removes leftovers with the same prefix (from a crashed run), so give
 /// each test its own fixed prefix. `close()` (or deinit) kills everything and deletes the
@@ -18,7 +19,7 @@ public final class NamespaceLAN: Sendable {
     public let bridgeNamespace: String
     /// Host 1 first.
     public let hosts: [LANHost]
-    private let tools: LANTools
+    let tools: LANTools
     private let state: Mutex<State>
 
     private struct Holder {
@@ -31,7 +32,8 @@ public final class NamespaceLAN: Sendable {
         case closed
     }
 
-    public init(hosts count: Int, prefix: String = NamespaceLAN.defaultPrefix, timeout: Duration = .seconds(60)) throws {
+    public init(hosts count: Int, prefix: String = NamespaceLAN.defaultPrefix, addressing: LANAddressing = .ipv4,
+                timeout: Duration = .seconds(60)) throws {
         try Self.validate(prefix: prefix, hosts: count)
         let tools = try Self.tools()
         try Self.sweep(prefix: prefix)
@@ -43,10 +45,13 @@ public final class NamespaceLAN: Sendable {
             var hosts: [LANHost] = []
             for index in 1...count {
                 let namespace = "\(prefix)-h\(index)"
-                try Self.createHost(namespace, index: index, bridge: bridge, ip: tools.ip, created: &created)
-                let holder = try Self.startHolder(namespace: namespace, hostName: "h\(index)", interface: "e\(index)", tools: tools)
+                try Self.createHost(namespace, index: index, bridge: bridge, addressing: addressing, tools: tools, created: &created)
+                let holder = try Self.startHolder(namespace: namespace, hostName: "h\(index)", interface: "e\(index)",
+                                                  ipv6: addressing.ipv6, tools: tools)
                 holders.append(holder)
-                hosts.append(LANHost(index: index, namespace: namespace, interface: "e\(index)", address: "198.18.0.\(index)",
+                let ipv6 = addressing.ipv6Address(index)
+                hosts.append(LANHost(index: index, namespace: namespace, interface: "e\(index)",
+                                     address: addressing.ipv4Address(index) ?? ipv6!, ipv6Address: ipv6,
                                      hostName: "h\(index)", pid: holder.process.processIdentifier, tools: tools))
             }
             try Self.waitUntilReady(hosts, holders, timeout: timeout)
@@ -65,11 +70,13 @@ public final class NamespaceLAN: Sendable {
 
     /// Builds the LAN on a thread of its own, so the second or so it takes to come up does
     /// not hold one of the few threads Swift concurrency runs tests on.
-    public static func start(hosts count: Int, prefix: String = NamespaceLAN.defaultPrefix,
+    public static func start(hosts count: Int, prefix: String = NamespaceLAN.defaultPrefix, addressing: LANAddressing = .ipv4,
                              timeout: Duration = .seconds(60)) async throws -> NamespaceLAN {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result { try NamespaceLAN(hosts: count, prefix: prefix, timeout: timeout) })
+                continuation.resume(with: Result {
+                    try NamespaceLAN(hosts: count, prefix: prefix, addressing: addressing, timeout: timeout)
+                })
             }.start()
         }
     }
@@ -135,25 +142,39 @@ public final class NamespaceLAN: Sendable {
         try CommandRunner.check(ip, ["-n", bridge, "link", "set", "br0", "up"])
     }
 
-    private static func createHost(_ namespace: String, index: Int, bridge: String, ip: String, created: inout [String]) throws {
+    private static func createHost(_ namespace: String, index: Int, bridge: String, addressing: LANAddressing,
+                                   tools: LANTools, created: inout [String]) throws {
+        let ip = tools.ip
         try CommandRunner.check(ip, ["netns", "add", namespace])
         created.append(namespace)
+        if addressing.ipv6 {
+            // Without duplicate address detection, IPv6 addresses (link-local ones too, which
+            // mDNS over IPv6 speaks from) work as soon as the link is up, not a second later.
+            try CommandRunner.check(ip, ["netns", "exec", namespace, tools.sh, "-c",
+                                         "echo 0 > /proc/sys/net/ipv6/conf/default/accept_dad"])
+        }
         try CommandRunner.check(ip, ["-n", namespace, "link", "set", "lo", "up"])
         // Both ends are created inside namespaces: no interface ever appears in the machine's own.
         try CommandRunner.check(ip, ["-n", bridge, "link", "add", "v\(index)", "type", "veth", "peer", "name", "e\(index)", "netns", namespace])
         try CommandRunner.check(ip, ["-n", bridge, "link", "set", "v\(index)", "master", "br0", "up"])
-        try CommandRunner.check(ip, ["-n", namespace, "addr", "add", "198.18.0.\(index)/24", "dev", "e\(index)"])
+        if let v4 = addressing.ipv4Address(index) {
+            try CommandRunner.check(ip, ["-n", namespace, "addr", "add", "\(v4)/24", "dev", "e\(index)"])
+        }
+        if let v6 = addressing.ipv6Address(index) {
+            try CommandRunner.check(ip, ["-n", namespace, "addr", "add", "\(v6)/64", "dev", "e\(index)", "nodad"])
+        }
         try CommandRunner.check(ip, ["-n", namespace, "link", "set", "e\(index)", "multicast", "on", "up"])
     }
 
     /// `ip netns exec` and `unshare` exec in place, so the process started is `unshare`, which
     /// sits in the host's network and new mount namespace while its child runs `HostDaemons.script`
     /// as PID 1 of a new PID namespace (`--kill-child`: the host dies with its holder).
-    private static func startHolder(namespace: String, hostName: String, interface: String, tools: LANTools) throws -> Holder {
+    private static func startHolder(namespace: String, hostName: String, interface: String, ipv6: Bool, tools: LANTools) throws -> Holder {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tools.ip)
         process.arguments = ["netns", "exec", namespace, tools.unshare, "--mount", "--propagation", "private",
-                             "--pid", "--fork", "--kill-child", "sh", "-c", HostDaemons.script, "ubiqlan-host", hostName, interface]
+                             "--pid", "--fork", "--kill-child", "sh", "-c", HostDaemons.script, "ubiqlan-host", hostName, interface,
+                             ipv6 ? "yes" : "no"]
         process.environment = CommandRunner.environment
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
