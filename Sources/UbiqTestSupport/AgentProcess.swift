@@ -7,6 +7,8 @@ import UbiqModel
 /// folder, control socket and log file under one test directory.
 public final class AgentProcess: @unchecked Sendable {
     public static let defaultContainer = try! ContainerID("TEAMID.com.example.notes")
+    /// The agent's own default port (`AgentConfiguration.defaultPort`).
+    public static let defaultPort = 22100
 
     public let name: String
     public let home: String
@@ -99,8 +101,14 @@ public final class AgentProcess: @unchecked Sendable {
     // MARK: life cycle
 
     public func start() throws {
-        let listen = lanHost == nil ? "127.0.0.1:\(port)" : "0.0.0.0:\(port)"
-        var arguments = ["--state", state, "--listen", listen, "--socket", socket, "--device-name", name]
+        var arguments = ["--state", state, "--socket", socket, "--device-name", name]
+        // On a LAN host an agent on the default port listens where a user's would: on the
+        // default address (dual-stack `[::]`), which it picks without a flag.
+        if lanHost == nil {
+            arguments += ["--listen", "127.0.0.1:\(port)"]
+        } else if port != Self.defaultPort {
+            arguments += ["--listen", "[::]:\(port)"]
+        }
         if onDemand {
             let config = home + "/ubiqd.toml"
             try "[[container]]\nid = \"\(container)\"\npath = \"\(root)\"\ndownload = \"on-demand\"\n"

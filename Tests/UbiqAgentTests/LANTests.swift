@@ -12,12 +12,13 @@ struct LANTests {
         let lan: NamespaceLAN
         let agents: [AgentProcess]
 
-        init(hosts: Int, strangers: Set<Int> = [], configure: (AgentProcess) -> Void = { _ in }) throws {
+        init(hosts: Int, strangers: Set<Int> = [], addressing: LANAddressing = .ipv4,
+             configure: (AgentProcess) -> Void = { _ in }) throws {
             directory = try TempDirectory(prefix: "ubiq-lan")
-            lan = try NamespaceLAN(hosts: hosts, prefix: "ubiqlan-agents")
+            lan = try NamespaceLAN(hosts: hosts, prefix: "ubiqlan-agents", addressing: addressing)
             var agents: [AgentProcess] = []
             for i in 1...hosts {
-                let agent = try AgentProcess(name: "h\(i)", in: directory, port: 22100)
+                let agent = try AgentProcess(name: "h\(i)", in: directory, port: AgentProcess.defaultPort)
                 agent.discovery = true
                 agent.lanHost = lan.host(i)
                 configure(agent)
@@ -56,6 +57,10 @@ struct LANTests {
         try await cluster.start()
         try await cluster.waitConnected([a, b, c])
         #expect(try await a.status().discovery == "running")
+        // Agents listen dual-stack; peers that came in over IPv4 are shown as IPv4.
+        for peer in try await a.status().peers {
+            #expect(peer.address.hasPrefix("198.18.0."), "peer address \(peer.address)")
+        }
 
         try a.write("Documents/plan.txt", "found over mDNS")
         try a.write("Documents/old.txt", "to be deleted")
