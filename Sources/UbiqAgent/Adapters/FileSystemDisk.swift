@@ -232,6 +232,16 @@ struct FileSystemDisk: ContainerDisk {
             try file.write(bytes, at: offset)
         }
 
+        func setSize(_ size: UInt64) throws {
+            guard let file = self.file.withLock({ $0 }) else { throw DiskError(.io, "temp file already finished") }
+            try file.truncate(to: size)
+        }
+
+        func read(_ size: UInt32, at offset: UInt64) throws -> Data {
+            guard let file = self.file.withLock({ $0 }) else { throw DiskError(.io, "temp file already finished") }
+            return Data(try file.read(Int(size), at: offset))
+        }
+
         func copy(from source: Int32, at offset: UInt64, length: UInt64, to target: UInt64) throws {
             guard let file = self.file.withLock({ $0 }) else { throw DiskError(.io, "temp file already finished") }
             try file.copy(from: source, at: offset, length: length, to: target)

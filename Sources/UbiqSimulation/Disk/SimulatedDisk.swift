@@ -270,6 +270,28 @@ final class SimulatedStagedFile: StagedFile {
         }
     }
 
+    func setSize(_ size: UInt64) throws {
+        try disk.locked { tree in
+            guard let number = tree.temporary[name] else { throw DiskError(.io, "temp file already finished") }
+            try tree.injectedFailure("truncate '\(name)'")
+            let count = UInt64(tree.inodes[number]!.live.count)
+            if size > count {
+                tree.write(repeatElement(0, count: Int(size - count)), at: count, into: number)
+            } else {
+                tree.inodes[number]!.live.removeLast(Int(count - size))
+            }
+        }
+    }
+
+    func read(_ size: UInt32, at offset: UInt64) throws -> Data {
+        try disk.locked { tree in
+            guard let number = tree.temporary[name] else { throw DiskError(.io, "temp file already finished") }
+            let live = tree.inodes[number]!.live
+            guard offset + UInt64(size) <= UInt64(live.count) else { throw DiskError(.io, "'\(name)' ends before \(size) bytes at \(offset)") }
+            return Data(live[Int(offset)..<Int(offset) + Int(size)])
+        }
+    }
+
     func discard() {
         disk.locked { $0.detach(.temporary(name)) }
     }

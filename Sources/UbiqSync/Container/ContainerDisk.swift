@@ -45,6 +45,11 @@ public protocol StagedFile: Sendable {
     /// few extents and a full disk shows before anything is fetched.
     func reserve(_ size: UInt64) throws
     func write(_ bytes: some ContiguousBytes, at offset: UInt64) throws
+    /// Gives the file its final length: what is never written reads as zeros and takes no
+    /// disk space (a hole).
+    func setSize(_ size: UInt64) throws
+    /// Reads back `size` bytes written at `offset`, to place a chunk that occurs again.
+    func read(_ size: UInt32, at offset: UInt64) throws -> Data
     func discard()
 }
 

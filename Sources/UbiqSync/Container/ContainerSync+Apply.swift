@@ -262,8 +262,10 @@ extension ContainerSync {
         logger.info("kept folder deleted on a peer: it still has content here", metadata: ["path": "\(goal.path)"])
     }
 
-    /// Builds a file from its chunks in `.ubiq/tmp/`: local copies first, then peers. `facts`
-    /// are what the index knows about it, when already read for a group of files.
+    /// Builds a file from its chunks in `.ubiq/tmp/`: local copies first, then peers, each
+    /// chunk once (``ChunkReuse``: repeated chunks of zeros stay holes, other repeats are
+    /// copied from their first place). `facts` are what the index knows about it, when
+    /// already read for a group of files.
     func assemble(_ chunks: [ChunkRef], path: RelativePath, version: VersionVector? = nil,
                   facts: AssemblyFacts? = nil) async throws -> any StagedFile {
         let facts = facts ?? assemblyFacts(for: [AssemblyFacts.File(path: path, chunks: chunks, version: version)])
@@ -272,9 +274,19 @@ extension ContainerSync {
         transfers.begin(path, total: total)
         defer { transfers.end(path) }
         do {
-            if total >= Self.reserveSize { try staged.reserve(total) }
-            let missing = try copyLocal(chunks, into: staged, path: path, facts: facts)
+            let reuse = ChunkReuse(chunks)
+            if reuse.holeBytes > 0 {
+                try staged.setSize(total)
+                transfers.add(reuse.holeBytes, to: path)
+            } else if total >= Self.reserveSize {
+                try staged.reserve(total)
+            }
+            let missing = try copyLocal(reuse.distinct, into: staged, path: path, facts: facts)
             try await fetchAll(missing, path: path, holders: facts.holders[path] ?? [], into: staged)
+            for (from, chunk) in reuse.repeats {
+                try staged.write(try staged.read(chunk.size, at: from), at: chunk.offset)
+                transfers.add(UInt64(chunk.size), to: path)
+            }
             return staged
         } catch {
             staged.discard()

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+import UbiqTestSupport
+
+/// A sparse file arrives sparse, and a chunk that occurs many times in a file moves once: a
+/// 4 GiB file holding 1 MiB of data moves about 1 MiB and takes about 1 MiB of disk on the
+/// receiver.
+@Suite(.serialized) struct SparseFileTests {
+    static func allocated(_ path: String) -> Int64? {
+        var info = stat()
+        return lstat(path, &info) == 0 ? Int64(info.st_blocks) * 512 : nil
+    }
+
+    @Test func aSparseFileArrivesSparseAndItsHolesAreNeverSent() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+
+        // 4 GiB, of which four 256 KiB pieces of random data, the rest holes; written in
+        // `.nosync` first so that the agent sees it whole.
+        let size: UInt64 = 4 << 30
+        let staged = a.path("Documents/disk.img.nosync")
+        try FileManager.default.createDirectory(atPath: a.path("Documents"), withIntermediateDirectories: true)
+        let fd = open(staged, O_CREAT | O_WRONLY | O_TRUNC, 0o644)
+        #expect(fd >= 0)
+        #expect(ftruncate(fd, off_t(size)) == 0)
+        for (index, offset) in [UInt64(0), 1 << 30, 3 << 30, size - (256 << 10)].enumerated() {
+            let data = DeltaTransferTests.randomData(256 << 10, seed: UInt64(30 + index))
+            #expect(data.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) } == 256 << 10)
+        }
+        close(fd)
+        let onAlpha = try #require(Self.allocated(staged))
+        #expect(onAlpha < 4 << 20, "the test's file is not sparse here (\(onAlpha) bytes allocated)")
+        let before = try await b.status().bytesReceived
+        #expect(rename(staged, a.path("Documents/disk.img")) == 0)
+
+        try await waitForConvergence([a, b], timeout: .seconds(300), "the sparse file on beta") { $0["Documents/disk.img"] != nil }
+        let received = try await b.status().bytesReceived - before
+        let onBeta = try #require(Self.allocated(b.path("Documents/disk.img")))
+        print("sparse 4 GiB file with 1 MiB of data: \(received) bytes received, \(onBeta) bytes allocated on the receiver (\(onAlpha) on the sender)")
+        #expect(received < 3 << 20, "\(received) bytes moved for 1 MiB of data")
+        #expect(onBeta < 4 << 20, "\(onBeta) bytes allocated for 1 MiB of data")
+    }
+}
