@@ -83,6 +83,48 @@ public struct SafeFileSystem: Sendable {
         }
     }
 
+    /// The partly written file kept for the content named `key` (hex), created where there is
+    /// none, with whether it was there already; nil while another writer holds it (an
+    /// exclusive `flock`, which a killed process gives up). Closing it keeps it.
+    public func openPartialFile(key: String) throws(FileSystemError) -> (file: TempFile, resumed: Bool)? {
+        guard !key.isEmpty, key.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            throw FileSystemError(.invalidName, "'\(key)' is not a content key")
+        }
+        let folder = try agentFolder(ContainerLayout.temporaryName)
+        let name = Self.partialPrefix + key
+        let fd = openat(folder.fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw FileSystemError.posix(errno, "open partial file in", layout.temporaryFolder) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            Glibc.close(fd)
+            return nil
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw FileSystemError.posix(code, "fstat", layout.temporaryFolder + "/" + name)
+        }
+        return (TempFile(fd: fd, name: name, path: layout.temporaryFolder + "/" + name), st.st_size > 0)
+    }
+
+    /// Closes a temp file and leaves it where it is: a partial file for a later attempt.
+    public func closeAndKeep(_ file: TempFile) {
+        file.close()
+    }
+
+    /// Deletes the partial files no writer holds: nothing is to be fetched into them.
+    public func removePartialFiles() {
+        guard let folder = try? agentFolder(ContainerLayout.temporaryName) else { return }
+        for name in Posix.directoryEntries(of: folder.fd).0 where name.starts(with: Array(Self.partialPrefix.utf8)) {
+            let fd = openat(folder.fd, Posix.cName(name), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { unlinkat(folder.fd, Posix.cName(name), 0) }
+            Glibc.close(fd)
+        }
+    }
+
+    static let partialPrefix = "p-"
+
     /// Closes and deletes a temp file that will not be committed.
     public func discard(_ file: TempFile) {
         file.close()
@@ -91,12 +133,13 @@ public struct SafeFileSystem: Sendable {
         }
     }
 
-    /// Deletes everything left in `.ubiq/tmp/` (by a crash); call at start, before any writer.
-    public func removeTemporaryFiles() throws(FileSystemError) {
+    /// Deletes everything left in `.ubiq/tmp/` (by a crash), but partial files when
+    /// `keepingPartials`; call at start, before any writer.
+    public func removeTemporaryFiles(keepingPartials: Bool = false) throws(FileSystemError) {
         let folder = try agentFolder(ContainerLayout.temporaryName)
         let (names, error) = Posix.directoryEntries(of: folder.fd)
         if let error { throw FileSystemError.posix(error, "read folder", layout.temporaryFolder) }
-        for name in names {
+        for name in names where !(keepingPartials && name.starts(with: Array(Self.partialPrefix.utf8))) {
             try removeTree(Posix.cName(name), in: folder.fd, display: layout.temporaryFolder)
         }
     }

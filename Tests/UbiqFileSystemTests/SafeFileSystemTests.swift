@@ -46,6 +46,32 @@ import UbiqTestSupport
         #expect(try #require(c.lstatOf("Documents/big.bin")).st_mode & 0o7777 == 0o644 && c.read("Documents/big.bin") == [2])
     }
 
+    /// A partial file is found again by its key after it was closed (and after a restart),
+    /// is held by one writer at a time, and goes only when nobody holds it.
+    @Test func aPartialFileOutlivesItsWriterAndIsHeldByOneAtATime() throws {
+        let c = try ContainerFixture()
+        let fs = c.fileSystem
+        let key = String(repeating: "ab", count: 32)
+        let (first, resumedFirst) = try #require(try fs.openPartialFile(key: key))
+        #expect(!resumedFirst)
+        try first.write(Array("half of it".utf8), at: 0)
+        #expect(try fs.openPartialFile(key: key) == nil, "a second writer got the file another holds")
+        fs.closeAndKeep(first)
+        // A restart keeps partial files and removes every other temp file.
+        let other = try fs.makeTempFile()
+        try fs.removeTemporaryFiles(keepingPartials: true)
+        #expect(try tempNames(c) == ["p-" + key], "\(other.name) was kept")
+        let (again, resumed) = try #require(try fs.openPartialFile(key: key))
+        let start = try again.read(4, at: 0)
+        #expect(resumed && start == Array("half".utf8))
+        fs.removePartialFiles()
+        #expect(try tempNames(c) == ["p-" + key], "a held partial file was removed")
+        fs.closeAndKeep(again)
+        fs.removePartialFiles()
+        #expect(try tempNames(c).isEmpty)
+        #expect { _ = try fs.openPartialFile(key: "../x") } throws: { ($0 as? FileSystemError)?.code == .invalidName }
+    }
+
     @Test func commitPutsTheFileInPlaceWithModeAndMtime() throws {
         let c = try ContainerFixture()
         let fs = c.fileSystem

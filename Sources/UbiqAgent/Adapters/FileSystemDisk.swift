@@ -30,7 +30,7 @@ struct FileSystemDisk: ContainerDisk {
 
     func prepare() throws {
         try layout.create()
-        try files.removeTemporaryFiles()
+        try files.removeTemporaryFiles(keepingPartials: true)
     }
 
     func scan(under root: RelativePath?, baseline: @escaping @Sendable (RelativePath) -> FileStat?) throws -> ScanOutcome {
@@ -86,6 +86,15 @@ struct FileSystemDisk: ContainerDisk {
 
     func stage() throws -> any StagedFile {
         Staged(file: try files.makeTempFile(), files: files)
+    }
+
+    func stageResumable(key: String) throws -> (file: any StagedFile, resumed: Bool) {
+        guard let (file, resumed) = try files.openPartialFile(key: key) else { return (try stage(), false) }
+        return (Staged(file: file, files: files, resumable: true), resumed)
+    }
+
+    func removeAbandonedPartials() {
+        files.removePartialFiles()
     }
 
     func commit(_ staged: any StagedFile, to path: RelativePath, permissions: Permissions, mtime: Int64) throws -> FileStat {
@@ -216,10 +225,12 @@ struct FileSystemDisk: ContainerDisk {
     final class Staged: StagedFile {
         let files: SafeFileSystem
         private let file: Mutex<TempFile?>
+        let resumable: Bool
 
-        init(file: TempFile, files: SafeFileSystem) {
+        init(file: TempFile, files: SafeFileSystem, resumable: Bool = false) {
             self.files = files
             self.file = Mutex(file)
+            self.resumable = resumable
         }
 
         func reserve(_ size: UInt64) throws {
@@ -249,6 +260,13 @@ struct FileSystemDisk: ContainerDisk {
 
         func discard() {
             if let file = take() { files.discard(file) }
+        }
+
+        /// Keeps a resumable file that holds something; an empty one is deleted.
+        func abandon() {
+            guard resumable, let file = take() else { return discard() }
+            var info = Glibc.stat()
+            if fstat(file.fd, &info) == 0, info.st_size > 0 { files.closeAndKeep(file) } else { files.discard(file) }
         }
 
         func take() -> TempFile? {

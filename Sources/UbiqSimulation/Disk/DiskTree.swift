@@ -33,6 +33,8 @@ struct DiskTree: Sendable {
     var inodes: [UInt64: Inode] = [:]
     var tree: [RelativePath: UInt64] = [:]
     var temporary: [String: UInt64] = [:]
+    /// Resumable staged files an attempt holds (an exclusive `flock` on the real disk).
+    var heldPartials: Set<String> = []
     var versions: [String: UInt64] = [:]
     let root: UInt64 = 1
     var nextInode: UInt64 = 2
@@ -97,6 +99,7 @@ struct DiskTree: Sendable {
 
     /// Removes the link at `place` (not a folder with entries); the inode goes with its last link.
     mutating func detach(_ place: Place) {
+        if case .temporary(let name) = place { heldPartials.remove(name) }
         guard let number = self[place] else { return }
         self[place] = nil
         inodes[number]!.links -= 1
@@ -111,6 +114,7 @@ struct DiskTree: Sendable {
     /// `rename(2)`: the caller has checked that whatever is at `destination` may be replaced.
     mutating func move(_ source: Place, to destination: Place) {
         guard let number = self[source], source != destination else { return }
+        if case .temporary(let name) = source { heldPartials.remove(name) }
         detach(destination)
         self[source] = nil
         self[destination] = number
@@ -239,9 +243,17 @@ struct DiskTree: Sendable {
         removeTemporaryFiles()
     }
 
-    mutating func removeTemporaryFiles() {
-        for name in temporary.keys.sorted() { detach(.temporary(name)) }
+    /// Deletes staged files, but resumable ones when `keepingPartials` (a restart: nobody
+    /// holds them any more).
+    mutating func removeTemporaryFiles(keepingPartials: Bool = false) {
+        heldPartials = []
+        for name in temporary.keys.sorted() where !(keepingPartials && name.hasPrefix(Self.partialPrefix)) {
+            detach(.temporary(name))
+        }
     }
+
+    static let partialPrefix = "p-"
+
 }
 
 extension DiskTree {

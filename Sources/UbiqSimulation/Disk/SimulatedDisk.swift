@@ -44,7 +44,7 @@ public final class SimulatedDisk: ContainerDisk {
                 throw DiskError(.escapesContainer, "'\(documents)' is a symbolic link; it must be a real folder")
             }
             _ = try tree.makeFolders(documents)
-            tree.removeTemporaryFiles()
+            tree.removeTemporaryFiles(keepingPartials: true)
         }
     }
 
@@ -107,6 +107,28 @@ public final class SimulatedDisk: ContainerDisk {
             return name
         }
         return SimulatedStagedFile(disk: self, name: name)
+    }
+
+    public func stageResumable(key: String) throws -> (file: any StagedFile, resumed: Bool) {
+        let name = DiskTree.partialPrefix + key
+        let resumed: Bool? = try locked { tree in
+            guard !tree.heldPartials.contains(name) else { return nil }
+            try tree.injectedFailure("open partial file")
+            tree.heldPartials.insert(name)
+            if tree.temporary[name] != nil { return true }
+            tree.attach(tree.makeInode(.file, durable: false), at: .temporary(name))
+            return false
+        }
+        guard let resumed else { return (try stage(), false) }
+        return (SimulatedStagedFile(disk: self, name: name, resumable: true), resumed)
+    }
+
+    public func removeAbandonedPartials() {
+        locked { tree in
+            for name in tree.temporary.keys.sorted() where name.hasPrefix(DiskTree.partialPrefix) && !tree.heldPartials.contains(name) {
+                tree.detach(.temporary(name))
+            }
+        }
     }
 
     public func commit(_ staged: any StagedFile, to path: RelativePath, permissions: Permissions, mtime: Int64) throws -> FileStat {
@@ -246,10 +268,21 @@ public final class SimulatedDisk: ContainerDisk {
 final class SimulatedStagedFile: StagedFile {
     let disk: SimulatedDisk
     let name: String
+    let resumable: Bool
 
-    init(disk: SimulatedDisk, name: String) {
+    init(disk: SimulatedDisk, name: String, resumable: Bool = false) {
         self.disk = disk
         self.name = name
+        self.resumable = resumable
+    }
+
+    /// Keeps a resumable file that holds something; an empty one is deleted.
+    func abandon() {
+        guard resumable else { return discard() }
+        disk.locked { tree in
+            tree.heldPartials.remove(name)
+            if let number = tree.temporary[name], tree.inodes[number]!.live.isEmpty { tree.detach(.temporary(name)) }
+        }
     }
 
     func reserve(_ size: UInt64) throws {

@@ -51,6 +51,9 @@ public protocol StagedFile: Sendable {
     /// Reads back `size` bytes written at `offset`, to place a chunk that occurs again.
     func read(_ size: UInt32, at offset: UInt64) throws -> Data
     func discard()
+    /// Gives the file up without committing it: a resumable one that holds something stays
+    /// for the next attempt (``ContainerDisk/stageResumable(key:)``), any other is deleted.
+    func abandon()
 }
 
 /// A staged file and the place it is to take, for committing many at once.
@@ -113,6 +116,13 @@ public protocol ContainerDisk: Sendable {
     /// passing them through the engine (in the kernel where the file system can).
     func copy(_ file: ChunkLocation.File, offset: UInt64, length: UInt64, into staged: any StagedFile, at target: UInt64) throws
     func stage() throws -> any StagedFile
+    /// A staged file named after `key` (its content's ``ContentKey``) that outlives an
+    /// abandoned attempt and a restart, so the next attempt at the same content goes on where
+    /// this one stopped; `resumed` when it was there already. Where another attempt holds
+    /// it, a fresh ordinary one.
+    func stageResumable(key: String) throws -> (file: any StagedFile, resumed: Bool)
+    /// Deletes the resumable staged files no attempt holds: nothing needs them any more.
+    func removeAbandonedPartials()
     func commit(_ staged: any StagedFile, to path: RelativePath, permissions: Permissions, mtime: Int64) throws -> FileStat
     /// Commits many staged files with one flush of the file system instead of one each (a
     /// burst of small files). Each lands complete at its path or not at all; the result has

@@ -19,6 +19,8 @@ struct ContainerState: Sendable {
     private(set) var scanning = false
     /// What the last scans found on disk and could not sync, by path.
     private(set) var scanProblems: [String: ScanProblem] = [:]
+    /// Whether resumable staged files may be left by abandoned attempts (or a run before).
+    private var partialFilesMayRemain = true
     private var retries = RetryBackoff()
     private var inFlight = PathsInFlight()
     private var passes: PullPassSchedule
@@ -88,6 +90,14 @@ struct ContainerState: Sendable {
 
     /// A step of a pass is done: its paths are free for other passes.
     mutating func released(_ paths: some Sequence<RelativePath>) { inFlight.release(paths) }
+
+    mutating func partialFileAbandoned() { partialFilesMayRemain = true }
+
+    /// True once after partial files may have been left: nothing needed now, they can go.
+    mutating func takePartialFilesToRemove() -> Bool {
+        defer { partialFilesMayRemain = false }
+        return partialFilesMayRemain
+    }
 
     /// Whether a pull pass is applying something inside `folder`, which changes under the
     /// puller; the puller puts its mtime back when it gives the paths back.

@@ -15,6 +15,7 @@ extension ContainerSync {
         switch state.passBegins(needs: allNeeds, at: clock.now) {
         case .nothingNeeded(let sweep):
             if sweep { sweepVersions() }
+            if state.takePartialFilesToRemove() { disk.removeAbandonedPartials() }
             return nil
         case .nothingFree:
             return nil
@@ -269,12 +270,13 @@ extension ContainerSync {
     func assemble(_ chunks: [ChunkRef], path: RelativePath, version: VersionVector? = nil,
                   facts: AssemblyFacts? = nil) async throws -> any StagedFile {
         let facts = facts ?? assemblyFacts(for: [AssemblyFacts.File(path: path, chunks: chunks, version: version)])
-        let staged = try disk.stage()
         let total = chunks.reduce(0) { $0 + UInt64($1.size) }
+        let (staged, resumed) = total >= Self.resumableSize ? try disk.stageResumable(key: ContentKey.of(chunks)) : (try disk.stage(), false)
         transfers.begin(path, total: total)
         defer { transfers.end(path) }
         do {
-            let reuse = ChunkReuse(chunks)
+            var reuse = ChunkReuse(chunks)
+            if resumed { reuse.distinct = stillMissing(reuse.distinct, in: staged, path: path) }
             if reuse.holeBytes > 0 {
                 try staged.setSize(total)
                 transfers.add(reuse.holeBytes, to: path)
@@ -289,13 +291,35 @@ extension ContainerSync {
             }
             return staged
         } catch {
-            staged.discard()
+            staged.abandon()
+            if total >= Self.resumableSize { state.partialFileAbandoned() }
             throw error
         }
     }
 
+    /// The chunks a partly fetched file kept from an earlier attempt does not hold yet: each
+    /// is read back and hashed (a power cut may have left zeros, or the attempt may have
+    /// stopped in the middle of it).
+    private func stillMissing(_ chunks: [ChunkRef], in staged: any StagedFile, path: RelativePath) -> [ChunkRef] {
+        var missing: [ChunkRef] = []
+        var kept: UInt64 = 0
+        for chunk in chunks {
+            if let bytes = try? staged.read(chunk.size, at: chunk.offset), ChunkHasher.hash(bytes) == chunk.hash {
+                kept += UInt64(chunk.size)
+            } else {
+                missing.append(chunk)
+            }
+        }
+        transfers.add(kept, to: path)
+        logger.info("resuming a partly fetched file", metadata: ["path": "\(path)", "kept": "\(kept)", "chunks": "\(missing.count)"])
+        return missing
+    }
+
     /// Files at least this large get their space set aside before they are assembled.
     static let reserveSize: UInt64 = 1 << 20
+    /// Files at least this large are assembled in a file kept when the attempt stops (a peer
+    /// gone, the agent killed), so that the next one fetches only what it lacks.
+    static let resumableSize: UInt64 = 16 << 20
 
     /// A run asked for in one request: chunks that follow each other in the file, up to this
     /// many bytes.
