@@ -116,6 +116,7 @@ private struct ScanWalk<Baseline: ScanBaseline> {
         switch Posix.kind(of: st.st_mode) {
         case .regular:
             result.seen.insert(path)
+            if st.st_nlink > 1 { result.linked[path] = UInt64(st.st_ino) }
             if !unchanged { hashFile(named: name, in: dirfd, path: path) }
         case .directory:
             result.seen.insert(path)

@@ -17,6 +17,8 @@ public struct ScanResult: Sendable {
     /// How many files were hashed, and how many bytes: the work the baseline did not save.
     public var filesHashed = 0
     public var bytesHashed: UInt64 = 0
+    /// Files seen with more than one name (hard links), with their inode.
+    public var linked: [RelativePath: UInt64] = [:]
 
     public init() {}
 }

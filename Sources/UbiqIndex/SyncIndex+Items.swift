@@ -28,6 +28,24 @@ extension SyncIndex {
         }
     }
 
+    /// Paths of files last seen on disk as one of `inodes`, by inode: the other names of a
+    /// hard-linked file. Reads the whole table; asked only for inodes with several names.
+    public func paths(_ container: ContainerID, withInodes inodes: Set<UInt64>) throws -> [UInt64: Set<RelativePath>] {
+        guard !inodes.isEmpty else { return [:] }
+        return try read { db in
+            guard let id = try containerID(db, container) else { return [:] }
+            var result: [UInt64: Set<RelativePath>] = [:]
+            let rows = try Row.fetchAll(db, cached: "SELECT path, statinode FROM item WHERE container = ? AND deleted = 0 AND statinode IS NOT NULL",
+                                        arguments: [id])
+            for row in rows {
+                let inode = UInt64(bitPattern: row[1] as Int64)
+                guard inodes.contains(inode) else { continue }
+                result[inode, default: []].insert(try ItemRow.path(row[0] as String))
+            }
+            return result
+        }
+    }
+
     /// Items in the folder `parent` (the container root when nil), not recursive.
     public func children(_ container: ContainerID, of parent: RelativePath?) throws -> [IndexedItem] {
         try read { db in

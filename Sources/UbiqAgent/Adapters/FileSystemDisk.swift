@@ -46,7 +46,7 @@ struct FileSystemDisk: ContainerDisk {
         } + result.failures.map {
             ScanProblem(path: $0.path.rawValue, reason: "not synced: cannot be read (\($0.error.message)); on disk it is kept, never taken as deleted")
         }
-        return ScanOutcome(changed: result.changed, seen: seen, filesHashed: result.filesHashed, problems: problems)
+        return ScanOutcome(changed: result.changed, seen: seen, filesHashed: result.filesHashed, problems: problems, linked: result.linked)
     }
 
     func stat(_ path: RelativePath) -> FileStat? {

@@ -11,12 +11,16 @@ public struct ScanOutcome: Sendable {
     public var filesHashed: Int
     /// What is on disk but cannot be synced, and why.
     public var problems: [ScanProblem]
+    /// Files seen with more than one name (hard links), with their inode.
+    public var linked: [RelativePath: UInt64]
 
-    public init(changed: [LocalEntry], seen: Set<RelativePath>, filesHashed: Int = 0, problems: [ScanProblem] = []) {
+    public init(changed: [LocalEntry], seen: Set<RelativePath>, filesHashed: Int = 0, problems: [ScanProblem] = [],
+                linked: [RelativePath: UInt64] = [:]) {
         self.changed = changed
         self.seen = seen
         self.filesHashed = filesHashed
         self.problems = problems
+        self.linked = linked
     }
 }
 

@@ -19,6 +19,8 @@ struct ContainerState: Sendable {
     private(set) var scanning = false
     /// What the last scans found on disk and could not sync, by path.
     private(set) var scanProblems: [String: ScanProblem] = [:]
+    /// Files with several names, so that a change at one rescans the others.
+    private(set) var hardLinks = HardLinks()
     /// Whether resumable staged files may be left by abandoned attempts (or a run before).
     private var partialFilesMayRemain = true
     private var retries = RetryBackoff()
@@ -92,6 +94,15 @@ struct ContainerState: Sendable {
     mutating func released(_ paths: some Sequence<RelativePath>) { inFlight.release(paths) }
 
     mutating func partialFileAbandoned() { partialFilesMayRemain = true }
+
+    /// A scan of `roots` saw these files with several names; returns the inodes whose other
+    /// names are not known (to look up in the index and give to ``linksFound(_:)``).
+    mutating func linksScanned(_ roots: [RelativePath?], found: [RelativePath: UInt64]) -> Set<UInt64> {
+        hardLinks.scanned(roots, found: found)
+        return hardLinks.unknownInodes(in: found)
+    }
+
+    mutating func linksFound(_ names: [RelativePath: UInt64]) { hardLinks.add(names) }
 
     /// True once after partial files may have been left: nothing needed now, they can go.
     mutating func takePartialFilesToRemove() -> Bool {

@@ -185,7 +185,9 @@ public actor ContainerSync {
     /// A subtree where a client holds a write lease is left until the lease ends: its files
     /// may be half written.
     public func localChanges(_ paths: Set<RelativePath?>) async {
-        let roots: [RelativePath?] = paths.contains(nil) ? [nil] : Self.outermost(paths.compactMap { $0 })
+        // A write through one name of a hard-linked file changes its other names too.
+        let named = paths.compactMap { $0 }
+        let roots: [RelativePath?] = paths.contains(nil) ? [nil] : Self.outermost(named + state.hardLinks.otherNames(of: named))
         do { _ = try await leasedScan(roots) } catch let error as ScanBusy {
             state.deferScans(roots)
             logger.debug("scan waits for a client's write lease", metadata: ["paths": "\(error.roots)"])
@@ -234,11 +236,13 @@ public actor ContainerSync {
         // The baselines of all roots in one read; each root's walk, then its items and needs.
         var baselinesByRoot = try index.baselines(id, under: roots)
         var statOnly: [(RelativePath, FileStat)] = []
+        var linked: [RelativePath: UInt64] = [:]
         for (position, root) in roots.enumerated() {
             let baselines = baselinesByRoot[position]
             baselinesByRoot[position] = [:]
             let outcome = try disk.scan(under: root) { baselines[$0]?.stat }
             seen += outcome.seen.count
+            linked.merge(outcome.linked) { _, new in new }
             reportProblems(outcome.problems, under: root)
             if root == nil {
                 logger.info("scanned container", metadata: ["entries": "\(outcome.seen.count)", "hashed": "\(outcome.filesHashed)"])
@@ -266,6 +270,7 @@ public actor ContainerSync {
         statOnly += folders.statOnly
         writes += folders.writes
         try index.updateStats(id, statOnly)
+        try recordLinks(roots, found: linked)
         guard !writes.isEmpty else { return ScanSummary(seen: seen, changed: 0) }
         try record(writes, origin: .local, previous: previousItems)
         for write in writes {
@@ -274,6 +279,19 @@ public actor ContainerSync {
         }
         announce()
         return ScanSummary(seen: seen, changed: writes.count)
+    }
+
+    /// Keeps what a scan saw of files with several names, with their other names the index
+    /// knows where the scan did not see them.
+    private func recordLinks(_ roots: [RelativePath?], found: [RelativePath: UInt64]) throws {
+        guard !found.isEmpty || !state.hardLinks.isEmpty else { return }
+        let unknown = state.linksScanned(roots, found: found)
+        guard !unknown.isEmpty else { return }
+        var names: [RelativePath: UInt64] = [:]
+        for (inode, paths) in try index.paths(id, withInodes: unknown) {
+            for path in paths { names[path] = inode }
+        }
+        state.linksFound(names)
     }
 
     /// The paths not inside another of them, each once. Linear in the paths and their
