@@ -149,9 +149,9 @@ public actor MetadataQuery {
         do {
             let started: QueryStartResult = try await connection.call(ControlMethod.queryStart.rawValue, params: startParams)
             guard case .running = phase else { return }
-            var latest: [String: QueryItem?] = [:]
+            var latest: [PathBytes: QueryItem?] = [:]
             for path in known.items.keys { latest.updateValue(nil, forKey: path) }
-            for item in started.items { latest[item.path] = item }
+            for item in started.items { latest[PathBytes(item.path)] = item }
             queryID = started.query
             guard let update = known.merge(latest, query: started.query, order: order) else { return }
             results = known.sorted(order)

@@ -23,7 +23,7 @@ final class LiveQuery: Sendable {
         /// What the client has been told.
         var results: QueryResults
         /// The latest state of each path changed since the last batch; nil when it no longer matches.
-        var pending: [String: QueryItem?] = [:]
+        var pending: [PathBytes: QueryItem?] = [:]
         var lastChange: ContinuousClock.Instant?
     }
 
@@ -100,7 +100,7 @@ final class LiveQuery: Sendable {
                                  progress: container.transfers.transfer(change.item.path)?.fraction)
                 : nil
             state.withLock { state in
-                state.pending[change.item.path.rawValue] = .some(now)
+                state.pending[PathBytes(change.item.path.rawValue)] = .some(now)
                 state.lastChange = .now
             }
             signal.yield()

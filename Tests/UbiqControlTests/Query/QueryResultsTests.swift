@@ -9,7 +9,7 @@ import UbiqModel
 
     @Test func mergeReportsWhatChangedForTheClient() throws {
         var results = QueryResults([item("Documents/a"), item("Documents/b")])
-        let latest: [String: QueryItem?] = [
+        let latest: [PathBytes: QueryItem?] = [
             "Documents/c": item("Documents/c"),
             "Documents/a": item("Documents/a", size: 2),
             "Documents/b": gone,
@@ -24,15 +24,26 @@ import UbiqModel
         #expect(results.sorted(order).map(\.path) == ["Documents/a", "Documents/c"])
     }
 
+    /// `café` in NFC and in NFD are two files on Linux: two results, each changed on its own.
+    @Test func namesThatDifferOnlyInNormalizationAreTwoResults() throws {
+        let composed = "Documents/caf\u{E9}", decomposed = "Documents/cafe\u{301}"
+        var results = QueryResults([item(composed), item(decomposed)])
+        #expect(results.count == 2)
+        let merged = results.merge([PathBytes(decomposed): gone], query: "q1", order: order)
+        let update = try #require(merged)
+        #expect(update.removed.map { Array($0.utf8) } == [Array(decomposed.utf8)])
+        #expect(results.sorted(order).map { Array($0.path.utf8) } == [Array(composed.utf8)])
+    }
+
     @Test func mergingWhatTheClientKnowsSaysNothing() {
         var results = QueryResults([item("Documents/a")])
-        let latest: [String: QueryItem?] = ["Documents/a": item("Documents/a"), "Documents/z": gone]
+        let latest: [PathBytes: QueryItem?] = ["Documents/a": item("Documents/a"), "Documents/z": gone]
         #expect(results.merge(latest, query: "q1", order: order) == nil)
     }
 
     @Test func addedAndChangedComeInTheQueryOrder() throws {
         var results = QueryResults()
-        let latest: [String: QueryItem?] = [
+        let latest: [PathBytes: QueryItem?] = [
             "Documents/c": item("Documents/c", size: 1), "Documents/a": item("Documents/a", size: 3),
             "Documents/b": item("Documents/b", size: 2),
         ]
@@ -44,7 +55,7 @@ import UbiqModel
     @Test func aClientApplyingUpdatesEndsWithTheAgentsResults() throws {
         var agent = QueryResults([item("Documents/a"), item("Documents/b")])
         var client = agent
-        let steps: [[String: QueryItem?]] = [
+        let steps: [[PathBytes: QueryItem?]] = [
             ["Documents/c": item("Documents/c")],
             ["Documents/a": gone, "Documents/a2": item("Documents/a2")],
             ["Documents/b": item("Documents/b", size: 9), "Documents/c": gone],
