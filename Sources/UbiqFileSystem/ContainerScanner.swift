@@ -128,7 +128,7 @@ private struct ScanWalk<Baseline: ScanBaseline> {
         case .symlink:
             guard let target = Posix.readLink(at: dirfd, name) else {
                 let code = errno
-                if code != ENOENT { fail(path, .posix(code, "read link", path.rawValue)) }
+                if code != ENOENT { fail(path, .posix(code, "read link", path.rawValue), kind: .symlink) }
                 return
             }
             result.seen.insert(path)
@@ -148,14 +148,14 @@ private struct ScanWalk<Baseline: ScanBaseline> {
             if code == ENOENT || code == ENOTDIR || code == ELOOP {
                 result.unstable.append(path)  // replaced since the lstat
             } else {
-                fail(path, .posix(code, "open folder", path.rawValue))
+                fail(path, .posix(code, "open folder", path.rawValue), kind: .directory)
             }
             return
         }
         let folder = OwnedDescriptor(fd)
         let (names, error) = Posix.directoryEntries(of: folder.fd)
         if let error {
-            fail(path, .posix(error, "read folder", path.rawValue))
+            fail(path, .posix(error, "read folder", path.rawValue), kind: .directory)
             return
         }
         visitChildren(names, of: folder.fd, prefix: path)
@@ -168,14 +168,14 @@ private struct ScanWalk<Baseline: ScanBaseline> {
             switch code {
             case ENOENT: result.seen.remove(path)
             case ELOOP: result.unstable.append(path)
-            default: fail(path, .posix(code, "open", path.rawValue))
+            default: fail(path, .posix(code, "open", path.rawValue), kind: .file)
             }
             return
         }
         let file = OwnedDescriptor(fd)
         var before = stat()
         guard fstat(file.fd, &before) == 0 else {
-            fail(path, .posix(errno, "fstat", path.rawValue))
+            fail(path, .posix(errno, "fstat", path.rawValue), kind: .file)
             return
         }
         guard Posix.kind(of: before.st_mode) == .regular else {
@@ -187,7 +187,7 @@ private struct ScanWalk<Baseline: ScanBaseline> {
             chunked = try scanner.chunker.chunks(ofFileDescriptor: file.fd)
         } catch {
             switch error.code {
-            case .ioError(let code): fail(path, .posix(code, "read", path.rawValue))
+            case .ioError(let code): fail(path, .posix(code, "read", path.rawValue), kind: .file)
             case .fileChanged, .invalidParameters: result.unstable.append(path)
             }
             return
@@ -207,8 +207,9 @@ private struct ScanWalk<Baseline: ScanBaseline> {
             permissions: Permissions(mode: UInt32(before.st_mode), kind: .file), chunks: chunked.chunks, stat: stat))
     }
 
-    private mutating func fail(_ path: RelativePath, _ error: FileSystemError) {
+    /// `kind`: what is at `path`, where the scanner got as far as seeing it.
+    private mutating func fail(_ path: RelativePath, _ error: FileSystemError, kind: ItemKind? = nil) {
         scanner.logger.warning("cannot scan path", metadata: ["path": "\(path)", "error": "\(error)"])
-        result.failures.append(ScanFailure(path: path, error: error))
+        result.failures.append(ScanFailure(path: path, error: error, kind: kind))
     }
 }

@@ -27,9 +27,12 @@ public struct ScanResult: Sendable {
 public struct ScanFailure: Sendable, Equatable {
     public var path: RelativePath
     public var error: FileSystemError
+    /// What is there, where the scanner got as far as seeing it.
+    public var kind: ItemKind?
 
-    public init(path: RelativePath, error: FileSystemError) {
+    public init(path: RelativePath, error: FileSystemError, kind: ItemKind? = nil) {
         self.path = path
         self.error = error
+        self.kind = kind
     }
 }

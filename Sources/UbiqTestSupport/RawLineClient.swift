@@ -69,6 +69,25 @@ public final class RawLineClient: Sendable {
         return try JSONValue(parsing: line)
     }
 
+    /// The first line parsed as JSON that `matches`, read for at most `timeout`: nil when
+    /// none came by then, or the stream ended first.
+    public func readJSON(within timeout: Duration, where matches: @escaping @Sendable (JSONValue) -> Bool) async throws -> JSONValue? {
+        try await withThrowingTaskGroup(of: JSONValue?.self) { group in
+            group.addTask {
+                while let line = try await self.readJSON() {
+                    if matches(line) { return line }
+                }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+    }
+
     public func close() async {
         try? await channel.close()
         await reader.value

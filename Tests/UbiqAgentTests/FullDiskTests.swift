@@ -48,10 +48,7 @@ import UbiqTestSupport
         }
         let failure = try #require(try await b.status().containers.first?.failures.first)
         #expect(failure.error.contains("No space left"), "\(failure.error)")
-        var failedEvent: JSONValue?
-        while failedEvent == nil, let line = try await events.readJSON() {
-            if line["params"]?["change"] == "failed" { failedEvent = line["params"] }
-        }
+        let failedEvent = try await events.readJSON(within: .seconds(30)) { $0["params"]?["change"] == "failed" }?["params"]
         #expect(failedEvent?["path"] == .string(Self.path))
         #expect(failedEvent?["error"]?.stringValue?.contains("No space left") == true)
         #expect(try TreeDigest.fileHash(b.path(Self.path)) == old, "the old version did not stay")

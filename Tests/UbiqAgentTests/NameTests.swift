@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UbiqControlAPI
 import UbiqTestSupport
 
 /// Names a user may give files on Linux, other than the ordinary: each arrives under the same
@@ -73,13 +74,17 @@ import UbiqTestSupport
 
     /// Linux allows any bytes but `/` and NUL in a name; one that is not UTF-8 cannot travel
     /// (the wire and the index carry text). It is listed in status with its bytes escaped and
-    /// why, and once renamed it syncs and the entry goes.
+    /// why, and in a `failed` event; once renamed it syncs and the entry goes.
     @Test func aNameThatIsNotUTF8IsListedInStatusUntilRenamed() async throws {
         let cluster = try LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
         try await cluster.waitConnected()
+        let events = try await RawLineClient(socketPath: a.socket)
+        defer { Task { await events.close() } }
+        try await events.send(line: #"{"jsonrpc":"2.0","id":1,"method":"events.subscribe"}"#)
+        _ = try await events.readJSON()
         let bad = Array(a.path("Documents/bad").utf8) + [0xFF] + Array(".txt".utf8)
         let fd = bad.withUnsafeBufferPointer { buffer in
             (buffer.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) }
@@ -95,6 +100,10 @@ import UbiqTestSupport
         let listed = try #require(try await a.status().containers.compactMap(\.notSynced).joined().first)
         #expect(listed.reason.contains("UTF-8"))
         #expect(try AgentProcess.cli(["status", "--socket", a.socket]).contains("Documents/bad\\xFF.txt"))
+        let event = try await events.readJSON(within: .seconds(30)) { $0["params"]?["change"] == "failed" }
+        let failed = event?["params"]
+        #expect(failed?["path"] == .string("Documents/bad\\xFF.txt") && failed?["origin"] == "local")
+        #expect(failed?["error"]?.stringValue?.contains("UTF-8") == true, "\(String(describing: failed))")
         // Renamed to a name that is text: it syncs, and status no longer lists it.
         let good = a.path("Documents/good.txt")
         #expect(bad.withUnsafeBufferPointer { buffer in

@@ -44,7 +44,8 @@ struct FileSystemDisk: ContainerDisk {
         let problems = result.invalidNames.map {
             ScanProblem(path: $0, reason: "not synced: the name is not valid UTF-8 (or not a valid path); rename it to sync it")
         } + result.failures.map {
-            ScanProblem(path: $0.path.rawValue, reason: "not synced: cannot be read (\($0.error.message)); on disk it is kept, never taken as deleted")
+            ScanProblem(path: $0.path.rawValue, reason: "not synced: cannot be read (\($0.error.message)); on disk it is kept, never taken as deleted",
+                        kind: $0.kind)
         }
         return ScanOutcome(changed: result.changed, seen: seen, filesHashed: result.filesHashed, problems: problems, linked: result.linked)
     }

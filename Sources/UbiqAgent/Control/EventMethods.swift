@@ -3,8 +3,8 @@ import UbiqControlAPI
 import UbiqModel
 import UbiqSync
 
-/// `events.subscribe`: every item change the agent records, and every change from a peer
-/// that fails here, as `events.item` notifications.
+/// `events.subscribe`: every item change the agent records, every change from a peer that
+/// fails here, and every path on disk that cannot be synced, as `events.item` notifications.
 struct EventMethods: Sendable {
     let status: AgentStatusSource
 
@@ -18,6 +18,10 @@ struct EventMethods: Sendable {
                 return ItemEvent(container: container.id, path: item.path.rawValue, change: "failed", to: nil, kind: item.kind,
                                  origin: "remote", version: "\(item.version)", modifiedBy: item.modifiedBy,
                                  conflicts: item.conflicts.count, error: failure.reason)
+            }
+            await connection.forward(container.problemEvents(), as: .eventsItem) { problem in
+                ItemEvent(container: container.id, path: problem.path, change: "failed", to: nil, kind: problem.kind,
+                          origin: "local", version: "", modifiedBy: container.device, conflicts: 0, error: problem.reason)
             }
         }
         return try JSONValue(encoding: EventsSubscribeResult(containers: containers.map(\.id)))

@@ -129,11 +129,14 @@ public struct ItemEvent: Hashable, Sendable, Codable {
     public var container: ContainerID
     public var path: String
     /// `changed` (created or modified), `deleted`, `moved` (then `to` says where), or
-    /// `failed`: a peer's change could not be applied here (then `error` says why; it is
-    /// retried, and a later event says when it went through).
+    /// `failed`: a peer's change could not be applied here (origin `remote`), or a path on
+    /// disk cannot be synced (origin `local`: unreadable, or a name that is not valid UTF-8);
+    /// then `error` says why. A peer's change is retried, and a later event says when it
+    /// went through.
     public var change: String
     public var to: String?
-    public var kind: ItemKind
+    /// Absent for a path on disk the agent could not look at.
+    public var kind: ItemKind?
     public var origin: String
     public var version: String
     public var modifiedBy: DeviceID
@@ -141,7 +144,7 @@ public struct ItemEvent: Hashable, Sendable, Codable {
     public var conflicts: Int
     public var error: String?
 
-    public init(container: ContainerID, path: String, change: String, to: String?, kind: ItemKind, origin: String,
+    public init(container: ContainerID, path: String, change: String, to: String?, kind: ItemKind?, origin: String,
                 version: String, modifiedBy: DeviceID, conflicts: Int, error: String? = nil) {
         self.container = container
         self.path = path

@@ -30,10 +30,13 @@ public struct ScanProblem: Sendable, Hashable {
     /// The container-relative path as people should see it.
     public var path: String
     public var reason: String
+    /// What is there, where the scanner got as far as seeing it.
+    public var kind: ItemKind?
 
-    public init(path: String, reason: String) {
+    public init(path: String, reason: String, kind: ItemKind? = nil) {
         self.path = path
         self.reason = reason
+        self.kind = kind
     }
 
     /// Whether it lies in the subtree `root` (nil: the whole container).

@@ -37,6 +37,7 @@ extension ContainerSync {
         let known = state.scanProblems
         for problem in problems where known[problem.path] != problem {
             logger.warning("cannot sync a path on disk", metadata: ["path": "\(problem.path)", "reason": "\(problem.reason)"])
+            problemFeed.yield(problem)
         }
         state.scanned(root, problems: problems)
     }
@@ -53,4 +54,8 @@ extension ContainerSync {
 
     /// Every failure from now on, when its reason is new for its path.
     public nonisolated func failureEvents() -> AsyncStream<ApplyFailure> { failureFeed.subscribe() }
+
+    /// Every path on disk the scans newly find they cannot sync (unreadable, or a name that
+    /// is not valid UTF-8), once per path and reason.
+    public nonisolated func problemEvents() -> AsyncStream<ScanProblem> { problemFeed.subscribe() }
 }

@@ -17,7 +17,7 @@ public actor ContainerSync {
     public nonisolated let transfers: TransferProgress
     nonisolated let disk: any ContainerDisk
     nonisolated let index: SyncIndex
-    nonisolated let device: DeviceID
+    public nonisolated let device: DeviceID
     let logger: Logger
     var fetcher: (any ChunkFetcher)?
     /// Set once at start (``setLeases(_:)``); read without the actor, by serving too.
@@ -39,6 +39,7 @@ public actor ContainerSync {
     private let sequenceMoved = Broadcaster<Void>(policy: .bufferingNewest(1))
     private let itemFeed = Broadcaster<ItemChange>(policy: .bufferingOldest(ContainerSync.itemChangeBuffer), endsWhenFull: true)
     let failureFeed = Broadcaster<ApplyFailure>(policy: .bufferingOldest(256), endsWhenFull: true)
+    let problemFeed = Broadcaster<ScanProblem>(policy: .bufferingOldest(256), endsWhenFull: true)
     /// How long a change that failed before may wait for bytes from peers, when tried
     /// again, before a second pull pass starts beside the one that waits.
     static let overtakeAfter = Duration.seconds(2)
