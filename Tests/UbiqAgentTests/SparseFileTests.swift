@@ -43,4 +43,24 @@ import UbiqTestSupport
         #expect(received < 3 << 20, "\(received) bytes moved for 1 MiB of data")
         #expect(onBeta < 4 << 20, "\(onBeta) bytes allocated for 1 MiB of data")
     }
+
+    /// Forty copies of one file arriving together (a vendored library, the same asset in
+    /// many folders) are fetched once: the others are copies made on the receiver.
+    @Test func copiesOfOneFileArrivingTogetherAreFetchedOnce() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let content = DeltaTransferTests.randomData(200 << 10, seed: 51)
+        for index in 0..<40 { try a.write("Documents/vendor.nosync/lib\(index)/asset.bin", content) }
+        let before = try await b.status().bytesReceived
+        #expect(rename(a.path("Documents/vendor.nosync"), a.path("Documents/vendor")) == 0)
+        try await waitForConvergence([a, b], timeout: .seconds(120), "the forty copies on beta") { tree in
+            (0..<40).allSatisfy { index in tree["Documents/vendor/lib\(index)/asset.bin"] != nil }
+        }
+        let received = try await b.status().bytesReceived - before
+        print("40 copies of a 200 KiB file: \(received) bytes received")
+        #expect(received < 1 << 20, "\(received) bytes moved for 40 copies of 200 KiB")
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import UbiqChunking
 import UbiqIndex
 import UbiqModel
 
@@ -82,10 +83,21 @@ extension ContainerSync {
         var fetchFailures: [RelativePath: any Error] = [:]
         let facts = assemblyFacts(for: files.map { AssemblyFacts.File(path: $0.goal.path, chunks: $0.goal.chunks, version: $0.goal.version) },
                                   previous: files.reduce(into: [:]) { previous, file in previous[file.goal.path] = file.local })
+        // Files of the group with the same content are assembled once; the others copy it.
+        var firstWith: [String: RelativePath] = [:]
+        var copies: [(goal: Item, of: RelativePath)] = []
+        var distinct: [Item] = []
+        for (goal, _) in files {
+            let key = ContentKey.of(goal.chunks)
+            if let first = firstWith[key] { copies.append((goal, first)) } else {
+                firstWith[key] = goal.path
+                distinct.append(goal)
+            }
+        }
         await withTaskGroup(of: (RelativePath, Result<any StagedFile, any Error>).self) { group in
-            var next = files.makeIterator()
+            var next = distinct.makeIterator()
             func startNext() -> Bool {
-                guard let (goal, _) = next.next() else { return false }
+                guard let goal = next.next() else { return false }
                 group.addTask {
                     do {
                         let staged = try await self.assemble(goal.chunks, path: goal.path, version: goal.version, facts: facts)
@@ -104,6 +116,13 @@ extension ContainerSync {
                 }
                 _ = startNext()
             }
+        }
+        for (goal, first) in copies {
+            guard let source = staged[first] else {
+                fetchFailures[goal.path] = fetchFailures[first] ?? FetchError("the file with the same content was not fetched")
+                continue
+            }
+            do { staged[goal.path] = try copy(goal.chunks, of: source) } catch { fetchFailures[goal.path] = error }
         }
         for (goal, _) in files { if let error = fetchFailures[goal.path] { failed(goal, error, "could not fetch a file") } }
         var commits: [StagedCommit] = []
@@ -131,6 +150,18 @@ extension ContainerSync {
             }
         }
         return writes
+    }
+
+    /// A new staged file holding the bytes of `source`, assembled from the same chunks.
+    private func copy(_ chunks: [ChunkRef], of source: any StagedFile) throws -> any StagedFile {
+        let copy = try disk.stage()
+        do {
+            for chunk in chunks { try copy.write(try source.read(chunk.size, at: chunk.offset), at: chunk.offset) }
+            return copy
+        } catch {
+            copy.discard()
+            throw error
+        }
     }
 
     /// The item to write when applying `target` is plainly creating a folder, or creating or
