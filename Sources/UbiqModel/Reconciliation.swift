@@ -31,6 +31,13 @@ public enum Reconciliation: Sendable, Equatable {
                 merged.conflicts = conflicts.sorted { $0.id < $1.id }
                 return .merge(merged: merged, contentFromRemote: winner == remote)
             }
+            if !local.deleted && local.mtime != remote.mtime {
+                // The same vector with another mtime (a folder whose time two devices set
+                // apart): every device takes the later one, so that they still converge.
+                var merged = local.mtime > remote.mtime ? local : remote
+                merged.conflicts = conflicts
+                return .merge(merged: merged, contentFromRemote: remote.mtime > local.mtime)
+            }
             if conflicts == local.conflicts { return .keepLocal }
             var merged = local
             merged.conflicts = conflicts

@@ -93,4 +93,20 @@ import UbiqModel
         #expect(versions == [editA.versionID, editB.versionID])
         #expect(again.conflicts.count == 1)
     }
+
+    /// Should two devices ever hold one vector with two mtimes (a folder's time set apart;
+    /// found by the simulator, seed 661779082), both take the later one.
+    @Test func oneVectorWithTwoMtimesConvergesOnTheLater() {
+        var early = item([a: 3, b: 2], by: a, mtime: 100, byte: 1), late = early
+        late.mtime = 200
+        guard case .merge(let atEarly, let change) = Reconciliation.reconcile(local: early, remote: late) else {
+            Issue.record("expected a merge"); return
+        }
+        #expect(atEarly.mtime == 200 && change)
+        #expect(Reconciliation.reconcile(local: late, remote: early) == .merge(merged: late, contentFromRemote: false)
+                || Reconciliation.reconcile(local: late, remote: early) == .keepLocal)
+        early.deleted = true
+        late.deleted = true
+        #expect(Reconciliation.reconcile(local: early, remote: late) == .keepLocal)
+    }
 }

@@ -116,8 +116,12 @@ enum Invariants {
         for number in world.devices.indices.dropFirst() {
             let paths = Set(trees[number].keys).union(trees[0].keys).filter { trees[number][$0] != trees[0][$0] }
             if let first = paths.min() {
+                let indexed = world.devices.map { device in
+                    (try? device.index.item(device.container, first)).map { "d\(device.number) index \($0.item.mtime) \($0.item.version)\($0.item.deleted ? " deleted" : "")" } ?? "d\(device.number) no item"
+                }
                 problems.append("device \(number) differs from device 0 at \(paths.sorted().prefix(8).map(\.rawValue)); "
-                    + "\(first): \(trees[0][first].map { "\($0)" } ?? "nothing") vs \(trees[number][first].map { "\($0)" } ?? "nothing")")
+                    + "\(first): \(trees[0][first].map { "\($0)" } ?? "nothing") vs \(trees[number][first].map { "\($0)" } ?? "nothing"); "
+                    + indexed.joined(separator: ", "))
             }
             if conflicts(world.devices[number], excluding: excused) != conflicts(world.devices[0], excluding: excused) {
                 problems.append("device \(number) keeps other conflict versions than device 0")
