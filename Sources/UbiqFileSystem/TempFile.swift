@@ -144,19 +144,8 @@ public struct TempFile: Sendable {
     }
 
     /// Reads `size` bytes at `offset` (what was written there; zeros in a hole).
-    public func read(_ size: Int, at offset: UInt64) throws(FileSystemError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: size)
-        var done = 0
-        while done < size {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, size - done, off_t(offset) + off_t(done)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                throw n == 0 ? FileSystemError(.ioError(errno: EIO), "'\(path)' ends before \(size) bytes at \(offset)")
-                    : FileSystemError.posix(errno, "read", path)
-            }
-            done += n
-        }
-        return bytes
+    public func read(_ size: Int, at offset: UInt64) throws(FileSystemError) -> Data {
+        try CacheLineAlignedIO.read(fd, at: offset, count: size, path: path)
     }
 
     /// Sets the final size (for preallocating, or truncating a copy of an old version).

@@ -18,7 +18,7 @@ import UbiqTestSupport
         try await waitForConvergence([a, b], "two.txt on beta") { $0["Documents/links/two.txt"] != nil }
 
         let fd = open(a.path("Documents/links/one.txt"), O_WRONLY | O_APPEND)
-        #expect(fd >= 0)
+        try #require(fd >= 0)
         let more = Array("second line\n".utf8)
         #expect(write(fd, more, more.count) == more.count)
         close(fd)

@@ -24,7 +24,7 @@ import UbiqTestSupport
         let staged = a.path("Documents/disk.img.nosync")
         try FileManager.default.createDirectory(atPath: a.path("Documents"), withIntermediateDirectories: true)
         let fd = open(staged, O_CREAT | O_WRONLY | O_TRUNC, 0o644)
-        #expect(fd >= 0)
+        try #require(fd >= 0)
         #expect(ftruncate(fd, off_t(size)) == 0)
         for (index, offset) in [UInt64(0), 1 << 30, 3 << 30, size - (256 << 10)].enumerated() {
             let data = DeltaTransferTests.randomData(256 << 10, seed: UInt64(30 + index))

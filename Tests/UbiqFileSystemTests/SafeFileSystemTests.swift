@@ -63,7 +63,7 @@ import UbiqTestSupport
         #expect(try tempNames(c) == ["p-" + key], "\(other.name) was kept")
         let (again, resumed) = try #require(try fs.openPartialFile(key: key))
         let start = try again.read(4, at: 0)
-        #expect(resumed && start == Array("half".utf8))
+        #expect(resumed && start == Data("half".utf8))
         fs.removePartialFiles()
         #expect(try tempNames(c) == ["p-" + key], "a held partial file was removed")
         fs.closeAndKeep(again)

@@ -251,7 +251,7 @@ struct FileSystemDisk: ContainerDisk {
 
         func read(_ size: UInt32, at offset: UInt64) throws -> Data {
             guard let file = self.file.withLock({ $0 }) else { throw DiskError(.io, "temp file already finished") }
-            return Data(try file.read(Int(size), at: offset))
+            return try file.read(Int(size), at: offset)
         }
 
         func copy(from source: Int32, at offset: UInt64, length: UInt64, to target: UInt64) throws {

@@ -16,14 +16,13 @@ struct ChunkReuse: Sendable {
     init(_ chunks: [ChunkRef]) {
         var occurrences: [ChunkHash: Int] = [:]
         for chunk in chunks { occurrences[chunk.hash, default: 0] += 1 }
-        var zeros: [ChunkHash: Bool] = [:]
         var first: [ChunkHash: ChunkRef] = [:]
         for chunk in chunks {
             guard occurrences[chunk.hash, default: 0] > 1 else {
                 distinct.append(chunk)
                 continue
             }
-            if zeros[chunk.hash] ?? { let z = ZeroChunks.isZeros(chunk); zeros[chunk.hash] = z; return z }() {
+            if ZeroChunks.isZeros(chunk) {
                 holeBytes += UInt64(chunk.size)
             } else if let earlier = first[chunk.hash], earlier.size == chunk.size {
                 repeats.append((earlier.offset, chunk))

@@ -184,7 +184,6 @@ extension ContainerSync {
                 } catch let error as DiskError where error.code == .notFound {}
             }
             try record([ItemWrite(item: goal, stat: nil, settlesNeed: true)], origin: .remote)
-            restoreFolderTimes(above: [path])
             return
         }
         if onDemand, goal.kind == .file, onDisk?.downloaded != true || onDisk?.item.kind != .file,
@@ -235,7 +234,6 @@ extension ContainerSync {
         try record([ItemWrite(item: goal, stat: stat, settlesNeed: true)], origin: .remote)
         logger.debug("applied", metadata: ["path": "\(path)", "version": "\(goal.version)"])
         reviveFolders(above: [path])
-        restoreFolderTimes(above: [path])
     }
 
     /// A peer's item landed in a folder this device holds as deleted (deleted here, or on a
@@ -243,11 +241,7 @@ extension ContainerSync {
     /// so the folder is rescanned and recorded as a new version here. Modification beats
     /// deletion, as for a folder deleted on a peer that still has content here.
     func reviveFolders(above paths: [RelativePath]) {
-        var folders: Set<RelativePath> = []
-        for path in paths {
-            var parent = path.parent
-            while let folder = parent, folders.insert(folder).inserted { parent = folder.parent }
-        }
+        let folders = Self.folders(above: paths)
         guard !folders.isEmpty, let items = try? index.items(id, at: Array(folders)) else { return }
         let deleted = items.values.filter { $0.item.deleted && disk.stat($0.item.path) != nil }.map(\.item.path)
         guard !deleted.isEmpty else { return }

@@ -7,6 +7,16 @@ import UbiqModel
 /// only the child), and the puller puts back the synced mtime of every folder it changed
 /// inside, so its own work never looks like a local change.
 extension ContainerSync {
+    /// Every folder above any of `paths`, each once.
+    static func folders(above paths: [RelativePath]) -> Set<RelativePath> {
+        var folders: Set<RelativePath> = []
+        for path in paths {
+            var parent = path.parent
+            while let folder = parent, folders.insert(folder).inserted { parent = folder.parent }
+        }
+        return folders
+    }
+
     /// The folders holding the scanned `roots`, where their own mtime or permissions changed:
     /// their new versions or fingerprints. Folders the puller is working in are left to it.
     func changedFolders(around roots: [RelativePath?], previous: inout [RelativePath: Item]) throws -> LocalChanges.Plan {
@@ -29,12 +39,9 @@ extension ContainerSync {
 
     /// Puts back the synced mtime of the folders above `paths`, which the puller changed (or
     /// held, so that no scan recorded a local change there), and records their fingerprints.
+    /// Called when a pull pass gives the paths back.
     func restoreFolderTimes(above paths: [RelativePath]) {
-        var folders: Set<RelativePath> = []
-        for path in paths {
-            var parent = path.parent
-            while let folder = parent, folders.insert(folder).inserted { parent = folder.parent }
-        }
+        let folders = Self.folders(above: paths)
         guard !folders.isEmpty else { return }
         do {
             var stats: [(RelativePath, FileStat)] = []
