@@ -105,7 +105,7 @@ let package = Package(
         // in-memory disk, a simulated network and clock, driven by one seeded scheduler.
         .target(name: "UbiqSimulation", dependencies: ["UbiqSync", "UbiqIndex", "UbiqModel", "UbiqChunking", "UbiqFileSystem", "UbiqWire", "UbiqTestSupport", log],
                 swiftSettings: swiftSettings),
-        .target(name: "UbiqTestSupport", dependencies: ["UbiqModel", "UbiqClient", "UbiqControlAPI", "UbiqChunking", "UbiqWire"] + nio, swiftSettings: swiftSettings),
+        .target(name: "UbiqTestSupport", dependencies: ["UbiqModel", "UbiqClient", "UbiqControlAPI", "UbiqChunking", "UbiqWire", "UbiqFileSystem"] + nio, swiftSettings: swiftSettings),
 
         .testTarget(name: "UbiqModelTests", dependencies: ["UbiqModel"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqConfigTests", dependencies: ["UbiqConfig"], swiftSettings: swiftSettings),
@@ -130,7 +130,7 @@ let package = Package(
         .testTarget(name: "UbiqTestSupportTests", dependencies: ["UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqFuzzTests", dependencies: ["UbiqFuzz"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqAgentTests", dependencies: [
-            "UbiqTestSupport", "UbiqControlAPI", "UbiqClient", "UbiqIdentity", "UbiqTransport", "UbiqWire", "UbiqModel", "UbiqChunking",
+            "UbiqTestSupport", "UbiqControlAPI", "UbiqClient", "UbiqIdentity", "UbiqTransport", "UbiqWire", "UbiqModel", "UbiqChunking", "UbiqFileSystem",
         ], swiftSettings: swiftSettings),
     ]
 )

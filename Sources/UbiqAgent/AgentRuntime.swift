@@ -35,7 +35,7 @@ public struct AgentRuntime: Sendable {
         let index = try SyncIndex(path: config.stateDirectory + "/index.sqlite")
         var containers: [ContainerSync] = []
         for settings in config.containers {
-            let disk = FileSystemDisk(root: settings.path, logger: logger)
+            let disk = FileSystemDisk(settings: settings, logger: logger)
             containers.append(ContainerSync(id: settings.id, disk: disk, index: index, device: identity.deviceID,
                                             onDemand: settings.download == .onDemand, logger: logger))
         }

@@ -7,7 +7,7 @@ extension ConfigLayer {
         static let top = ["agent", "sync", "container", "kvstore", "kvstore_limits"]
         static let agent = ["state", "device_name", "listen", "socket", "discovery", "peers", "log_level"]
         static let sync = ["package_extensions", "close_delay_ms", "modify_delay_ms", "max_delay_ms"]
-        static let container = ["id", "path", "download"]
+        static let container = ["id", "path", "download", "extended_attributes", "ignore_permissions"]
         static let kvstore = ["id"]
         static let kvstoreLimits = ["max_store_bytes", "max_keys", "max_key_bytes", "max_value_bytes"]
     }
@@ -118,6 +118,9 @@ extension ConfigLayer {
             try PathRules.absolute(raw, paths: paths, what: "folder of container \(id)")
         } ?? PathRules.normalised(paths.containerFolder(id))
         let download = try table.checked("download", try table.string("download"), ValueRules.download) ?? .all
-        return Container(settings: ContainerSettings(id: id, path: path, download: download), origin: table.origin(of: "id"))
+        let settings = ContainerSettings(id: id, path: path, download: download,
+                                         extendedAttributes: try table.bool("extended_attributes") ?? true,
+                                         ignorePermissions: try table.bool("ignore_permissions") ?? false)
+        return Container(settings: settings, origin: table.origin(of: "id"))
     }
 }

@@ -1,7 +1,7 @@
 import UbiqModel
 
-/// One ubiquity container this device takes part in: where its folder is and whether file
-/// contents are fetched eagerly.
+/// One ubiquity container this device takes part in: where its folder is, whether file
+/// contents are fetched eagerly, and which facts of a file beside its bytes travel.
 public struct ContainerSettings: Hashable, Sendable {
     /// Whether a container's file contents come down as soon as they are known.
     public enum Download: String, Hashable, Sendable, CaseIterable {
@@ -15,10 +15,17 @@ public struct ContainerSettings: Hashable, Sendable {
     /// Absolute, normalised (no `~`, `.`, `..`, duplicate or trailing `/`).
     public var path: String
     public var download: Download
+    /// Whether the `user.` extended attributes of files and folders travel (on by default).
+    public var extendedAttributes: Bool
+    /// For file systems that cannot hold permissions (FAT, some network mounts): this device
+    /// neither sends its permission bits nor applies its peers'.
+    public var ignorePermissions: Bool
 
-    public init(id: ContainerID, path: String, download: Download = .all) {
+    public init(id: ContainerID, path: String, download: Download = .all, extendedAttributes: Bool = true, ignorePermissions: Bool = false) {
         self.id = id
         self.path = path
         self.download = download
+        self.extendedAttributes = extendedAttributes
+        self.ignorePermissions = ignorePermissions
     }
 }

@@ -13,6 +13,9 @@ import UbiqModel
 public struct ContainerScanner: Sendable {
     public let layout: ContainerLayout
     public let chunker: FileChunker
+    /// Whether files and folders are described with their `user.` extended attributes; when
+    /// not, entries carry none and the synced ones stay as they are.
+    public var readsAttributes = true
     let logger: Logger
     /// Called after a file is read and before it is checked for changes; tests change the file here.
     var afterReading: (@Sendable (RelativePath) -> Void)?
@@ -122,7 +125,8 @@ private struct ScanWalk<Baseline: ScanBaseline> {
             result.seen.insert(path)
             if !unchanged {
                 result.changed.append(LocalEntry(path: path, kind: .directory, size: 0, mtime: fileStat.mtimeNs,
-                                                 permissions: Permissions(mode: UInt32(st.st_mode), kind: .directory), stat: fileStat))
+                                                 permissions: Permissions(mode: UInt32(st.st_mode), kind: .directory),
+                                                 attributes: folderAttributes(named: name, in: dirfd, path: path), stat: fileStat))
             }
             if recursive { visitFolder(named: name, in: dirfd, path: path) }
         case .symlink:
@@ -204,7 +208,33 @@ private struct ScanWalk<Baseline: ScanBaseline> {
         }
         result.changed.append(LocalEntry(
             path: path, kind: .file, size: stat.size, mtime: stat.mtimeNs,
-            permissions: Permissions(mode: UInt32(before.st_mode), kind: .file), chunks: chunked.chunks, stat: stat))
+            permissions: Permissions(mode: UInt32(before.st_mode), kind: .file), attributes: attributes(of: file.fd, path: path),
+            chunks: chunked.chunks, stat: stat))
+    }
+
+    private mutating func folderAttributes(named name: String, in dirfd: Int32, path: RelativePath) -> ExtendedAttributes? {
+        guard scanner.readsAttributes else { return nil }
+        let fd = openat(dirfd, name, Posix.directoryFlags)
+        guard fd >= 0 else { return nil }  // the walk below reports why
+        let folder = OwnedDescriptor(fd)
+        return attributes(of: folder.fd, path: path)
+    }
+
+    /// Nil where the attributes cannot travel: switched off, past the limit (reported), or
+    /// unreadable (logged); the synced ones stay.
+    private mutating func attributes(of fd: Int32, path: RelativePath) -> ExtendedAttributes? {
+        guard scanner.readsAttributes else { return nil }
+        switch AttributeIO.read(fd) {
+        case .attributes(let attributes):
+            return attributes
+        case .tooLarge(let bytes):
+            result.oversizedAttributes[path] = bytes
+            return nil
+        case .failed(let code, let operation):
+            scanner.logger.warning("cannot read extended attributes", metadata: [
+                "path": "\(path)", "error": "\(FileSystemError.posix(code, operation, path.rawValue))"])
+            return nil
+        }
     }
 
     /// `kind`: what is at `path`, where the scanner got as far as seeing it.

@@ -12,8 +12,9 @@ extension SafeFileSystem {
     ///
     /// Returns the stat facts to record as the scan baseline (the rename changed the ctime).
     @discardableResult
-    public func commit(_ file: TempFile, to path: RelativePath, permissions: Permissions, mtimeNs: Int64) throws(FileSystemError) -> FileStat {
-        let result = commit([PendingCommit(file: file, path: path, permissions: permissions, mtimeNs: mtimeNs)])
+    public func commit(_ file: TempFile, to path: RelativePath, permissions: Permissions, mtimeNs: Int64,
+                       attributes: ExtendedAttributes? = nil) throws(FileSystemError) -> FileStat {
+        let result = commit([PendingCommit(file: file, path: path, permissions: permissions, mtimeNs: mtimeNs, attributes: attributes)])
         removeReplaced(result.replaced)
         if let error = result.failures[path] { throw error }
         return result.committed[path]!
@@ -141,13 +142,7 @@ extension SafeFileSystem {
     }
 
     private func prepare(_ item: PendingCommit) throws(FileSystemError) -> FileStat {
-        guard fchmod(item.file.fd, mode_t(item.permissions.bits)) == 0 else {
-            throw FileSystemError.posix(errno, "chmod", item.file.path)
-        }
-        let time = Posix.timespec(nanoseconds: item.mtimeNs)
-        guard futimens(item.file.fd, [time, time]) == 0 else {
-            throw FileSystemError.posix(errno, "set mtime of", item.file.path)
-        }
+        try finish(item.file.fd, permissions: item.permissions, mtimeNs: item.mtimeNs, attributes: item.attributes, display: item.path.rawValue)
         var st = stat()
         guard fstat(item.file.fd, &st) == 0 else { throw FileSystemError.posix(errno, "fstat", item.file.path) }
         return FileStat(st)
@@ -156,9 +151,10 @@ extension SafeFileSystem {
     // MARK: - Folders and links
 
     /// Creates a folder and any missing parents; an existing folder is fine. Sets its
-    /// permissions and mtime when given. Returns its stat facts.
+    /// permissions, `user.` extended attributes and mtime when given. Returns its stat facts.
     @discardableResult
-    public func makeDirectory(_ path: RelativePath, permissions: Permissions? = nil, mtimeNs: Int64? = nil) throws(FileSystemError) -> FileStat {
+    public func makeDirectory(_ path: RelativePath, permissions: Permissions? = nil, attributes: ExtendedAttributes? = nil,
+                              mtimeNs: Int64? = nil) throws(FileSystemError) -> FileStat {
         let parent = try parentFolder(of: path, create: true)
         let name = String(path.name)
         if mkdirat(parent.fd, name, 0o777) != 0 {
@@ -170,12 +166,15 @@ extension SafeFileSystem {
                 throw FileSystemError(.alreadyExists, "'\(path)' exists and is not a folder")
             }
         }
-        if let permissions {
+        if permissions != nil || attributes != nil {
             // Through a descriptor of the folder itself: a name could be swapped for a link.
             let folder = openat(parent.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard folder >= 0 else { throw FileSystemError.posix(errno, "open folder", path.rawValue) }
             defer { close(folder) }
-            guard fchmod(folder, mode_t(permissions.bits)) == 0 else { throw FileSystemError.posix(errno, "chmod", path.rawValue) }
+            if let attributes { try write(attributes, to: folder, display: path.rawValue) }
+            if let permissions {
+                guard fchmod(folder, mode_t(permissions.bits)) == 0 else { throw FileSystemError.posix(errno, "chmod", path.rawValue) }
+            }
         }
         if let mtimeNs { try setTimes(name, in: parent.fd, mtimeNs: mtimeNs, display: path.rawValue) }
         return try statFacts(name, in: parent.fd, display: path.rawValue)

@@ -11,15 +11,13 @@ extension SafeFileSystem {
     ///
     /// Returns the stat facts to record as the scan baseline.
     @discardableResult
-    public func commitNew(_ file: TempFile, to path: RelativePath, permissions: Permissions, mtimeNs: Int64) throws(FileSystemError) -> FileStat {
+    public func commitNew(_ file: TempFile, to path: RelativePath, permissions: Permissions, mtimeNs: Int64,
+                          attributes: ExtendedAttributes? = nil) throws(FileSystemError) -> FileStat {
         let facts: FileStat
         let temporary: OwnedDescriptor
         let parent: OwnedDescriptor
         do throws(FileSystemError) {
-            let time = Posix.timespec(nanoseconds: mtimeNs)
-            guard fchmod(file.fd, mode_t(permissions.bits)) == 0, futimens(file.fd, [time, time]) == 0 else {
-                throw FileSystemError.posix(errno, "finish", file.path)
-            }
+            try finish(file.fd, permissions: permissions, mtimeNs: mtimeNs, attributes: attributes, display: path.rawValue)
             var st = stat()
             guard fstat(file.fd, &st) == 0 else { throw FileSystemError.posix(errno, "fstat", file.path) }
             facts = FileStat(st)

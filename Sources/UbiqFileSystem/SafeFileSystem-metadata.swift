@@ -8,7 +8,8 @@ extension SafeFileSystem {
     /// the caller last saw (`expected`): a new version with the same bytes needs no copy of
     /// them. Throws `.alreadyExists` when the file changed meanwhile (the next scan decides);
     /// returns the stat facts to record.
-    public func setMetadata(of path: RelativePath, permissions: Permissions, mtimeNs: Int64,
+    /// `attributes`: the `user.` extended attributes to leave it with; nil leaves them alone.
+    public func setMetadata(of path: RelativePath, permissions: Permissions, mtimeNs: Int64, attributes: ExtendedAttributes? = nil,
                             expected: FileStat) throws(FileSystemError) -> FileStat {
         let parent = try parentFolder(of: path, create: false)
         let fd = openat(parent.fd, String(path.name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
@@ -19,11 +20,31 @@ extension SafeFileSystem {
         guard Posix.kind(of: st.st_mode) == .regular, FileStat(st) == expected else {
             throw FileSystemError(.alreadyExists, "'\(path)' changed on disk before its permissions and mtime could be set")
         }
-        let time = Posix.timespec(nanoseconds: mtimeNs)
-        guard fchmod(fd, mode_t(permissions.bits)) == 0 else { throw FileSystemError.posix(errno, "chmod", path.rawValue) }
-        guard futimens(fd, [time, time]) == 0 else { throw FileSystemError.posix(errno, "set mtime of", path.rawValue) }
+        try finish(fd, permissions: permissions, mtimeNs: mtimeNs, attributes: attributes, display: path.rawValue)
         guard fsync(fd) == 0, fstat(fd, &st) == 0 else { throw FileSystemError.posix(errno, "fsync", path.rawValue) }
         return FileStat(st)
+    }
+
+    /// Gives an open file its attributes, permissions and mtime, in that order: setting a
+    /// `user.` attribute needs write permission, which the new permissions may take away, and
+    /// both change the ctime but not the mtime.
+    func finish(_ fd: Int32, permissions: Permissions, mtimeNs: Int64, attributes: ExtendedAttributes?,
+                display: String) throws(FileSystemError) {
+        if let attributes { try write(attributes, to: fd, display: display) }
+        guard fchmod(fd, mode_t(permissions.bits)) == 0 else { throw FileSystemError.posix(errno, "chmod", display) }
+        let time = Posix.timespec(nanoseconds: mtimeNs)
+        guard futimens(fd, [time, time]) == 0 else { throw FileSystemError.posix(errno, "set mtime of", display) }
+    }
+
+    /// Writes `attributes` to an open file or folder, giving its owner write permission first
+    /// where it lacks it (the caller sets the final permissions after).
+    func write(_ attributes: ExtendedAttributes, to fd: Int32, display: String) throws(FileSystemError) {
+        do throws(FileSystemError) { try AttributeIO.write(attributes, to: fd, display: display) } catch {
+            guard error.code == .ioError(errno: EACCES) || error.code == .ioError(errno: EPERM) else { throw error }
+            var st = stat()
+            guard fstat(fd, &st) == 0, st.st_mode & S_IWUSR == 0, fchmod(fd, (st.st_mode & 0o7777) | S_IWUSR) == 0 else { throw error }
+            try AttributeIO.write(attributes, to: fd, display: display)
+        }
     }
 
     /// Sets the mtime of the folder at `path` (never following a link there): the puller puts

@@ -52,18 +52,17 @@ extension SafeFileSystem {
 
     /// Stores a finished temp file as a version of `path` (a remote loser of a conflict).
     public func commitToVersions(
-        _ file: TempFile, path: RelativePath, id: String, permissions: Permissions, mtimeNs: Int64
+        _ file: TempFile, path: RelativePath, id: String, permissions: Permissions, mtimeNs: Int64, attributes: ExtendedAttributes? = nil
     ) throws(FileSystemError) {
         let name: String
         do { name = try Self.versionName(of: path, id: id) } catch {
             discard(file)
             throw error
         }
-        let time = Posix.timespec(nanoseconds: mtimeNs)
-        guard fchmod(file.fd, mode_t(permissions.bits)) == 0, futimens(file.fd, [time, time]) == 0,
-              fsync(file.fd) == 0
-        else {
-            let error = FileSystemError.posix(errno, "finish version of", path.rawValue)
+        do throws(FileSystemError) {
+            try finish(file.fd, permissions: permissions, mtimeNs: mtimeNs, attributes: attributes, display: path.rawValue)
+            guard fsync(file.fd) == 0 else { throw FileSystemError.posix(errno, "fsync version of", path.rawValue) }
+        } catch {
             discard(file)
             throw error
         }

@@ -19,6 +19,9 @@ public struct ScanResult: Sendable {
     public var bytesHashed: UInt64 = 0
     /// Files seen with more than one name (hard links), with their inode.
     public var linked: [RelativePath: UInt64] = [:]
+    /// Files and folders whose `user.` attributes pass ``ExtendedAttributes/limit``, with
+    /// their size: they sync without a change of attributes.
+    public var oversizedAttributes: [RelativePath: Int] = [:]
 
     public init() {}
 }

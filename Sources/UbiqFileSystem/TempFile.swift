@@ -170,13 +170,17 @@ public struct PendingCommit: Sendable {
     public var permissions: Permissions
     /// Modification time in nanoseconds since 1970.
     public var mtimeNs: Int64
+    /// The `user.` extended attributes to give it; nil: none are written.
+    public var attributes: ExtendedAttributes?
     public var replacing: Replacing
 
-    public init(file: TempFile, path: RelativePath, permissions: Permissions, mtimeNs: Int64, replacing: Replacing = .anything) {
+    public init(file: TempFile, path: RelativePath, permissions: Permissions, mtimeNs: Int64, attributes: ExtendedAttributes? = nil,
+                replacing: Replacing = .anything) {
         self.file = file
         self.path = path
         self.permissions = permissions
         self.mtimeNs = mtimeNs
+        self.attributes = attributes
         self.replacing = replacing
     }
 }

@@ -20,11 +20,26 @@ enum IndexBinary {
         writer.byte(format)
         writer.string(item.path.rawValue)
         writer.content(kind: item.kind, deleted: item.deleted, size: item.size, mtime: item.mtime, permissions: item.permissions,
-                       symlinkTarget: item.symlinkTarget, chunks: item.chunks, version: item.version, modifiedBy: item.modifiedBy,
-                       contentMadeAt: item.contentMadeAt)
+                       attributes: item.attributes, symlinkTarget: item.symlinkTarget, chunks: item.chunks, version: item.version,
+                       modifiedBy: item.modifiedBy, contentMadeAt: item.contentMadeAt)
         writer.varint(UInt64(item.conflicts.count))
         for conflict in item.conflicts { writer.conflict(conflict) }
         return Data(writer.bytes)
+    }
+
+    static func encode(_ attributes: ExtendedAttributes) -> Data {
+        var writer = Writer()
+        writer.byte(format)
+        writer.attributes(attributes)
+        return Data(writer.bytes)
+    }
+
+    static func decodeAttributes(_ data: Data) throws(IndexError) -> ExtendedAttributes {
+        guard data.first == format else { throw IndexError(.corrupt, "an item's extended attributes have an unknown format") }
+        var reader = Reader(data)
+        let attributes = try reader.attributes()
+        try reader.end()
+        return attributes
     }
 
     static func encode(_ conflicts: [ConflictVersion]) -> Data {
@@ -51,9 +66,9 @@ enum IndexBinary {
         let conflicts = try reader.conflicts()
         try reader.end()
         return Item(path: path, kind: content.kind, deleted: content.deleted, size: content.size, mtime: content.mtime,
-                    executable: content.executable, permissions: content.permissions, symlinkTarget: content.symlinkTarget,
-                    chunks: content.chunks, version: content.version, modifiedBy: content.modifiedBy,
-                    contentMadeAt: content.contentMadeAt, conflicts: conflicts)
+                    executable: content.executable, permissions: content.permissions, attributes: content.attributes,
+                    symlinkTarget: content.symlinkTarget, chunks: content.chunks, version: content.version,
+                    modifiedBy: content.modifiedBy, contentMadeAt: content.contentMadeAt, conflicts: conflicts)
     }
 
     static func decodeConflicts(_ data: Data) throws(IndexError) -> [ConflictVersion] {
@@ -73,6 +88,7 @@ enum IndexBinary {
         var executable: Bool
         /// Nil in blobs written before permissions travelled.
         var permissions: Permissions?
+        var attributes: ExtendedAttributes
         var symlinkTarget: String?
         var chunks: [ChunkRef]
         var version: VersionVector
@@ -111,11 +127,13 @@ enum IndexBinary {
         }
 
         /// Flags: 1 deleted, 2 executable, 4 a symlink target follows, 8 permissions follow,
-        /// 16 a content counter ends it.
-        mutating func content(kind: ItemKind, deleted: Bool, size: UInt64, mtime: Int64, permissions: Permissions, symlinkTarget: String?,
-                              chunks: [ChunkRef], version: VersionVector, modifiedBy: DeviceID, contentMadeAt: UInt64? = nil) {
+        /// 16 a content counter follows, 32 extended attributes end it.
+        mutating func content(kind: ItemKind, deleted: Bool, size: UInt64, mtime: Int64, permissions: Permissions,
+                              attributes: ExtendedAttributes, symlinkTarget: String?, chunks: [ChunkRef], version: VersionVector,
+                              modifiedBy: DeviceID, contentMadeAt: UInt64? = nil) {
             byte(UInt8(kind.code))
-            byte((deleted ? 1 : 0) | (permissions.executable ? 2 : 0) | (symlinkTarget != nil ? 4 : 0) | 8 | (contentMadeAt != nil ? 16 : 0))
+            byte((deleted ? 1 : 0) | (permissions.executable ? 2 : 0) | (symlinkTarget != nil ? 4 : 0) | 8 | (contentMadeAt != nil ? 16 : 0)
+                 | (attributes.isEmpty ? 0 : 32))
             varint(size)
             varint(UInt64(bitPattern: mtime))
             varint(UInt64(permissions.bits))
@@ -126,12 +144,22 @@ enum IndexBinary {
             self.version(version)
             string(modifiedBy.rawValue)
             if let contentMadeAt { varint(contentMadeAt) }
+            if !attributes.isEmpty { self.attributes(attributes) }
+        }
+
+        mutating func attributes(_ attributes: ExtendedAttributes) {
+            varint(UInt64(attributes.attributes.count))
+            for attribute in attributes.attributes {
+                string(attribute.name)
+                varint(UInt64(attribute.value.count))
+                bytes += attribute.value
+            }
         }
 
         mutating func conflict(_ conflict: ConflictVersion) {
             string(conflict.id)
             content(kind: conflict.kind, deleted: false, size: conflict.size, mtime: conflict.mtime, permissions: conflict.permissions,
-                    symlinkTarget: conflict.symlinkTarget, chunks: conflict.chunks, version: conflict.version, modifiedBy: conflict.modifiedBy)
+                    attributes: conflict.attributes, symlinkTarget: conflict.symlinkTarget, chunks: conflict.chunks, version: conflict.version, modifiedBy: conflict.modifiedBy)
         }
     }
 
@@ -198,12 +226,22 @@ enum IndexBinary {
             let version = try version()
             let modifiedBy = DeviceID(try string())
             let contentMadeAt = flags & 16 != 0 ? try varint() : nil
+            let attributes = flags & 32 != 0 ? try attributes() : .empty
             if let contentMadeAt, contentMadeAt == 0 || contentMadeAt > version[modifiedBy] {
                 throw IndexError(.corrupt, "an index blob's content counter lies outside its version")
             }
             return Content(kind: kind, deleted: flags & 1 != 0, size: size, mtime: mtime, executable: flags & 2 != 0,
-                           permissions: permissions, symlinkTarget: symlinkTarget, chunks: chunks, version: version, modifiedBy: modifiedBy,
-                           contentMadeAt: contentMadeAt)
+                           permissions: permissions, attributes: attributes, symlinkTarget: symlinkTarget, chunks: chunks,
+                           version: version, modifiedBy: modifiedBy, contentMadeAt: contentMadeAt)
+        }
+
+        mutating func attributes() throws(IndexError) -> ExtendedAttributes {
+            var list: [ExtendedAttributes.Attribute] = []
+            for _ in 0..<(try count(bytes.count)) {
+                let name = try string()
+                list.append(.init(name: name, value: Array(try raw(try count(bytes.count)))))
+            }
+            do { return try ExtendedAttributes(list) } catch { throw IndexError(.corrupt, "an index blob holds invalid extended attributes: \(error)") }
         }
 
         mutating func permissions(kind: ItemKind) throws(IndexError) -> Permissions {
@@ -218,7 +256,7 @@ enum IndexBinary {
                 let content = try content()
                 result.append(ConflictVersion(id: id, kind: content.kind, size: content.size, mtime: content.mtime,
                                               executable: content.executable, permissions: content.permissions,
-                                              symlinkTarget: content.symlinkTarget,
+                                              attributes: content.attributes, symlinkTarget: content.symlinkTarget,
                                               chunks: content.chunks, version: content.version, modifiedBy: content.modifiedBy))
             }
             return result

@@ -132,6 +132,10 @@ enum IndexMigrations {
         migrator.registerMigration("v7: content counter") { db in
             try db.execute(sql: "ALTER TABLE item ADD COLUMN contentcounter INTEGER")
         }
+        // NULL where the item has no extended attributes (every item until then).
+        migrator.registerMigration("v8: extended attributes") { db in
+            try db.execute(sql: "ALTER TABLE item ADD COLUMN attributes BLOB")
+        }
         return migrator
     }
 }

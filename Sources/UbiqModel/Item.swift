@@ -16,6 +16,8 @@ public struct Item: Hashable, Sendable, Codable {
     /// Modification time in nanoseconds since 1970.
     public var mtime: Int64
     public var permissions: Permissions
+    /// The `user.` extended attributes; none on symbolic links.
+    public var attributes: ExtendedAttributes
     public var symlinkTarget: String?
     public var chunks: [ChunkRef]
     public var version: VersionVector
@@ -31,8 +33,9 @@ public struct Item: Hashable, Sendable, Codable {
     /// `contentMadeAt`: nil where this version made the content.
     public init(
         path: RelativePath, kind: ItemKind, deleted: Bool = false, size: UInt64 = 0, mtime: Int64 = 0,
-        executable: Bool = false, permissions: Permissions? = nil, symlinkTarget: String? = nil, chunks: [ChunkRef] = [],
-        version: VersionVector, modifiedBy: DeviceID, contentMadeAt: UInt64? = nil, conflicts: [ConflictVersion] = []
+        executable: Bool = false, permissions: Permissions? = nil, attributes: ExtendedAttributes = .empty, symlinkTarget: String? = nil,
+        chunks: [ChunkRef] = [], version: VersionVector, modifiedBy: DeviceID, contentMadeAt: UInt64? = nil,
+        conflicts: [ConflictVersion] = []
     ) {
         self.path = path
         self.kind = kind
@@ -40,6 +43,7 @@ public struct Item: Hashable, Sendable, Codable {
         self.size = size
         self.mtime = mtime
         self.permissions = permissions.map { Permissions(mode: $0.bits, kind: kind) } ?? .defaults(for: kind, executable: executable)
+        self.attributes = kind == .symlink ? .empty : attributes
         self.symlinkTarget = symlinkTarget
         self.chunks = chunks
         self.version = version
@@ -57,10 +61,10 @@ public struct Item: Hashable, Sendable, Codable {
         contentMadeAt.map { Swift.min($0, version[modifiedBy]) } ?? version[modifiedBy]
     }
 
-    /// True where both describe the same bytes and permissions on disk (mtime aside).
+    /// True where both describe the same bytes, permissions and attributes on disk (mtime aside).
     public func hasSameContent(as other: Item) -> Bool {
         deleted == other.deleted && kind == other.kind
-            && (deleted || (size == other.size && permissions == other.permissions
+            && (deleted || (size == other.size && permissions == other.permissions && attributes == other.attributes
                 && symlinkTarget == other.symlinkTarget && chunks.map(\.hash) == other.chunks.map(\.hash)))
     }
 
@@ -102,6 +106,7 @@ public struct ConflictVersion: Hashable, Sendable, Codable {
     public var size: UInt64
     public var mtime: Int64
     public var permissions: Permissions
+    public var attributes: ExtendedAttributes
     public var symlinkTarget: String?
     public var chunks: [ChunkRef]
     /// The change that made this content: its author's counter alone. The rest of the vector
@@ -116,6 +121,7 @@ public struct ConflictVersion: Hashable, Sendable, Codable {
         self.size = item.size
         self.mtime = item.mtime
         self.permissions = item.permissions
+        self.attributes = item.attributes
         self.symlinkTarget = item.symlinkTarget
         self.chunks = item.chunks
         self.version = VersionVector([item.modifiedBy: item.contentCounter])
@@ -134,13 +140,14 @@ public struct ConflictVersion: Hashable, Sendable, Codable {
 
     public init(
         id: String, kind: ItemKind, size: UInt64, mtime: Int64, executable: Bool, permissions: Permissions? = nil,
-        symlinkTarget: String?, chunks: [ChunkRef], version: VersionVector, modifiedBy: DeviceID
+        attributes: ExtendedAttributes = .empty, symlinkTarget: String?, chunks: [ChunkRef], version: VersionVector, modifiedBy: DeviceID
     ) {
         self.id = id
         self.kind = kind
         self.size = size
         self.mtime = mtime
         self.permissions = permissions.map { Permissions(mode: $0.bits, kind: kind) } ?? .defaults(for: kind, executable: executable)
+        self.attributes = kind == .symlink ? .empty : attributes
         self.symlinkTarget = symlinkTarget
         self.chunks = chunks
         self.version = version
@@ -167,6 +174,7 @@ extension Item {
                   deleted: try keys.decode(Bool.self, forKey: .deleted), size: try keys.decode(UInt64.self, forKey: .size),
                   mtime: try keys.decode(Int64.self, forKey: .mtime), executable: executable,
                   permissions: try keys.decodeIfPresent(Permissions.self, forKey: .permissions),
+                  attributes: try keys.decodeIfPresent(ExtendedAttributes.self, forKey: .attributes) ?? .empty,
                   symlinkTarget: try keys.decodeIfPresent(String.self, forKey: .symlinkTarget),
                   chunks: try keys.decode([ChunkRef].self, forKey: .chunks), version: try keys.decode(VersionVector.self, forKey: .version),
                   modifiedBy: try keys.decode(DeviceID.self, forKey: .modifiedBy),
@@ -182,6 +190,7 @@ extension ConflictVersion {
         self.init(id: try keys.decode(String.self, forKey: .id), kind: try keys.decode(ItemKind.self, forKey: .kind),
                   size: try keys.decode(UInt64.self, forKey: .size), mtime: try keys.decode(Int64.self, forKey: .mtime),
                   executable: executable, permissions: try keys.decodeIfPresent(Permissions.self, forKey: .permissions),
+                  attributes: try keys.decodeIfPresent(ExtendedAttributes.self, forKey: .attributes) ?? .empty,
                   symlinkTarget: try keys.decodeIfPresent(String.self, forKey: .symlinkTarget),
                   chunks: try keys.decode([ChunkRef].self, forKey: .chunks), version: try keys.decode(VersionVector.self, forKey: .version),
                   modifiedBy: try keys.decode(DeviceID.self, forKey: .modifiedBy))

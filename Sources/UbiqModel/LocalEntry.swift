@@ -9,6 +9,9 @@ public struct LocalEntry: Hashable, Sendable {
     public var mtime: Int64
     /// The permission bits that travel (``Permissions``).
     public var permissions: Permissions
+    /// The `user.` extended attributes; nil where this scan did not take them (switched off for
+    /// the container, or a set past ``ExtendedAttributes/limit``): the synced ones stay.
+    public var attributes: ExtendedAttributes?
     /// The link text, for symbolic links, exactly as stored (never followed).
     public var symlinkTarget: String?
     /// The content's chunks, for files.
@@ -18,13 +21,15 @@ public struct LocalEntry: Hashable, Sendable {
 
     public init(
         path: RelativePath, kind: ItemKind, size: UInt64, mtime: Int64, executable: Bool = false,
-        permissions: Permissions? = nil, symlinkTarget: String? = nil, chunks: [ChunkRef] = [], stat: FileStat
+        permissions: Permissions? = nil, attributes: ExtendedAttributes? = .empty, symlinkTarget: String? = nil,
+        chunks: [ChunkRef] = [], stat: FileStat
     ) {
         self.path = path
         self.kind = kind
         self.size = size
         self.mtime = mtime
         self.permissions = permissions ?? .defaults(for: kind, executable: executable)
+        self.attributes = attributes
         self.symlinkTarget = symlinkTarget
         self.chunks = chunks
         self.stat = stat

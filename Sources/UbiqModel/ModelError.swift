@@ -4,6 +4,8 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidContainerID
         case invalidPath
         case invalidVersionID
+        case invalidAttributes
+        case attributesTooLarge
     }
 
     public let code: Code

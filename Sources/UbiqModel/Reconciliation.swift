@@ -88,7 +88,7 @@ public enum Reconciliation: Sendable, Equatable {
         current.conflicts = []
         return [current] + item.conflicts.map { conflict in
             Item(path: item.path, kind: conflict.kind, size: conflict.size, mtime: conflict.mtime, permissions: conflict.permissions,
-                 symlinkTarget: conflict.symlinkTarget, chunks: conflict.chunks, version: conflict.canonical.version,
+                 attributes: conflict.attributes, symlinkTarget: conflict.symlinkTarget, chunks: conflict.chunks, version: conflict.canonical.version,
                  modifiedBy: conflict.modifiedBy)
         }
     }

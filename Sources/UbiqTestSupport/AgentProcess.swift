@@ -23,6 +23,8 @@ public final class AgentProcess: @unchecked Sendable {
     public var environment: [String: String] = [:]
     /// `download = "on-demand"` for the container (written to a config file), else "all".
     public var onDemand = false
+    /// More lines of the container's table in a config file (`extended_attributes = false`).
+    public var containerSettings: [String] = []
     private var process: Process?
     private let lock = NSLock()
 
@@ -109,10 +111,11 @@ public final class AgentProcess: @unchecked Sendable {
         } else if port != Self.defaultPort {
             arguments += ["--listen", "[::]:\(port)"]
         }
-        if onDemand {
+        if onDemand || !containerSettings.isEmpty {
             let config = home + "/ubiqd.toml"
-            try "[[container]]\nid = \"\(container)\"\npath = \"\(root)\"\ndownload = \"on-demand\"\n"
-                .write(toFile: config, atomically: false, encoding: .utf8)
+            let lines = ["[[container]]", "id = \"\(container)\"", "path = \"\(root)\"", "download = \"\(onDemand ? "on-demand" : "all")\""]
+                + containerSettings
+            try (lines.joined(separator: "\n") + "\n").write(toFile: config, atomically: false, encoding: .utf8)
             arguments += ["--config", config]
         } else {
             arguments += ["--container", "\(container)=\(root)"]

@@ -1,10 +1,12 @@
 import Foundation
 import UbiqChunking
+import UbiqFileSystem
+import UbiqModel
 
 /// What a container folder holds, path by path, for comparing devices: SHA-256 of each file,
 /// "dir" for folders, the link text for symlinks; permissions other than what the process
-/// would create (`+x` for an executable file, else ` mode 0600` and the like) follow, so a
-/// comparison checks them too. What ubiq never syncs is left out: `.ubiq/` and `*.nosync`.
+/// would create (`+x` for an executable file, else ` mode 0600` and the like) follow, then
+/// the `user.` extended attributes, so a comparison checks them too. What ubiq never syncs is left out: `.ubiq/` and `*.nosync`.
 public enum TreeDigest {
     /// The process umask, read without changing it (`umask()` would, for every thread).
     public static let umask: mode_t = {
@@ -22,16 +24,25 @@ public enum TreeDigest {
         return " mode " + String(bits, radix: 8)
     }
 
+    /// `""` for no attributes, else each `name=value` (value in hex) in order.
+    public static func attributeSuffix(_ attributes: ExtendedAttributes) -> String {
+        attributes.attributes.map { " \($0.name)=" + $0.value.map { String(format: "%02x", $0) }.joined() }.joined()
+    }
+
+    private static func attributeSuffix(_ path: String) -> String {
+        do { return attributeSuffix(try ExtendedAttributes.read(atPath: path)) } catch { return " attributes unreadable: \(error)" }
+    }
+
     public static func of(_ root: String) throws -> [String: String] {
         var result: [String: String] = [:]
         try walk(root, relative: "") { path, info in
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
-                result[path] = "dir" + modeSuffix(info.st_mode, folder: true)
+                result[path] = "dir" + modeSuffix(info.st_mode, folder: true) + attributeSuffix(root + "/" + path)
             case S_IFLNK:
                 result[path] = "link:" + ((try? FileManager.default.destinationOfSymbolicLink(atPath: root + "/" + path)) ?? "?")
             default:
-                result[path] = try fileHash(root + "/" + path) + modeSuffix(info.st_mode, folder: false)
+                result[path] = try fileHash(root + "/" + path) + modeSuffix(info.st_mode, folder: false) + attributeSuffix(root + "/" + path)
             }
         }
         return result

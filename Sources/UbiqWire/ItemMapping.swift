@@ -29,6 +29,7 @@ public enum ItemMapping {
         info.version = counters(item.version)
         info.modifiedBy = item.modifiedBy.rawValue
         if let made = item.contentMadeAt { info.contentCounter = made }
+        if !item.deleted { info.attributes = attributes(item.attributes) }
         info.conflicts = item.conflicts.map(conflictInfo)
         info.sequence = UInt64(sequence)
         return info
@@ -66,6 +67,7 @@ public enum ItemMapping {
             path: path, kind: kind, deleted: info.deleted, size: info.deleted || kind != .file ? 0 : info.size,
             mtime: info.mtimeNs, executable: info.executable,
             permissions: info.hasPermissions ? Permissions(mode: info.permissions, kind: kind) : nil,
+            attributes: try attributes(info.attributes, kind: kind, deleted: info.deleted, path: path.rawValue),
             symlinkTarget: kind == .symlink && !info.deleted ? info.symlinkTarget : nil,
             chunks: chunks, version: version, modifiedBy: modifiedBy,
             contentMadeAt: info.hasContentCounter ? info.contentCounter : nil, conflicts: conflicts)
@@ -124,6 +126,7 @@ public enum ItemMapping {
         info.mtimeNs = version.mtime
         info.executable = version.executable
         if version.kind != .symlink { info.permissions = version.permissions.bits }
+        info.attributes = attributes(version.attributes)
         info.symlinkTarget = version.symlinkTarget ?? ""
         info.blocks = version.chunks.map(block)
         info.version = counters(version.version)
@@ -141,9 +144,34 @@ public enum ItemMapping {
         return ConflictVersion(
             id: info.id, kind: kind, size: kind == .file ? info.size : 0, mtime: info.mtimeNs, executable: info.executable,
             permissions: info.hasPermissions ? Permissions(mode: info.permissions, kind: kind) : nil,
+            attributes: try attributes(info.attributes, kind: kind, deleted: false, path: path),
             symlinkTarget: kind == .symlink ? info.symlinkTarget : nil,
             chunks: try chunks(info.blocks, size: info.size, kind: kind, deleted: false),
             version: try version(info.version), modifiedBy: try device(info.modifiedBy))
+    }
+
+    static func attributes(_ attributes: ExtendedAttributes) -> [Ubiq_Wire_ExtendedAttribute] {
+        attributes.attributes.map {
+            var wire = Ubiq_Wire_ExtendedAttribute()
+            wire.name = $0.name
+            wire.value = .init($0.value)
+            return wire
+        }
+    }
+
+    /// A peer's attributes, held to the rules of ``ExtendedAttributes``: only present files and
+    /// folders have them.
+    static func attributes(_ wire: [Ubiq_Wire_ExtendedAttribute], kind: ItemKind, deleted: Bool, path: String) throws(WireError) -> ExtendedAttributes {
+        guard !wire.isEmpty else { return .empty }
+        guard kind != .symlink, !deleted else {
+            throw WireError(.malformed, "'\(path.prefix(200))' has extended attributes, but only present files and folders have them")
+        }
+        guard wire.count <= ExtendedAttributes.limit else { throw WireError(.malformed, "'\(path.prefix(200))' has too many extended attributes") }
+        do {
+            return try ExtendedAttributes(wire.map { .init(name: $0.name, value: Array($0.value)) })
+        } catch {
+            throw WireError(.malformed, "refused the extended attributes of '\(path.prefix(200))': \(error.reason)")
+        }
     }
 
     static func chunks(_ blocks: [Ubiq_Wire_Block], size: UInt64, kind: ItemKind, deleted: Bool) throws(WireError) -> [ChunkRef] {

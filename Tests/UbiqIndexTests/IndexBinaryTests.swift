@@ -71,6 +71,25 @@ import UbiqModel
         }
     }
 
+    /// Attributes end the blob (flag 32); blobs of before hold none.
+    @Test func attributesRoundTripInItemsAndConflictVersions() throws {
+        var original = try item()
+        original.attributes = try ExtendedAttributes([.init(name: "user.xdg.origin.url", value: Array("https://example.org/".utf8)),
+                                                      .init(name: "user.bin", value: [0, 0, 255])])
+        original.conflicts[0].attributes = try ExtendedAttributes([.init(name: "user.old", value: [])])
+        #expect(try IndexBinary.decodeItem(IndexBinary.encode(original)) == original)
+        #expect(try IndexBinary.decodeConflicts(IndexBinary.encode(original.conflicts)) == original.conflicts)
+        #expect(try IndexBinary.decodeAttributes(IndexBinary.encode(original.attributes)) == original.attributes)
+        var damaged = [UInt8](IndexBinary.encode(original.attributes))
+        damaged[3] = UInt8(ascii: "X")  // "user." becomes "uXer."
+        do {
+            _ = try IndexBinary.decodeAttributes(Data(damaged))
+            Issue.record("an attribute outside the user namespace was read")
+        } catch {
+            #expect(error.code == .corrupt && error.reason.contains("extended attributes"))
+        }
+    }
+
     /// Blobs written as JSON by earlier versions are still read.
     @Test func jsonWrittenBeforeIsStillRead() throws {
         let original = try item()

@@ -71,6 +71,21 @@ import UbiqTestSupport
         expectCorrupt("content counter") { _ = try index.item(container, item.path) }
     }
 
+    /// Attributes are kept in their own column (NULL where there are none); damaged ones are
+    /// refused, never read as none.
+    @Test func attributesAreKeptAndDamagedOnesRefused() throws {
+        var item = file("Documents/tagged")
+        item.attributes = try ExtendedAttributes([.init(name: "user.xdg.tags", value: Array("red".utf8))])
+        try index.commit(container, [ItemWrite(item: item, stat: nil)])
+        #expect(try index.item(container, item.path)?.item == item)
+        try rawSQL("UPDATE item SET attributes = X'01'")
+        expectCorrupt("ends early") { _ = try index.item(container, item.path) }
+        try rawSQL("UPDATE item SET attributes = X'7B7D'")
+        expectCorrupt("extended attributes") { _ = try index.item(container, item.path) }
+        try rawSQL("UPDATE item SET attributes = NULL")
+        #expect(try index.item(container, item.path)?.item.attributes == .empty)
+    }
+
     @Test func anItemOfAnUnknownKindIsRefusedNotReadAsAFile() throws {
         let item = file("Documents/a.txt")
         try index.commit(container, [ItemWrite(item: item, stat: nil)])

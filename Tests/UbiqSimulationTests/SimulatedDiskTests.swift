@@ -118,12 +118,12 @@ import UbiqTestSupport
         let path = p("Documents/key")
         try disk.clientWrite(path, b("secret"))
         let seen = try #require(disk.stat(path))
-        let stat = try disk.setMetadata(of: path, permissions: Permissions(mode: 0o600, kind: .file), mtime: 77, expected: seen)
+        let stat = try disk.setMetadata(of: path, metadata: .init(permissions: Permissions(mode: 0o600, kind: .file), mtime: 77), expected: seen)
         #expect(stat.inode == seen.inode && stat.mtimeNs == 77 && disk.stat(path) == stat)
         #expect(disk.snapshot()[path] == .file(b("secret"), permissions: Permissions(mode: 0o600, kind: .file), mtime: 77))
         try disk.clientAppend(path, b("!"), fsync: true)
         let appended = try #require(disk.stat(path))
-        #expect(code { _ = try disk.setMetadata(of: path, permissions: .defaults(for: .file), mtime: 1, expected: stat) } == .alreadyExists)
+        #expect(code { _ = try disk.setMetadata(of: path, metadata: .init(permissions: .defaults(for: .file), mtime: 1), expected: stat) } == .alreadyExists)
         #expect(disk.snapshot()[path] == .file(b("secret!"), permissions: Permissions(mode: 0o600, kind: .file), mtime: appended.mtimeNs))
     }
 
@@ -136,29 +136,29 @@ import UbiqTestSupport
         let path = p("Documents/new/deep/f.txt")
         #expect(disk.contents(of: path) == nil && disk.temporaryFiles().count == 1)
 
-        let stat = try disk.commit(file, to: path, permissions: Permissions(mode: 0o755, kind: .file), mtime: 42)
+        let stat = try disk.commit(file, to: path, metadata: .init(permissions: Permissions(mode: 0o755, kind: .file), mtime: 42))
         #expect(disk.contents(of: path) == b("helloworld"))
         #expect(disk.stat(path) == stat && stat.mtimeNs == 42 && stat.size == 10)
         #expect(disk.snapshot()[p("Documents/new/deep")]?.isFolder == true)
         #expect(disk.snapshot()[path] == .file(b("helloworld"), permissions: Permissions(mode: 0o755, kind: .file), mtime: 42))
         #expect(disk.temporaryFiles().isEmpty)
-        #expect(code { _ = try disk.commit(file, to: p("Documents/again"), permissions: .defaults(for: .file), mtime: 1) } == .io)
+        #expect(code { _ = try disk.commit(file, to: p("Documents/again"), metadata: .init(permissions: .defaults(for: .file), mtime: 1)) } == .io)
 
-        #expect(code { _ = try disk.commitNew(try staged(disk, "other"), to: path, permissions: .defaults(for: .file), mtime: 1) } == .alreadyExists)
+        #expect(code { _ = try disk.commitNew(try staged(disk, "other"), to: path, metadata: .init(permissions: .defaults(for: .file), mtime: 1)) } == .alreadyExists)
         #expect(disk.contents(of: path) == b("helloworld") && disk.temporaryFiles().isEmpty)
-        _ = try disk.commitNew(try staged(disk, "fresh"), to: p("Documents/fresh.txt"), permissions: .defaults(for: .file), mtime: 1)
+        _ = try disk.commitNew(try staged(disk, "fresh"), to: p("Documents/fresh.txt"), metadata: .init(permissions: .defaults(for: .file), mtime: 1))
         #expect(disk.contents(of: p("Documents/fresh.txt")) == b("fresh"))
 
-        #expect(code { _ = try disk.commit(try staged(disk, "x"), to: p("Documents/new"), permissions: .defaults(for: .file), mtime: 1) } == .io)
-        #expect(code { _ = try disk.commit(try staged(disk, "x"), to: p("Documents/fresh.txt/x"), permissions: .defaults(for: .file), mtime: 1) } == .io)
+        #expect(code { _ = try disk.commit(try staged(disk, "x"), to: p("Documents/new"), metadata: .init(permissions: .defaults(for: .file), mtime: 1)) } == .io)
+        #expect(code { _ = try disk.commit(try staged(disk, "x"), to: p("Documents/fresh.txt/x"), metadata: .init(permissions: .defaults(for: .file), mtime: 1)) } == .io)
         try disk.clientMakeSymlink(p("Documents/out"), target: "/tmp")
-        #expect(code { _ = try disk.commit(try staged(disk, "x"), to: p("Documents/out/x"), permissions: .defaults(for: .file), mtime: 1) } == .escapesContainer)
+        #expect(code { _ = try disk.commit(try staged(disk, "x"), to: p("Documents/out/x"), metadata: .init(permissions: .defaults(for: .file), mtime: 1)) } == .escapesContainer)
         #expect(disk.temporaryFiles().isEmpty && disk.snapshot()[p("Documents/new")]?.isFolder == true)
 
         let one = try staged(disk, "one"), two = try staged(disk, "two")
         let batch = disk.commitAll([
-            StagedCommit(staged: one, path: path, permissions: .defaults(for: .file), mtime: 5),
-            StagedCommit(staged: two, path: p("Documents/two"), permissions: .defaults(for: .file), mtime: 5),
+            StagedCommit(staged: one, path: path, metadata: .init(permissions: .defaults(for: .file), mtime: 5)),
+            StagedCommit(staged: two, path: p("Documents/two"), metadata: .init(permissions: .defaults(for: .file), mtime: 5)),
         ])
         #expect(try batch[path]?.get() == disk.stat(path) && disk.contents(of: path) == b("one"))
         #expect(try batch[p("Documents/two")]?.get().size == 3)
@@ -170,7 +170,7 @@ import UbiqTestSupport
         let copied = try disk.stage()
         try disk.copy(.item(path), offset: 1, length: 2, into: copied, at: 1)
         #expect(code { try disk.copy(.item(path), offset: 2, length: 2, into: copied, at: 0) } == .io)
-        _ = try disk.commit(copied, to: p("Documents/copy"), permissions: .defaults(for: .file), mtime: 1)
+        _ = try disk.commit(copied, to: p("Documents/copy"), metadata: .init(permissions: .defaults(for: .file), mtime: 1))
         #expect(disk.contents(of: p("Documents/copy")) == [0] + b("ne"))
     }
 
@@ -184,7 +184,7 @@ import UbiqTestSupport
         try disk.clientWrite(p("Documents/r.txt"), b("renamed"), fsync: true)
         try disk.clientRename(from: p("Documents/r.txt"), to: p("Documents/moved.txt"))
         try disk.clientSaveAtomically(p("Documents/saved.txt"), b("saved"))
-        _ = try disk.commit(try staged(disk, "committed"), to: p("Documents/c.txt"), permissions: .defaults(for: .file), mtime: 3)
+        _ = try disk.commit(try staged(disk, "committed"), to: p("Documents/c.txt"), metadata: .init(permissions: .defaults(for: .file), mtime: 3))
         let pending = try staged(disk, "pending")
         let before = try #require(disk.stat(p("Documents/a.txt")))
 
@@ -198,7 +198,7 @@ import UbiqTestSupport
         #expect(disk.contents(of: p("Documents/c.txt")) == b("committed"))
         #expect(disk.temporaryFiles().isEmpty)
         #expect(code { try pending.write(b("more"), at: 7) } == .io)
-        #expect(code { _ = try disk.commit(pending, to: p("Documents/p.txt"), permissions: .defaults(for: .file), mtime: 1) } == .io)
+        #expect(code { _ = try disk.commit(pending, to: p("Documents/p.txt"), metadata: .init(permissions: .defaults(for: .file), mtime: 1)) } == .io)
         try disk.prepare()
         #expect(disk.snapshot().count == 7)
     }
@@ -230,9 +230,9 @@ import UbiqTestSupport
         let mine = try disk.versionName(of: doc, id: "A-1")
         #expect(mine == ChunkHasher.hash(b(doc.rawValue)).hex + "-412d31")
 
-        try disk.commitVersion(try staged(disk, "mine"), of: doc, id: "A-1", permissions: .defaults(for: .file), mtime: 7)
-        _ = try disk.commit(try staged(disk, "theirs"), to: doc, permissions: .defaults(for: .file), mtime: 9)
-        try disk.commitVersion(try staged(disk, "remote"), of: doc, id: "B-2", permissions: .defaults(for: .file), mtime: 8)
+        try disk.commitVersion(try staged(disk, "mine"), of: doc, id: "A-1", metadata: .init(permissions: .defaults(for: .file), mtime: 7))
+        _ = try disk.commit(try staged(disk, "theirs"), to: doc, metadata: .init(permissions: .defaults(for: .file), mtime: 9))
+        try disk.commitVersion(try staged(disk, "remote"), of: doc, id: "B-2", metadata: .init(permissions: .defaults(for: .file), mtime: 8))
         let remote = try disk.versionName(of: doc, id: "B-2")
         #expect(disk.contents(of: doc) == b("theirs"))
         #expect(disk.storedVersions() == [mine: b("mine"), remote: b("remote")])
@@ -257,9 +257,9 @@ import UbiqTestSupport
         #expect(code { _ = try disk.stage() } == .io)
         let file = try staged(disk, "data")
         disk.failNextWrites(1)
-        #expect(code { _ = try disk.commit(file, to: p("Documents/f"), permissions: .defaults(for: .file), mtime: 1) } == .io)
+        #expect(code { _ = try disk.commit(file, to: p("Documents/f"), metadata: .init(permissions: .defaults(for: .file), mtime: 1)) } == .io)
         #expect(disk.contents(of: p("Documents/f")) == nil && disk.temporaryFiles().isEmpty)
-        _ = try disk.commit(try staged(disk, "data"), to: p("Documents/f"), permissions: .defaults(for: .file), mtime: 1)
+        _ = try disk.commit(try staged(disk, "data"), to: p("Documents/f"), metadata: .init(permissions: .defaults(for: .file), mtime: 1))
         #expect(disk.contents(of: p("Documents/f")) == b("data"))
     }
 
@@ -269,9 +269,9 @@ import UbiqTestSupport
             let disk = try makeDisk()
             try disk.clientMakeFolder(p("Documents/a/b"))
             try disk.clientWrite(p("Documents/a/one"), b("1"))
-            _ = try disk.commit(try staged(disk, "two"), to: p("Documents/a/b/two"), permissions: Permissions(mode: 0o755, kind: .file), mtime: 7)
+            _ = try disk.commit(try staged(disk, "two"), to: p("Documents/a/b/two"), metadata: .init(permissions: Permissions(mode: 0o755, kind: .file), mtime: 7))
             try disk.clientRename(from: p("Documents/a"), to: p("Documents/A"))
-            try disk.commitVersion(try staged(disk, "kept"), of: p("Documents/A/b/two"), id: "V-1", permissions: .defaults(for: .file), mtime: 8)
+            try disk.commitVersion(try staged(disk, "kept"), of: p("Documents/A/b/two"), id: "V-1", metadata: .init(permissions: .defaults(for: .file), mtime: 8))
             _ = try disk.makeSymlink(p("Documents/l"), target: "A", mtime: 9)
             try disk.clientAppend(p("Documents/A/one"), b("+"))
             disk.crash()

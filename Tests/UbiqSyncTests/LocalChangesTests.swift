@@ -24,6 +24,34 @@ import UbiqModel
         #expect(ContainerSync.outermost([]).isEmpty)
     }
 
+    /// A change of attributes alone is a new version of the same bytes; a scan that did not
+    /// take the attributes (switched off, or a set past the limit) keeps the synced ones.
+    @Test func attributesChangeTheItemAndAScanWithoutThemKeepsTheSyncedOnes() throws {
+        let tags = try ExtendedAttributes([.init(name: "user.xdg.tags", value: Array("red".utf8))])
+        var tagged = entry("a", hash: hashA, mtime: 1)
+        tagged.attributes = tags
+        let previous = indexed(tagged, version: VersionVector([me: 1]))
+        #expect(previous.item.attributes == tags)
+
+        var retagged = entry("a", hash: hashA, mtime: 1, inode: 2)
+        retagged.attributes = .empty
+        let removed = LocalChanges.plan(ScanOutcome(changed: [retagged], seen: [retagged.path]), existing: [retagged.path: previous],
+                                        needs: [:], device: me, now: 9)
+        #expect(removed.writes.map(\.item.attributes) == [.empty])
+        #expect(removed.writes.first?.item.version == VersionVector([me: 2]))
+
+        var unread = entry("a", hash: hashB, mtime: 3, inode: 3)
+        unread.attributes = nil
+        let edited = LocalChanges.plan(ScanOutcome(changed: [unread], seen: [unread.path]), existing: [unread.path: previous],
+                                       needs: [:], device: me, now: 9)
+        #expect(edited.writes.map(\.item.attributes) == [tags], "an edit keeps the attributes the scan did not read")
+        unread.chunks = tagged.chunks
+        unread.mtime = 1
+        let same = LocalChanges.plan(ScanOutcome(changed: [unread], seen: [unread.path]), existing: [unread.path: previous],
+                                     needs: [:], device: me, now: 9)
+        #expect(same.writes.isEmpty && same.statOnly.count == 1)
+    }
+
     /// `touch -d` travels: a new version with the new mtime that keeps the content's author
     /// and counter, so that it never makes a conflict version of the same bytes.
     @Test func anMtimeOnlyChangeIsAVersionThatKeepsTheContentsIdentity() throws {

@@ -55,6 +55,40 @@ import UbiqWire
         }
     }
 
+    @Test func attributesTravelWithFilesFoldersAndConflictVersions() throws {
+        var item = file()
+        item.attributes = try ExtendedAttributes([.init(name: "user.xdg.tags", value: Array("a,b".utf8)), .init(name: "user.bin", value: [0, 255])])
+        item.conflicts[0].attributes = try ExtendedAttributes([.init(name: "user.old", value: [1])])
+        let info = ItemMapping.fileInfo(item, sequence: 1)
+        #expect(info.attributes.map(\.name) == ["user.bin", "user.xdg.tags"])
+        #expect(try ItemMapping.item(try Ubiq_Wire_FileInfo(serializedBytes: info.serializedBytes() as [UInt8])) == item)
+        var folder = Item(path: try RelativePath("Documents/album"), kind: .directory, attributes: item.attributes,
+                          version: VersionVector([author: 1]), modifiedBy: author)
+        #expect(try ItemMapping.item(ItemMapping.fileInfo(folder, sequence: 1)) == folder)
+        folder.deleted = true
+        #expect(ItemMapping.fileInfo(folder, sequence: 1).attributes.isEmpty, "a deletion sends none")
+    }
+
+    @Test func attributesAgainstTheRulesAreRefused() throws {
+        func refused(_ change: (inout Ubiq_Wire_FileInfo) -> Void) -> Bool {
+            var info = ItemMapping.fileInfo(file(), sequence: 1)
+            change(&info)
+            do { _ = try ItemMapping.item(info) } catch { return error.code == .malformed }
+            return false
+        }
+        func attribute(_ name: String, _ value: Int = 1) -> Ubiq_Wire_ExtendedAttribute {
+            .with { $0.name = name; $0.value = Data(count: value) }
+        }
+        #expect(refused { $0.attributes = [attribute("security.selinux")] })
+        #expect(refused { $0.attributes = [attribute("trusted.x")] })
+        #expect(refused { $0.attributes = [attribute("user.a"), attribute("user.a")] })
+        #expect(refused { $0.attributes = [attribute("user.big", ExtendedAttributes.limit)] })
+        #expect(refused { $0.attributes = (0..<40).map { attribute("user.n\($0)", 2000) } })
+        #expect(refused { $0.deleted = true; $0.blocks = []; $0.size = 0; $0.attributes = [attribute("user.a")] })
+        #expect(refused { $0.conflicts[0].attributes = [attribute("system.posix_acl_access")] })
+        #expect(!refused { $0.attributes = [attribute("user.big", ExtendedAttributes.limit - 8)] })
+    }
+
     @Test(arguments: ["../x", "/etc/passwd", ".ubiq/tmp/x", "a/../../b", "Documents/x.nosync/y", ""])
     func refusesPaths(_ path: String) {
         var info = ItemMapping.fileInfo(file(), sequence: 1)

@@ -5,6 +5,7 @@ import Dispatch
 import Foundation
 import Logging
 import Synchronization
+import UbiqConfig
 import UbiqFileSystem
 import UbiqIndex
 import UbiqModel
@@ -16,16 +17,28 @@ struct FileSystemDisk: ContainerDisk {
     let layout: ContainerLayout
     let files: SafeFileSystem
     let scanner: ContainerScanner
+    /// Whether `user.` extended attributes are read and written (the container's switch).
+    let syncsAttributes: Bool
 
     /// Where a test asked the agent to die while applying a file (never set otherwise).
     let crash = TestHooks.crashPoint
 
-    init(root: String, logger: Logger) {
-        layout = ContainerLayout(root: root)
+    init(settings: ContainerSettings, logger: Logger) {
+        layout = ContainerLayout(root: settings.path)
+        syncsAttributes = settings.extendedAttributes
         var files = SafeFileSystem(layout: layout, logger: logger)
         if let crash { files.beforeRename = { crash.reached(.beforeRename, $0) } }
         self.files = files
-        scanner = ContainerScanner(layout: layout, logger: logger)
+        var scanner = ContainerScanner(layout: layout, logger: logger)
+        scanner.readsAttributes = settings.extendedAttributes
+        self.scanner = scanner
+    }
+
+    /// What is written of `metadata`: no attributes where they do not travel.
+    private func written(_ metadata: FileMetadata) -> FileMetadata {
+        var result = metadata
+        if !syncsAttributes { result.attributes = nil }
+        return result
     }
 
     func prepare() throws {
@@ -46,6 +59,9 @@ struct FileSystemDisk: ContainerDisk {
         } + result.failures.map {
             ScanProblem(path: $0.path.rawValue, reason: "not synced: cannot be read (\($0.error.message)); on disk it is kept, never taken as deleted",
                         kind: $0.kind)
+        } + result.oversizedAttributes.map { path, bytes in
+            ScanProblem(path: path.rawValue, reason: "extended attributes not synced: their \(bytes) bytes pass the limit of "
+                            + "\(ExtendedAttributes.limit) (names and values together); the file syncs without this change of them")
         }
         return ScanOutcome(changed: result.changed, seen: seen, filesHashed: result.filesHashed, problems: problems, linked: result.linked)
     }
@@ -98,8 +114,8 @@ struct FileSystemDisk: ContainerDisk {
         files.removePartialFiles()
     }
 
-    func commit(_ staged: any StagedFile, to path: RelativePath, permissions: Permissions, mtime: Int64) throws -> FileStat {
-        switch commitAll([StagedCommit(staged: staged, path: path, permissions: permissions, mtime: mtime)])[path] {
+    func commit(_ staged: any StagedFile, to path: RelativePath, metadata: FileMetadata) throws -> FileStat {
+        switch commitAll([StagedCommit(staged: staged, path: path, metadata: metadata)])[path] {
         case .success(let stat): return stat
         case .failure(let error): throw error
         case nil: throw DiskError(.io, "'\(path)' was not committed")
@@ -128,7 +144,9 @@ struct FileSystemDisk: ContainerDisk {
             case .nothing: .nothing
             case .unchanged(let seen): .unchanged(seen)
             }
-            pending.append(PendingCommit(file: file, path: entry.path, permissions: entry.permissions, mtimeNs: entry.mtime, replacing: replacing))
+            let metadata = written(entry.metadata)
+            pending.append(PendingCommit(file: file, path: entry.path, permissions: metadata.permissions, mtimeNs: metadata.mtime,
+                                         attributes: metadata.attributes, replacing: replacing))
         }
         let outcome = files.commit(pending)
         for path in outcome.committed.keys { crash?.reached(.renamed, path) }
@@ -145,9 +163,12 @@ struct FileSystemDisk: ContainerDisk {
         return results
     }
 
-    func commitNew(_ staged: any StagedFile, to path: RelativePath, permissions: Permissions, mtime: Int64) throws -> FileStat {
+    func commitNew(_ staged: any StagedFile, to path: RelativePath, metadata: FileMetadata) throws -> FileStat {
         let file = try Self.take(staged)
-        do { return try files.commitNew(file, to: path, permissions: permissions, mtimeNs: mtime) } catch {
+        let metadata = written(metadata)
+        do {
+            return try files.commitNew(file, to: path, permissions: metadata.permissions, mtimeNs: metadata.mtime, attributes: metadata.attributes)
+        } catch {
             switch error.code {
             case .alreadyExists: throw DiskError(.alreadyExists, error.message)
             case .escapesContainer: throw DiskError(.escapesContainer, error.message)
@@ -164,8 +185,10 @@ struct FileSystemDisk: ContainerDisk {
         try files.storedVersionIDs(of: path)
     }
 
-    func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, permissions: Permissions, mtime: Int64) throws {
-        try files.commitToVersions(try Self.take(staged), path: path, id: id, permissions: permissions, mtimeNs: mtime)
+    func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, metadata: FileMetadata) throws {
+        let metadata = written(metadata)
+        try files.commitToVersions(try Self.take(staged), path: path, id: id, permissions: metadata.permissions, mtimeNs: metadata.mtime,
+                                   attributes: metadata.attributes)
     }
 
     func removeVersion(of path: RelativePath, id: String) throws {
@@ -180,14 +203,18 @@ struct FileSystemDisk: ContainerDisk {
         try files.removeStoredVersion(named: name)
     }
 
-    func setMetadata(of path: RelativePath, permissions: Permissions, mtime: Int64, expected: FileStat) throws -> FileStat {
-        do { return try files.setMetadata(of: path, permissions: permissions, mtimeNs: mtime, expected: expected) } catch {
+    func setMetadata(of path: RelativePath, metadata: FileMetadata, expected: FileStat) throws -> FileStat {
+        let metadata = written(metadata)
+        do {
+            return try files.setMetadata(of: path, permissions: metadata.permissions, mtimeNs: metadata.mtime, attributes: metadata.attributes,
+                                         expected: expected)
+        } catch {
             throw error.code == .alreadyExists ? DiskError(.alreadyExists, error.message) : error
         }
     }
 
-    func makeDirectory(_ path: RelativePath, permissions: Permissions, mtime: Int64?) throws -> FileStat {
-        try files.makeDirectory(path, permissions: permissions, mtimeNs: mtime)
+    func makeDirectory(_ path: RelativePath, permissions: Permissions, attributes: ExtendedAttributes, mtime: Int64?) throws -> FileStat {
+        try files.makeDirectory(path, permissions: permissions, attributes: syncsAttributes ? attributes : nil, mtimeNs: mtime)
     }
 
     func makeSymlink(_ path: RelativePath, target: String, mtime: Int64) throws -> FileStat {

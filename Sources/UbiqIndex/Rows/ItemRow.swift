@@ -12,6 +12,7 @@ struct ItemRow: FetchableRecord {
         case container, path, kind, deleted, size, mtime, executable, symlinkTarget = "symlinktarget", version
         case modifiedBy = "modifiedby", chunks, conflicts, sequence, statSize = "statsize", statMtime = "statmtime"
         case statCtime = "statctime", statInode = "statinode", folded, absent, permissions, contentCounter = "contentcounter"
+        case attributes
     }
 
     var container: Int64
@@ -31,6 +32,7 @@ struct ItemRow: FetchableRecord {
         let version = try IndexBinary.decodeVersion(row.stored(Columns.version))
         let modifiedBy = DeviceID(try row.stored(Columns.modifiedBy) as String)
         let contentCounter: Int64? = try row.stored(Columns.contentCounter)
+        let attributes: Data? = try row.stored(Columns.attributes)
         if let contentCounter, contentCounter <= 0 || UInt64(contentCounter) > version[modifiedBy] {
             throw IndexError(.corrupt, "an item's content counter \(contentCounter) lies outside its version")
         }
@@ -42,6 +44,7 @@ struct ItemRow: FetchableRecord {
                 guard let bits = UInt32(exactly: bits) else { throw IndexError(.corrupt, "an item's permissions are \(bits)") }
                 return Permissions(mode: bits, kind: kind)
             },
+            attributes: try attributes.map { try IndexBinary.decodeAttributes($0) } ?? .empty,
             symlinkTarget: try row.stored(Columns.symlinkTarget),
             chunks: try IndexCoding.decodeChunks(row.stored(Columns.chunks)),
             version: version, modifiedBy: modifiedBy, contentMadeAt: contentCounter.map { UInt64($0) },
@@ -85,6 +88,7 @@ struct ItemRow: FetchableRecord {
             case .absent: !indexed.downloaded
             case .permissions: Int64(item.permissions.bits)
             case .contentCounter: item.contentMadeAt.map { Int64($0) }
+            case .attributes: item.attributes.isEmpty ? nil : IndexBinary.encode(item.attributes)
             }
         })
     }

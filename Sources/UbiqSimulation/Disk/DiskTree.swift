@@ -28,6 +28,8 @@ struct DiskTree: Sendable {
         var mtime: Int64
         var ctime: Int64
         var links = 0
+        /// The `user.` extended attributes (`setfattr`).
+        var attributes = ExtendedAttributes.empty
     }
 
     var inodes: [UInt64: Inode] = [:]
@@ -180,16 +182,22 @@ struct DiskTree: Sendable {
 
     /// `mkdir -p`: an existing folder is fine, anything else in the way is not.
     /// `chmod` and `utimens` of the file at `path` if its stat is still `expected`, then `fsync`.
-    mutating func setMetadata(of path: RelativePath, permissions: Permissions, mtime: Int64, expected: FileStat) throws(DiskError) -> FileStat {
+    mutating func setMetadata(of path: RelativePath, metadata: FileMetadata, expected: FileStat) throws(DiskError) -> FileStat {
         try injectedFailure("set the metadata of '\(path)'")
         guard let number = tree[path], inodes[number]!.kind == .file, stat(of: number) == expected else {
             throw DiskError(.alreadyExists, "'\(path)' changed on disk before its permissions and mtime could be set")
         }
-        inodes[number]!.mode = permissions.bits
-        inodes[number]!.mtime = mtime
-        inodes[number]!.ctime = time
+        finish(number, metadata)
         sync(number)
         return stat(of: number)
+    }
+
+    /// `setxattr`, `chmod` and `utimens` of an inode.
+    mutating func finish(_ number: UInt64, _ metadata: FileMetadata) {
+        if let attributes = metadata.attributes { inodes[number]!.attributes = attributes }
+        inodes[number]!.mode = metadata.permissions.bits
+        inodes[number]!.mtime = metadata.mtime
+        inodes[number]!.ctime = time
     }
 
     /// `utimensat` of the folder at `path`.
@@ -203,8 +211,9 @@ struct DiskTree: Sendable {
         return stat(of: number)
     }
 
-    /// `mkdir -p`, then `chmod` of the last folder when `permissions` are given.
-    mutating func makeFolders(_ path: RelativePath, permissions: Permissions? = nil) throws(DiskError) -> FileStat {
+    /// `mkdir -p`, then `chmod` and `setxattr` of the last folder when `permissions` and
+    /// `attributes` are given.
+    mutating func makeFolders(_ path: RelativePath, permissions: Permissions? = nil, attributes: ExtendedAttributes? = nil) throws(DiskError) -> FileStat {
         try parentFolders(of: path, create: true)
         switch kind(at: path) {
         case .folder: break
@@ -213,6 +222,10 @@ struct DiskTree: Sendable {
         }
         if let permissions, let number = tree[path], inodes[number]!.mode != permissions.bits {
             inodes[number]!.mode = permissions.bits
+            inodes[number]!.ctime = time
+        }
+        if let attributes, let number = tree[path], inodes[number]!.attributes != attributes {
+            inodes[number]!.attributes = attributes
             inodes[number]!.ctime = time
         }
         return stat(at: path)!
@@ -264,6 +277,7 @@ extension DiskTree {
         var stat: FileStat
         var bytes: [UInt8]
         var mode: UInt32
+        var attributes: ExtendedAttributes
     }
 
     /// Every path a scan of `subtree` (or of everything) reports, skipping `*.nosync` names;
@@ -278,7 +292,8 @@ extension DiskTree {
         }
         return paths.filter(\.isSyncable).map { path in
             let number = tree[path]!, inode = inodes[number]!
-            return Scanned(path: path, kind: inode.kind, stat: stat(of: number), bytes: inode.live, mode: inode.mode)
+            return Scanned(path: path, kind: inode.kind, stat: stat(of: number), bytes: inode.live, mode: inode.mode,
+                           attributes: inode.attributes)
         }
     }
 
@@ -314,13 +329,11 @@ extension DiskTree {
     /// Finishes the temp file `name` (mode, mtime, sync) and renames it to `place`, creating
     /// missing parent folders; a folder there, or anything unless `replacing`, is refused.
     /// On failure the temp file is deleted.
-    mutating func commit(_ name: String, to place: Place, permissions: Permissions, mtime: Int64, replacing: Bool) throws(DiskError) -> FileStat {
+    mutating func commit(_ name: String, to place: Place, metadata: FileMetadata, replacing: Bool) throws(DiskError) -> FileStat {
         let number = temporary[name]!
         do throws(DiskError) {
             try injectedFailure("commit '\(name)'")
-            inodes[number]!.mode = permissions.bits
-            inodes[number]!.mtime = mtime
-            inodes[number]!.ctime = time
+            finish(number, metadata)
             sync(number)
             if case .tree(let path) = place {
                 try parentFolders(of: path, create: true)

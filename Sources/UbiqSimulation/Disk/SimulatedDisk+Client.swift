@@ -9,11 +9,12 @@ import UbiqSync
 extension SimulatedDisk {
     /// What is at one path, for comparing devices.
     public enum Entry: Hashable, Sendable {
-        case folder(mtime: Int64)
-        case file([UInt8], permissions: Permissions, mtime: Int64)
+        case folder(mtime: Int64, attributes: ExtendedAttributes = .empty)
+        case file([UInt8], permissions: Permissions, mtime: Int64, attributes: ExtendedAttributes = .empty)
         case symlink(String, mtime: Int64)
 
         public var isFolder: Bool { if case .folder = self { true } else { false } }
+        public var isSymlink: Bool { if case .symlink = self { true } else { false } }
     }
 
     /// Writes `bytes` as the whole file in place (`O_CREAT | O_TRUNC`; an existing file keeps
@@ -107,6 +108,23 @@ extension SimulatedDisk {
         }
     }
 
+    /// `setfattr`: sets (or, with nil, removes) one `user.` attribute of the file or folder at
+    /// `path`; `.io` where the set would pass the limit, as a full attribute block would.
+    public func clientSetAttribute(_ path: RelativePath, _ name: String, _ value: [UInt8]?) throws {
+        try locked { tree in
+            try tree.parentFolders(of: path, create: false)
+            guard let number = tree.tree[path], tree.inodes[number]!.kind != .symlink else {
+                throw DiskError(.notFound, "setfattr '\(path)': no file or folder is there")
+            }
+            var list = tree.inodes[number]!.attributes.attributes.filter { $0.name != name }
+            if let value { list.append(.init(name: name, value: value)) }
+            do { tree.inodes[number]!.attributes = try ExtendedAttributes(list) } catch {
+                throw DiskError(.io, "setfattr '\(path)': \(error)")
+            }
+            tree.inodes[number]!.ctime = tree.time
+        }
+    }
+
     /// `touch -d`: a new mtime for the file at `path`, nothing else.
     public func clientSetMtime(_ path: RelativePath, _ mtime: Int64) throws {
         try locked { tree in
@@ -136,8 +154,10 @@ extension SimulatedDisk {
             tree.tree.mapValues { number in
                 let inode = tree.inodes[number]!
                 switch inode.kind {
-                case .folder: return .folder(mtime: inode.mtime)
-                case .file: return .file(inode.live, permissions: Permissions(mode: inode.mode, kind: .file), mtime: inode.mtime)
+                case .folder: return .folder(mtime: inode.mtime, attributes: inode.attributes)
+                case .file:
+                    return .file(inode.live, permissions: Permissions(mode: inode.mode, kind: .file), mtime: inode.mtime,
+                                 attributes: inode.attributes)
                 case .symlink: return .symlink(String(decoding: inode.live, as: UTF8.self), mtime: inode.mtime)
                 }
             }

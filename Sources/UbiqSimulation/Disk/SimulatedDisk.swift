@@ -57,14 +57,16 @@ public final class SimulatedDisk: ContainerDisk {
             switch node.kind {
             case .folder:
                 outcome.changed.append(LocalEntry(path: node.path, kind: .directory, size: 0, mtime: node.stat.mtimeNs,
-                                                  permissions: Permissions(mode: node.mode, kind: .directory), stat: node.stat))
+                                                  permissions: Permissions(mode: node.mode, kind: .directory), attributes: node.attributes,
+                                                  stat: node.stat))
             case .symlink:
                 outcome.changed.append(LocalEntry(path: node.path, kind: .symlink, size: 0, mtime: node.stat.mtimeNs,
                                                   symlinkTarget: String(decoding: node.bytes, as: UTF8.self), stat: node.stat))
             case .file:
                 outcome.filesHashed += 1
                 outcome.changed.append(LocalEntry(path: node.path, kind: .file, size: node.stat.size, mtime: node.stat.mtimeNs,
-                                                  permissions: Permissions(mode: node.mode, kind: .file), chunks: chunker.chunks(of: node.bytes),
+                                                  permissions: Permissions(mode: node.mode, kind: .file), attributes: node.attributes,
+                                                  chunks: chunker.chunks(of: node.bytes),
                                                   stat: node.stat))
             }
         }
@@ -131,8 +133,8 @@ public final class SimulatedDisk: ContainerDisk {
         }
     }
 
-    public func commit(_ staged: any StagedFile, to path: RelativePath, permissions: Permissions, mtime: Int64) throws -> FileStat {
-        switch commitAll([StagedCommit(staged: staged, path: path, permissions: permissions, mtime: mtime)])[path] {
+    public func commit(_ staged: any StagedFile, to path: RelativePath, metadata: FileMetadata) throws -> FileStat {
+        switch commitAll([StagedCommit(staged: staged, path: path, metadata: metadata)])[path] {
         case .success(let stat): return stat
         case .failure(let error): throw error
         case nil: throw DiskError(.io, "'\(path)' was not committed")
@@ -151,7 +153,7 @@ public final class SimulatedDisk: ContainerDisk {
                         tree.detach(.temporary(name))
                         throw DiskError(.alreadyExists, "'\(file.path)' changed on disk before it could be replaced; not replacing it")
                     }
-                    return try tree.commit(name, to: .tree(file.path), permissions: file.permissions, mtime: file.mtime,
+                    return try tree.commit(name, to: .tree(file.path), metadata: file.metadata,
                                            replacing: file.replacing != .nothing)
                 }
             }
@@ -159,10 +161,10 @@ public final class SimulatedDisk: ContainerDisk {
         }
     }
 
-    public func commitNew(_ staged: any StagedFile, to path: RelativePath, permissions: Permissions, mtime: Int64) throws -> FileStat {
+    public func commitNew(_ staged: any StagedFile, to path: RelativePath, metadata: FileMetadata) throws -> FileStat {
         try locked { tree in
             let name = try take(staged, in: tree)
-            return try tree.commit(name, to: .tree(path), permissions: permissions, mtime: mtime, replacing: false)
+            return try tree.commit(name, to: .tree(path), metadata: metadata, replacing: false)
         }
     }
 
@@ -175,7 +177,7 @@ public final class SimulatedDisk: ContainerDisk {
         return Set(locked { $0.versions.keys.filter { $0.hasPrefix(prefix) } }.compactMap { VersionNames.id(in: $0, prefix: prefix) })
     }
 
-    public func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, permissions: Permissions, mtime: Int64) throws {
+    public func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, metadata: FileMetadata) throws {
         try locked { tree in
             let name = try take(staged, in: tree)
             let version: String
@@ -183,7 +185,7 @@ public final class SimulatedDisk: ContainerDisk {
                 tree.detach(.temporary(name))
                 throw error
             }
-            _ = try tree.commit(name, to: .version(version), permissions: permissions, mtime: mtime, replacing: true)
+            _ = try tree.commit(name, to: .version(version), metadata: metadata, replacing: true)
         }
     }
 
@@ -203,13 +205,13 @@ public final class SimulatedDisk: ContainerDisk {
         locked { $0.detach(.version(name)) }
     }
 
-    public func setMetadata(of path: RelativePath, permissions: Permissions, mtime: Int64, expected: FileStat) throws -> FileStat {
-        try locked { tree throws(DiskError) in try tree.setMetadata(of: path, permissions: permissions, mtime: mtime, expected: expected) }
+    public func setMetadata(of path: RelativePath, metadata: FileMetadata, expected: FileStat) throws -> FileStat {
+        try locked { tree throws(DiskError) in try tree.setMetadata(of: path, metadata: metadata, expected: expected) }
     }
 
-    public func makeDirectory(_ path: RelativePath, permissions: Permissions, mtime: Int64?) throws -> FileStat {
+    public func makeDirectory(_ path: RelativePath, permissions: Permissions, attributes: ExtendedAttributes, mtime: Int64?) throws -> FileStat {
         try locked { tree in
-            var stat = try tree.makeFolders(path, permissions: permissions)
+            var stat = try tree.makeFolders(path, permissions: permissions, attributes: attributes)
             if let mtime { stat = try tree.setFolderTime(path, mtime: mtime) }
             return stat
         }
@@ -223,7 +225,7 @@ public final class SimulatedDisk: ContainerDisk {
         locked { tree in
             guard let node = tree.scannable(under: path).first, node.path == path, node.kind == .folder else { return nil }
             return LocalEntry(path: path, kind: .directory, size: 0, mtime: node.stat.mtimeNs,
-                              permissions: Permissions(mode: node.mode, kind: .directory), stat: node.stat)
+                              permissions: Permissions(mode: node.mode, kind: .directory), attributes: node.attributes, stat: node.stat)
         }
     }
 

@@ -63,6 +63,7 @@ struct Agitator {
             steps.append("\(label) wall clock \(hours)h")
         case 87..<88: chmod(on: device, label)
         case 88..<89: touch(on: device, label)
+        case 89..<90: tag(on: device, label)
         default:
             steps.append("\(label) wait")
         }
@@ -103,7 +104,7 @@ struct Agitator {
 
     private func files(of device: SimDevice) -> [(RelativePath, [UInt8])] {
         device.disk.snapshot().compactMap { path, entry in
-            if case .file(let bytes, _, _) = entry { return (path, bytes) }
+            if case .file(let bytes, _, _, _) = entry { return (path, bytes) }
             return nil
         }.sorted { $0.0 < $1.0 }
     }
@@ -184,6 +185,17 @@ struct Agitator {
         let mtime = SimClock.wallOrigin + (Int64(draw(48)) - 24) * 3_600_000_000_000 + Int64(draw(1_000_000_000))
         do { try device.disk.clientSetMtime(path, mtime) } catch { return }
         steps.append("\(label) touch \(path)")
+        device.changed([path])
+    }
+
+    /// `setfattr` on a file or folder: an attribute set, changed or removed, metadata that
+    /// travels without content.
+    private mutating func tag(on device: SimDevice, _ label: String) {
+        let paths = device.disk.snapshot().filter { !$0.value.isSymlink && $0.key.rawValue != "Documents" }.keys.sorted()
+        guard let path = pick(paths), let name = pick(["user.tag", "user.origin", "user.checksum"]) else { return }
+        let value: [UInt8]? = draw(4) == 0 ? nil : Array("\(name)=\(counter)".utf8)
+        do { try device.disk.clientSetAttribute(path, name, value) } catch { return }
+        steps.append("\(label) setfattr \(name) \(value == nil ? "removed" : "set") \(path)")
         device.changed([path])
     }
 

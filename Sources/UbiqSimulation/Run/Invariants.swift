@@ -14,9 +14,10 @@ enum Invariants {
             switch entry {
             case .folder: tree[path.rawValue] = "dir"
             case .symlink(let target, _): tree[path.rawValue] = "link:\(target)"
-            case .file(let bytes, let permissions, _):
+            case .file(let bytes, let permissions, _, let attributes):
                 // As TreeDigest writes it, for the simulated disk's 0644 new files.
                 tree[path.rawValue] = ChunkHasher.hash(bytes).hex + TreeDigest.modeSuffix(.init(permissions.bits), folder: false, umask: 0o022)
+                    + TreeDigest.attributeSuffix(attributes)
             }
         }
         var conflicts: [String: Set<String>] = [:]
@@ -156,13 +157,16 @@ enum Invariants {
                 continue
             }
             switch entry {
-            case .file(let bytes, let permissions, let mtime):
+            case .file(let bytes, let permissions, let mtime, let attributes):
                 if item.kind != .file || item.size != UInt64(bytes.count) || item.permissions != permissions || item.mtime != mtime
+                    || item.attributes != attributes
                     || item.chunks.map(\.hash) != FileChunker().chunks(of: bytes).map(\.hash) {
                     problems.append("device \(device.number): the index's \(path) is not the file on disk")
                 }
             case .folder where item.kind != .directory:
                 problems.append("device \(device.number): \(path) is a folder on disk, \(item.kind) in the index")
+            case .folder(_, let attributes) where item.attributes != attributes:
+                problems.append("device \(device.number): the index's attributes of folder \(path) are not those on disk")
             default: break
             }
         }

@@ -77,15 +77,13 @@ public struct StagedCommit: Sendable {
 
     public var staged: any StagedFile
     public var path: RelativePath
-    public var permissions: Permissions
-    public var mtime: Int64
+    public var metadata: FileMetadata
     public var replacing: Replacing
 
-    public init(staged: any StagedFile, path: RelativePath, permissions: Permissions, mtime: Int64, replacing: Replacing = .anything) {
+    public init(staged: any StagedFile, path: RelativePath, metadata: FileMetadata, replacing: Replacing = .anything) {
         self.staged = staged
         self.path = path
-        self.permissions = permissions
-        self.mtime = mtime
+        self.metadata = metadata
         self.replacing = replacing
     }
 }
@@ -130,7 +128,7 @@ public protocol ContainerDisk: Sendable {
     func stageResumable(key: String) throws -> (file: any StagedFile, resumed: Bool)
     /// Deletes the resumable staged files no attempt holds: nothing needs them any more.
     func removeAbandonedPartials()
-    func commit(_ staged: any StagedFile, to path: RelativePath, permissions: Permissions, mtime: Int64) throws -> FileStat
+    func commit(_ staged: any StagedFile, to path: RelativePath, metadata: FileMetadata) throws -> FileStat
     /// Commits many staged files with one flush of the file system instead of one each (a
     /// burst of small files). Each lands complete at its path or not at all; the result has
     /// the stat of each file committed and the error of each that was not (its staged file is
@@ -138,22 +136,23 @@ public protocol ContainerDisk: Sendable {
     func commitAll(_ files: [StagedCommit]) -> [RelativePath: Result<FileStat, DiskError>]
     /// Like `commit`, but only where nothing is at `path` yet (`DiskError.alreadyExists`
     /// otherwise, and the staged file is discarded): a new document, never a replacement.
-    func commitNew(_ staged: any StagedFile, to path: RelativePath, permissions: Permissions, mtime: Int64) throws -> FileStat
+    func commitNew(_ staged: any StagedFile, to path: RelativePath, metadata: FileMetadata) throws -> FileStat
     /// The flat file name under `.ubiq/versions/` of a kept version of `path`.
     func versionName(of path: RelativePath, id: String) throws -> String
     /// IDs of the versions of `path` kept on disk.
     func storedVersionIDs(of path: RelativePath) throws -> Set<String>
-    func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, permissions: Permissions, mtime: Int64) throws
+    func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, metadata: FileMetadata) throws
     func removeVersion(of path: RelativePath, id: String) throws
     /// Every stored version's file name and ctime (ns).
     func storedVersionNames() throws -> [(name: String, changedNs: Int64)]
     func removeVersion(named name: String) throws
-    /// Gives the file at `path` new permissions and mtime in place, when it still has the stat
-    /// `expected` (`DiskError.alreadyExists` otherwise): a version with the same bytes.
-    func setMetadata(of path: RelativePath, permissions: Permissions, mtime: Int64, expected: FileStat) throws -> FileStat
-    /// Creates the folder (and missing parents) or takes the one there, with `permissions`
-    /// and, when given, `mtime`.
-    func makeDirectory(_ path: RelativePath, permissions: Permissions, mtime: Int64?) throws -> FileStat
+    /// Gives the file at `path` new permissions, attributes and mtime in place, when it still
+    /// has the stat `expected` (`DiskError.alreadyExists` otherwise): a version with the same
+    /// bytes.
+    func setMetadata(of path: RelativePath, metadata: FileMetadata, expected: FileStat) throws -> FileStat
+    /// Creates the folder (and missing parents) or takes the one there, with `permissions`,
+    /// `attributes` and, when given, `mtime`.
+    func makeDirectory(_ path: RelativePath, permissions: Permissions, attributes: ExtendedAttributes, mtime: Int64?) throws -> FileStat
     func makeSymlink(_ path: RelativePath, target: String, mtime: Int64) throws -> FileStat
     /// Sets the mtime of the folder at `path` (`DiskError.notFound` when no folder is there):
     /// the puller puts back a folder's synced mtime after changing what is inside it.

@@ -197,14 +197,14 @@ extension ContainerSync {
         switch goal.kind {
         case .directory:
             if let onDisk, onDisk.item.kind != .directory { try disk.remove(path) }
-            stat = try disk.makeDirectory(path, permissions: goal.permissions, mtime: goal.mtime)
+            stat = try disk.makeDirectory(path, permissions: goal.permissions, attributes: goal.attributes, mtime: goal.mtime)
         case .symlink:
             if let onDisk, onDisk.item.kind == .directory { try disk.remove(path) }
             stat = try disk.makeSymlink(path, target: goal.symlinkTarget ?? "", mtime: goal.mtime)
         case .file:
             if let onDisk, let seen = onDisk.stat, Self.sameBytes(onDisk, goal) {
                 do {
-                    stat = try disk.setMetadata(of: path, permissions: goal.permissions, mtime: goal.mtime, expected: seen)
+                    stat = try disk.setMetadata(of: path, metadata: FileMetadata(of: goal), expected: seen)
                 } catch let error as DiskError where error.code == .alreadyExists {
                     throw DiskError(.io, "'\(path)' changed on disk while applying; it will be rescanned")
                 }
@@ -222,8 +222,8 @@ extension ContainerSync {
             }
             do {
                 stat = onDisk == nil
-                    ? try disk.commitNew(staged, to: path, permissions: goal.permissions, mtime: goal.mtime)
-                    : try disk.commit(staged, to: path, permissions: goal.permissions, mtime: goal.mtime)
+                    ? try disk.commitNew(staged, to: path, metadata: FileMetadata(of: goal))
+                    : try disk.commit(staged, to: path, metadata: FileMetadata(of: goal))
             } catch let error as DiskError where error.code == .alreadyExists {
                 throw DiskError(.io, "'\(path)' was created on disk while its new version was fetched; it will be rescanned")
             } catch {
@@ -414,7 +414,7 @@ extension ContainerSync {
         for version in item.conflicts where version.kind == .file && !stored.contains(version.id) {
             let staged = try await assemble(version.chunks, path: item.path)
             do {
-                try disk.commitVersion(staged, of: item.path, id: version.id, permissions: version.permissions, mtime: version.mtime)
+                try disk.commitVersion(staged, of: item.path, id: version.id, metadata: FileMetadata(of: version))
             } catch {
                 staged.discard()
                 throw error

@@ -47,7 +47,7 @@ extension ContainerSync {
         var writes: [ItemWrite] = []
         for folder in folders {
             do {
-                let stat = try disk.makeDirectory(folder.path, permissions: folder.permissions, mtime: folder.mtime)
+                let stat = try disk.makeDirectory(folder.path, permissions: folder.permissions, attributes: folder.attributes, mtime: folder.mtime)
                 writes.append(ItemWrite(item: folder, stat: stat, settlesNeed: true))
             } catch {
                 failed(folder, error, "could not create folder")
@@ -73,7 +73,7 @@ extension ContainerSync {
                 continue
             }
             do {
-                let stat = try disk.setMetadata(of: goal.path, permissions: goal.permissions, mtime: goal.mtime, expected: seen)
+                let stat = try disk.setMetadata(of: goal.path, metadata: FileMetadata(of: goal), expected: seen)
                 writes.append(ItemWrite(item: goal, stat: stat, settlesNeed: true))
             } catch {
                 failed(goal, error, "could not set permissions and mtime")
@@ -135,7 +135,7 @@ extension ContainerSync {
             }
             // The disk checks again at the rename: a client may write the path meanwhile.
             let replacing: StagedCommit.Replacing = if let local, !local.item.deleted, let seen = local.stat { .unchanged(seen) } else { .nothing }
-            commits.append(StagedCommit(staged: file, path: goal.path, permissions: goal.permissions, mtime: goal.mtime, replacing: replacing))
+            commits.append(StagedCommit(staged: file, path: goal.path, metadata: FileMetadata(of: goal), replacing: replacing))
         }
         // The flush waits for the disk: off the actor (a child task, on the engine's pool), so
         // other work goes on meanwhile.

@@ -46,7 +46,7 @@ extension ContainerSync {
         }
         let staged = try await assemble(source.chunks, path: path)
         do {
-            _ = try disk.commitNew(staged, to: destination, permissions: source.permissions, mtime: source.mtime)
+            _ = try disk.commitNew(staged, to: destination, metadata: FileMetadata(of: source))
         } catch let error as DiskError where error.code == .alreadyExists {
             staged.discard()
             throw SaveVersionError(.alreadyExists, "'\(destination)' already exists; choose a new path")

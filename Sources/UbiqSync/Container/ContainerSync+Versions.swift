@@ -49,7 +49,8 @@ extension ContainerSync {
                 stat = try disk.makeSymlink(path, target: version.symlinkTarget ?? "", mtime: now)
             } else {
                 let staged = try await assemble(version.chunks, path: path)
-                do { stat = try disk.commit(staged, to: path, permissions: version.permissions, mtime: now) } catch {
+                let metadata = FileMetadata(permissions: version.permissions, mtime: now, attributes: version.attributes)
+                do { stat = try disk.commit(staged, to: path, metadata: metadata) } catch {
                     staged.discard()
                     throw error
                 }
@@ -59,6 +60,7 @@ extension ContainerSync {
             resolved.size = version.size
             resolved.chunks = version.chunks
             resolved.permissions = version.permissions
+            resolved.attributes = version.attributes
             resolved.symlinkTarget = version.symlinkTarget
             resolved.mtime = now
         }

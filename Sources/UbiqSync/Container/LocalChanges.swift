@@ -56,7 +56,8 @@ enum LocalChanges {
     static func item(_ entry: LocalEntry, previous: Item?, device: DeviceID) -> Item {
         Item(
             path: entry.path, kind: entry.kind, size: entry.kind == .file ? entry.size : 0, mtime: entry.mtime,
-            permissions: entry.permissions, symlinkTarget: entry.symlinkTarget, chunks: entry.chunks,
+            permissions: entry.permissions, attributes: entry.attributes ?? previous?.attributes ?? .empty,
+            symlinkTarget: entry.symlinkTarget, chunks: entry.chunks,
             version: (previous?.version ?? .empty).incremented(by: device), modifiedBy: device,
             conflicts: previous?.conflicts ?? [])
     }

@@ -382,6 +382,8 @@ public nonisolated struct Ubiq_Wire_ConflictInfo: Sendable {
   /// Clears the value of `permissions`. Subsequent reads from it will return its default value.
   public mutating func clearPermissions() {self._permissions = nil}
 
+  public var attributes: [Ubiq_Wire_ExtendedAttribute] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -389,72 +391,135 @@ public nonisolated struct Ubiq_Wire_ConflictInfo: Sendable {
   fileprivate var _permissions: UInt32? = nil
 }
 
-public nonisolated struct Ubiq_Wire_FileInfo: Sendable {
+/// One extended attribute of the `user.` namespace. An item's attributes are sorted by name
+/// bytes, each name once, at most 64 KiB of names and values together.
+public nonisolated struct Ubiq_Wire_ExtendedAttribute: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var path: String = String()
+  public var name: String = String()
 
-  public var kind: Ubiq_Wire_ItemKind = .file
+  public var value: Data = Data()
 
-  public var deleted: Bool = false
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
 
-  public var size: UInt64 = 0
+  public init() {}
+}
 
-  public var mtimeNs: Int64 = 0
+public nonisolated struct Ubiq_Wire_FileInfo: @unchecked Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
 
-  public var executable: Bool = false
+  public var path: String {
+    get {_storage._path}
+    set {_uniqueStorage()._path = newValue}
+  }
 
-  public var symlinkTarget: String = String()
+  public var kind: Ubiq_Wire_ItemKind {
+    get {_storage._kind}
+    set {_uniqueStorage()._kind = newValue}
+  }
 
-  public var blocks: [Ubiq_Wire_Block] = []
+  public var deleted: Bool {
+    get {_storage._deleted}
+    set {_uniqueStorage()._deleted = newValue}
+  }
 
-  public var version: [Ubiq_Wire_Counter] = []
+  public var size: UInt64 {
+    get {_storage._size}
+    set {_uniqueStorage()._size = newValue}
+  }
 
-  public var modifiedBy: String = String()
+  public var mtimeNs: Int64 {
+    get {_storage._mtimeNs}
+    set {_uniqueStorage()._mtimeNs = newValue}
+  }
 
-  public var conflicts: [Ubiq_Wire_ConflictInfo] = []
+  public var executable: Bool {
+    get {_storage._executable}
+    set {_uniqueStorage()._executable = newValue}
+  }
 
-  public var sequence: UInt64 = 0
+  public var symlinkTarget: String {
+    get {_storage._symlinkTarget}
+    set {_uniqueStorage()._symlinkTarget = newValue}
+  }
+
+  public var blocks: [Ubiq_Wire_Block] {
+    get {_storage._blocks}
+    set {_uniqueStorage()._blocks = newValue}
+  }
+
+  public var version: [Ubiq_Wire_Counter] {
+    get {_storage._version}
+    set {_uniqueStorage()._version = newValue}
+  }
+
+  public var modifiedBy: String {
+    get {_storage._modifiedBy}
+    set {_uniqueStorage()._modifiedBy = newValue}
+  }
+
+  public var conflicts: [Ubiq_Wire_ConflictInfo] {
+    get {_storage._conflicts}
+    set {_uniqueStorage()._conflicts = newValue}
+  }
+
+  public var sequence: UInt64 {
+    get {_storage._sequence}
+    set {_uniqueStorage()._sequence = newValue}
+  }
 
   /// The sender has the metadata but not the content (an on-demand container's file not
   /// downloaded, or evicted). Receivers count only holders of content for isUploaded.
-  public var absent: Bool = false
+  public var absent: Bool {
+    get {_storage._absent}
+    set {_uniqueStorage()._absent = newValue}
+  }
 
   /// Instead of blocks, for a file with many chunks (protocol 2): its chunk list cut into
   /// content-defined groups (UbiqChunking.ChunkGroups). The receiver rebuilds the groups it
   /// already holds and asks for the others with a ChunkListRequest.
-  public var chunkGroups: [Ubiq_Wire_ChunkGroup] = []
+  public var chunkGroups: [Ubiq_Wire_ChunkGroup] {
+    get {_storage._chunkGroups}
+    set {_uniqueStorage()._chunkGroups = newValue}
+  }
 
   /// The permission bits that travel (0777, and setgid and sticky on folders). Absent from
   /// peers of before they did: `executable` then says what is known.
   public var permissions: UInt32 {
-    get {_permissions ?? 0}
-    set {_permissions = newValue}
+    get {_storage._permissions ?? 0}
+    set {_uniqueStorage()._permissions = newValue}
   }
   /// Returns true if `permissions` has been explicitly set.
-  public var hasPermissions: Bool {self._permissions != nil}
+  public var hasPermissions: Bool {_storage._permissions != nil}
   /// Clears the value of `permissions`. Subsequent reads from it will return its default value.
-  public mutating func clearPermissions() {self._permissions = nil}
+  public mutating func clearPermissions() {_uniqueStorage()._permissions = nil}
 
   /// modified_by's counter at the change that made this content, where later changes of
   /// mtime alone moved the version on. Absent: this version made the content.
   public var contentCounter: UInt64 {
-    get {_contentCounter ?? 0}
-    set {_contentCounter = newValue}
+    get {_storage._contentCounter ?? 0}
+    set {_uniqueStorage()._contentCounter = newValue}
   }
   /// Returns true if `contentCounter` has been explicitly set.
-  public var hasContentCounter: Bool {self._contentCounter != nil}
+  public var hasContentCounter: Bool {_storage._contentCounter != nil}
   /// Clears the value of `contentCounter`. Subsequent reads from it will return its default value.
-  public mutating func clearContentCounter() {self._contentCounter = nil}
+  public mutating func clearContentCounter() {_uniqueStorage()._contentCounter = nil}
+
+  /// The `user.` extended attributes of a present file or folder.
+  public var attributes: [Ubiq_Wire_ExtendedAttribute] {
+    get {_storage._attributes}
+    set {_uniqueStorage()._attributes = newValue}
+  }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
-  fileprivate var _permissions: UInt32? = nil
-  fileprivate var _contentCounter: UInt64? = nil
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 public nonisolated struct Ubiq_Wire_ChunkGroup: Sendable {
@@ -1137,7 +1202,7 @@ nonisolated extension Ubiq_Wire_Block: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
 nonisolated extension Ubiq_Wire_ConflictInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ConflictInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}kind\0\u{1}size\0\u{3}mtime_ns\0\u{1}executable\0\u{3}symlink_target\0\u{1}blocks\0\u{1}version\0\u{3}modified_by\0\u{1}permissions\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}kind\0\u{1}size\0\u{3}mtime_ns\0\u{1}executable\0\u{3}symlink_target\0\u{1}blocks\0\u{1}version\0\u{3}modified_by\0\u{1}permissions\0\u{1}attributes\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1155,6 +1220,7 @@ nonisolated extension Ubiq_Wire_ConflictInfo: SwiftProtobuf.Message, SwiftProtob
       case 8: try { try decoder.decodeRepeatedMessageField(value: &self.version) }()
       case 9: try { try decoder.decodeSingularStringField(value: &self.modifiedBy) }()
       case 10: try { try decoder.decodeSingularUInt32Field(value: &self._permissions) }()
+      case 11: try { try decoder.decodeRepeatedMessageField(value: &self.attributes) }()
       default: break
       }
     }
@@ -1195,6 +1261,9 @@ nonisolated extension Ubiq_Wire_ConflictInfo: SwiftProtobuf.Message, SwiftProtob
     try { if let v = self._permissions {
       try visitor.visitSingularUInt32Field(value: v, fieldNumber: 10)
     } }()
+    if !self.attributes.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.attributes, fieldNumber: 11)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1209,14 +1278,15 @@ nonisolated extension Ubiq_Wire_ConflictInfo: SwiftProtobuf.Message, SwiftProtob
     if lhs.version != rhs.version {return false}
     if lhs.modifiedBy != rhs.modifiedBy {return false}
     if lhs._permissions != rhs._permissions {return false}
+    if lhs.attributes != rhs.attributes {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
 }
 
-nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".FileInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}kind\0\u{1}deleted\0\u{1}size\0\u{3}mtime_ns\0\u{1}executable\0\u{3}symlink_target\0\u{1}blocks\0\u{1}version\0\u{3}modified_by\0\u{1}conflicts\0\u{1}sequence\0\u{1}absent\0\u{3}chunk_groups\0\u{1}permissions\0\u{3}content_counter\0")
+nonisolated extension Ubiq_Wire_ExtendedAttribute: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ExtendedAttribute"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}value\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1224,100 +1294,208 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
       // allocates stack space for every case branch when no optimizations are
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
-      case 1: try { try decoder.decodeSingularStringField(value: &self.path) }()
-      case 2: try { try decoder.decodeSingularEnumField(value: &self.kind) }()
-      case 3: try { try decoder.decodeSingularBoolField(value: &self.deleted) }()
-      case 4: try { try decoder.decodeSingularUInt64Field(value: &self.size) }()
-      case 5: try { try decoder.decodeSingularInt64Field(value: &self.mtimeNs) }()
-      case 6: try { try decoder.decodeSingularBoolField(value: &self.executable) }()
-      case 7: try { try decoder.decodeSingularStringField(value: &self.symlinkTarget) }()
-      case 8: try { try decoder.decodeRepeatedMessageField(value: &self.blocks) }()
-      case 9: try { try decoder.decodeRepeatedMessageField(value: &self.version) }()
-      case 10: try { try decoder.decodeSingularStringField(value: &self.modifiedBy) }()
-      case 11: try { try decoder.decodeRepeatedMessageField(value: &self.conflicts) }()
-      case 12: try { try decoder.decodeSingularUInt64Field(value: &self.sequence) }()
-      case 13: try { try decoder.decodeSingularBoolField(value: &self.absent) }()
-      case 14: try { try decoder.decodeRepeatedMessageField(value: &self.chunkGroups) }()
-      case 15: try { try decoder.decodeSingularUInt32Field(value: &self._permissions) }()
-      case 16: try { try decoder.decodeSingularUInt64Field(value: &self._contentCounter) }()
+      case 1: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.value) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
-    if !self.path.isEmpty {
-      try visitor.visitSingularStringField(value: self.path, fieldNumber: 1)
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 1)
     }
-    if self.kind != .file {
-      try visitor.visitSingularEnumField(value: self.kind, fieldNumber: 2)
+    if !self.value.isEmpty {
+      try visitor.visitSingularBytesField(value: self.value, fieldNumber: 2)
     }
-    if self.deleted != false {
-      try visitor.visitSingularBoolField(value: self.deleted, fieldNumber: 3)
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_ExtendedAttribute, rhs: Ubiq_Wire_ExtendedAttribute) -> Bool {
+    if lhs.name != rhs.name {return false}
+    if lhs.value != rhs.value {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".FileInfo"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}kind\0\u{1}deleted\0\u{1}size\0\u{3}mtime_ns\0\u{1}executable\0\u{3}symlink_target\0\u{1}blocks\0\u{1}version\0\u{3}modified_by\0\u{1}conflicts\0\u{1}sequence\0\u{1}absent\0\u{3}chunk_groups\0\u{1}permissions\0\u{3}content_counter\0\u{1}attributes\0")
+
+  fileprivate class _StorageClass {
+    var _path: String = String()
+    var _kind: Ubiq_Wire_ItemKind = .file
+    var _deleted: Bool = false
+    var _size: UInt64 = 0
+    var _mtimeNs: Int64 = 0
+    var _executable: Bool = false
+    var _symlinkTarget: String = String()
+    var _blocks: [Ubiq_Wire_Block] = []
+    var _version: [Ubiq_Wire_Counter] = []
+    var _modifiedBy: String = String()
+    var _conflicts: [Ubiq_Wire_ConflictInfo] = []
+    var _sequence: UInt64 = 0
+    var _absent: Bool = false
+    var _chunkGroups: [Ubiq_Wire_ChunkGroup] = []
+    var _permissions: UInt32? = nil
+    var _contentCounter: UInt64? = nil
+    var _attributes: [Ubiq_Wire_ExtendedAttribute] = []
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _path = source._path
+      _kind = source._kind
+      _deleted = source._deleted
+      _size = source._size
+      _mtimeNs = source._mtimeNs
+      _executable = source._executable
+      _symlinkTarget = source._symlinkTarget
+      _blocks = source._blocks
+      _version = source._version
+      _modifiedBy = source._modifiedBy
+      _conflicts = source._conflicts
+      _sequence = source._sequence
+      _absent = source._absent
+      _chunkGroups = source._chunkGroups
+      _permissions = source._permissions
+      _contentCounter = source._contentCounter
+      _attributes = source._attributes
     }
-    if self.size != 0 {
-      try visitor.visitSingularUInt64Field(value: self.size, fieldNumber: 4)
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
     }
-    if self.mtimeNs != 0 {
-      try visitor.visitSingularInt64Field(value: self.mtimeNs, fieldNumber: 5)
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularStringField(value: &_storage._path) }()
+        case 2: try { try decoder.decodeSingularEnumField(value: &_storage._kind) }()
+        case 3: try { try decoder.decodeSingularBoolField(value: &_storage._deleted) }()
+        case 4: try { try decoder.decodeSingularUInt64Field(value: &_storage._size) }()
+        case 5: try { try decoder.decodeSingularInt64Field(value: &_storage._mtimeNs) }()
+        case 6: try { try decoder.decodeSingularBoolField(value: &_storage._executable) }()
+        case 7: try { try decoder.decodeSingularStringField(value: &_storage._symlinkTarget) }()
+        case 8: try { try decoder.decodeRepeatedMessageField(value: &_storage._blocks) }()
+        case 9: try { try decoder.decodeRepeatedMessageField(value: &_storage._version) }()
+        case 10: try { try decoder.decodeSingularStringField(value: &_storage._modifiedBy) }()
+        case 11: try { try decoder.decodeRepeatedMessageField(value: &_storage._conflicts) }()
+        case 12: try { try decoder.decodeSingularUInt64Field(value: &_storage._sequence) }()
+        case 13: try { try decoder.decodeSingularBoolField(value: &_storage._absent) }()
+        case 14: try { try decoder.decodeRepeatedMessageField(value: &_storage._chunkGroups) }()
+        case 15: try { try decoder.decodeSingularUInt32Field(value: &_storage._permissions) }()
+        case 16: try { try decoder.decodeSingularUInt64Field(value: &_storage._contentCounter) }()
+        case 17: try { try decoder.decodeRepeatedMessageField(value: &_storage._attributes) }()
+        default: break
+        }
+      }
     }
-    if self.executable != false {
-      try visitor.visitSingularBoolField(value: self.executable, fieldNumber: 6)
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if !_storage._path.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._path, fieldNumber: 1)
+      }
+      if _storage._kind != .file {
+        try visitor.visitSingularEnumField(value: _storage._kind, fieldNumber: 2)
+      }
+      if _storage._deleted != false {
+        try visitor.visitSingularBoolField(value: _storage._deleted, fieldNumber: 3)
+      }
+      if _storage._size != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._size, fieldNumber: 4)
+      }
+      if _storage._mtimeNs != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._mtimeNs, fieldNumber: 5)
+      }
+      if _storage._executable != false {
+        try visitor.visitSingularBoolField(value: _storage._executable, fieldNumber: 6)
+      }
+      if !_storage._symlinkTarget.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._symlinkTarget, fieldNumber: 7)
+      }
+      if !_storage._blocks.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._blocks, fieldNumber: 8)
+      }
+      if !_storage._version.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._version, fieldNumber: 9)
+      }
+      if !_storage._modifiedBy.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._modifiedBy, fieldNumber: 10)
+      }
+      if !_storage._conflicts.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._conflicts, fieldNumber: 11)
+      }
+      if _storage._sequence != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._sequence, fieldNumber: 12)
+      }
+      if _storage._absent != false {
+        try visitor.visitSingularBoolField(value: _storage._absent, fieldNumber: 13)
+      }
+      if !_storage._chunkGroups.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._chunkGroups, fieldNumber: 14)
+      }
+      try { if let v = _storage._permissions {
+        try visitor.visitSingularUInt32Field(value: v, fieldNumber: 15)
+      } }()
+      try { if let v = _storage._contentCounter {
+        try visitor.visitSingularUInt64Field(value: v, fieldNumber: 16)
+      } }()
+      if !_storage._attributes.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._attributes, fieldNumber: 17)
+      }
     }
-    if !self.symlinkTarget.isEmpty {
-      try visitor.visitSingularStringField(value: self.symlinkTarget, fieldNumber: 7)
-    }
-    if !self.blocks.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.blocks, fieldNumber: 8)
-    }
-    if !self.version.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.version, fieldNumber: 9)
-    }
-    if !self.modifiedBy.isEmpty {
-      try visitor.visitSingularStringField(value: self.modifiedBy, fieldNumber: 10)
-    }
-    if !self.conflicts.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.conflicts, fieldNumber: 11)
-    }
-    if self.sequence != 0 {
-      try visitor.visitSingularUInt64Field(value: self.sequence, fieldNumber: 12)
-    }
-    if self.absent != false {
-      try visitor.visitSingularBoolField(value: self.absent, fieldNumber: 13)
-    }
-    if !self.chunkGroups.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.chunkGroups, fieldNumber: 14)
-    }
-    try { if let v = self._permissions {
-      try visitor.visitSingularUInt32Field(value: v, fieldNumber: 15)
-    } }()
-    try { if let v = self._contentCounter {
-      try visitor.visitSingularUInt64Field(value: v, fieldNumber: 16)
-    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Ubiq_Wire_FileInfo, rhs: Ubiq_Wire_FileInfo) -> Bool {
-    if lhs.path != rhs.path {return false}
-    if lhs.kind != rhs.kind {return false}
-    if lhs.deleted != rhs.deleted {return false}
-    if lhs.size != rhs.size {return false}
-    if lhs.mtimeNs != rhs.mtimeNs {return false}
-    if lhs.executable != rhs.executable {return false}
-    if lhs.symlinkTarget != rhs.symlinkTarget {return false}
-    if lhs.blocks != rhs.blocks {return false}
-    if lhs.version != rhs.version {return false}
-    if lhs.modifiedBy != rhs.modifiedBy {return false}
-    if lhs.conflicts != rhs.conflicts {return false}
-    if lhs.sequence != rhs.sequence {return false}
-    if lhs.absent != rhs.absent {return false}
-    if lhs.chunkGroups != rhs.chunkGroups {return false}
-    if lhs._permissions != rhs._permissions {return false}
-    if lhs._contentCounter != rhs._contentCounter {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._path != rhs_storage._path {return false}
+        if _storage._kind != rhs_storage._kind {return false}
+        if _storage._deleted != rhs_storage._deleted {return false}
+        if _storage._size != rhs_storage._size {return false}
+        if _storage._mtimeNs != rhs_storage._mtimeNs {return false}
+        if _storage._executable != rhs_storage._executable {return false}
+        if _storage._symlinkTarget != rhs_storage._symlinkTarget {return false}
+        if _storage._blocks != rhs_storage._blocks {return false}
+        if _storage._version != rhs_storage._version {return false}
+        if _storage._modifiedBy != rhs_storage._modifiedBy {return false}
+        if _storage._conflicts != rhs_storage._conflicts {return false}
+        if _storage._sequence != rhs_storage._sequence {return false}
+        if _storage._absent != rhs_storage._absent {return false}
+        if _storage._chunkGroups != rhs_storage._chunkGroups {return false}
+        if _storage._permissions != rhs_storage._permissions {return false}
+        if _storage._contentCounter != rhs_storage._contentCounter {return false}
+        if _storage._attributes != rhs_storage._attributes {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

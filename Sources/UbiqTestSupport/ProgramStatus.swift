@@ -1,7 +1,7 @@
 import Foundation
 
 /// Runs a program found on PATH with its output discarded; its exit status.
-func exitStatus(of arguments: [String]) throws -> Int32 {
+public func exitStatus(of arguments: [String]) throws -> Int32 {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = arguments
