@@ -16,6 +16,9 @@ public struct ContainerScanner: Sendable {
     /// Whether files and folders are described with their `user.` extended attributes; when
     /// not, entries carry none and the synced ones stay as they are.
     public var readsAttributes = true
+    /// Whether entries carry their permission bits; not under `ignore_permissions`, where the
+    /// synced ones stay.
+    public var readsPermissions = true
     let logger: Logger
     /// Called after a file is read and before it is checked for changes; tests change the file here.
     var afterReading: (@Sendable (RelativePath) -> Void)?
@@ -39,7 +42,7 @@ public struct ContainerScanner: Sendable {
             if let error { throw FileSystemError.posix(error, "read folder", layout.root) }
             walk.visitChildren(names, of: root.fd, prefix: nil)
         }
-        return walk.result
+        return described(walk.result)
     }
 
     /// Looks at one path only: a folder is reported without descending into it.
@@ -47,7 +50,15 @@ public struct ContainerScanner: Sendable {
         let root = try openRoot()
         var walk = ScanWalk(scanner: self, baseline: baseline)
         walk.visit(path, root: root, recursive: false)
-        return walk.result
+        return described(walk.result)
+    }
+
+    /// The result with what this container does not sync left out of its entries.
+    private func described(_ result: ScanResult) -> ScanResult {
+        guard !readsPermissions else { return result }
+        var result = result
+        for index in result.changed.indices { result.changed[index].permissions = nil }
+        return result
     }
 
     private func openRoot() throws(FileSystemError) -> OwnedDescriptor {

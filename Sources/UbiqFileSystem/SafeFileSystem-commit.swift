@@ -142,7 +142,8 @@ extension SafeFileSystem {
     }
 
     private func prepare(_ item: PendingCommit) throws(FileSystemError) -> FileStat {
-        try finish(item.file.fd, permissions: item.permissions, mtimeNs: item.mtimeNs, attributes: item.attributes, display: item.path.rawValue)
+        try finish(item.file.fd, permissions: item.permissions, mtimeNs: item.mtimeNs, attributes: item.attributes, display: item.path.rawValue,
+                   replacing: item.path)
         var st = stat()
         guard fstat(item.file.fd, &st) == 0 else { throw FileSystemError.posix(errno, "fstat", item.file.path) }
         return FileStat(st)
@@ -172,7 +173,7 @@ extension SafeFileSystem {
             guard folder >= 0 else { throw FileSystemError.posix(errno, "open folder", path.rawValue) }
             defer { close(folder) }
             if let attributes { try write(attributes, to: folder, display: path.rawValue) }
-            if let permissions {
+            if let permissions, !ignoresPermissions {
                 guard fchmod(folder, mode_t(permissions.bits)) == 0 else { throw FileSystemError.posix(errno, "chmod", path.rawValue) }
             }
         }

@@ -20,20 +20,34 @@ extension SafeFileSystem {
         guard Posix.kind(of: st.st_mode) == .regular, FileStat(st) == expected else {
             throw FileSystemError(.alreadyExists, "'\(path)' changed on disk before its permissions and mtime could be set")
         }
-        try finish(fd, permissions: permissions, mtimeNs: mtimeNs, attributes: attributes, display: path.rawValue)
+        try finish(fd, permissions: permissions, mtimeNs: mtimeNs, attributes: attributes, display: path.rawValue, inPlace: true)
         guard fsync(fd) == 0, fstat(fd, &st) == 0 else { throw FileSystemError.posix(errno, "fsync", path.rawValue) }
         return FileStat(st)
     }
 
     /// Gives an open file its attributes, permissions and mtime, in that order: setting a
     /// `user.` attribute needs write permission, which the new permissions may take away, and
-    /// both change the ctime but not the mtime.
-    func finish(_ fd: Int32, permissions: Permissions, mtimeNs: Int64, attributes: ExtendedAttributes?,
-                display: String) throws(FileSystemError) {
+    /// both change the ctime but not the mtime. `replacing`: the path whose mode a replacement
+    /// keeps under ``ignoresPermissions``; `inPlace`: the file is the one at its path.
+    func finish(_ fd: Int32, permissions: Permissions, mtimeNs: Int64, attributes: ExtendedAttributes?, display: String,
+                replacing path: RelativePath? = nil, inPlace: Bool = false) throws(FileSystemError) {
         if let attributes { try write(attributes, to: fd, display: display) }
-        guard fchmod(fd, mode_t(permissions.bits)) == 0 else { throw FileSystemError.posix(errno, "chmod", display) }
+        if ignoresPermissions {
+            // Best effort: a file system that cannot hold permissions refuses any change.
+            if !inPlace { _ = fchmod(fd, path.flatMap(fileMode) ?? mode_t(Permissions.defaults(for: .file).bits)) }
+        } else {
+            guard fchmod(fd, mode_t(permissions.bits)) == 0 else { throw FileSystemError.posix(errno, "chmod", display) }
+        }
         let time = Posix.timespec(nanoseconds: mtimeNs)
         guard futimens(fd, [time, time]) == 0 else { throw FileSystemError.posix(errno, "set mtime of", display) }
+    }
+
+    /// The permission bits of the file at `path`; nil where no file is there.
+    private func fileMode(_ path: RelativePath) -> mode_t? {
+        guard let parent = try? parentFolder(of: path, create: false), let st = Posix.lstat(at: parent.fd, String(path.name)),
+              Posix.kind(of: st.st_mode) == .regular
+        else { return nil }
+        return st.st_mode & 0o7777
     }
 
     /// Writes `attributes` to an open file or folder, giving its owner write permission first

@@ -7,8 +7,9 @@ public struct LocalEntry: Hashable, Sendable {
     public var size: UInt64
     /// Modification time in nanoseconds since 1970.
     public var mtime: Int64
-    /// The permission bits that travel (``Permissions``).
-    public var permissions: Permissions
+    /// The permission bits that travel (``Permissions``); nil where this scan did not take
+    /// them (`ignore_permissions`): the synced ones stay.
+    public var permissions: Permissions?
     /// The `user.` extended attributes; nil where this scan did not take them (switched off for
     /// the container, or a set past ``ExtendedAttributes/limit``): the synced ones stay.
     public var attributes: ExtendedAttributes?
@@ -35,5 +36,5 @@ public struct LocalEntry: Hashable, Sendable {
         self.stat = stat
     }
 
-    public var executable: Bool { permissions.executable }
+    public var executable: Bool { permissions?.executable ?? false }
 }

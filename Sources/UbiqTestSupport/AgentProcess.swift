@@ -194,6 +194,11 @@ public final class AgentProcess: @unchecked Sendable {
         try await withClient { try await $0.status() }
     }
 
+    /// The items of a folder of the container (its top by default) as `items.list` gives them.
+    public func items(in folder: String? = nil) async throws -> [ItemEntry] {
+        try await withClient { try await $0.items(container: container, path: folder) }
+    }
+
     public func versions(_ path: String) async throws -> VersionsList {
         try await withClient { try await $0.versions(container: container, path: path) }
     }

@@ -47,4 +47,40 @@ import UbiqTestSupport
         try await waitForConvergence([a, b], "the same tree on both") { $0["Documents/large.bin"]?.hasSuffix(" mode 640") == true }
         #expect(Self.mode(b.path("Documents/large.bin")) == 0o640)
     }
+
+    /// `ignore_permissions = true` on beta, for a file system that cannot hold them: beta
+    /// neither applies alpha's permissions nor sends its own, and an edit on beta keeps the
+    /// permissions alpha gave the file.
+    @Test func aContainerIgnoringPermissionsNeitherSendsNorAppliesThem() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        b.containerSettings = ["ignore_permissions = true"]
+        try await cluster.start()
+        try await cluster.waitConnected()
+
+        try a.write("Documents/secret.txt", "first")
+        chmod(a.path("Documents/secret.txt"), 0o600)
+        try await waitUntil("the file on beta") { b.read("Documents/secret.txt") == "first" }
+        #expect(Self.mode(b.path("Documents/secret.txt")) == 0o644, "beta applied permissions it ignores")
+
+        // Beta's chmod is not a change; alpha's is not applied on beta.
+        chmod(b.path("Documents/secret.txt"), 0o777)
+        chmod(a.path("Documents/secret.txt"), 0o640)
+        try a.write("Documents/after.txt", "a change after both, so both have scanned")
+        try await waitUntil("the later file on beta") { b.read("Documents/after.txt") != nil }
+        try await waitUntil("beta to know of alpha's chmod") {
+            try await b.items(in: "Documents").first { $0.path == "Documents/secret.txt" }?.permissions == "0640"
+        }
+        #expect(Self.mode(a.path("Documents/secret.txt")) == 0o640, "beta's chmod reached alpha")
+        #expect(Self.mode(b.path("Documents/secret.txt")) == 0o777, "alpha's chmod was applied on beta")
+
+        // An edit on beta: alpha's file keeps its permissions, beta's keeps its own.
+        try b.write("Documents/secret.txt", "edited on beta")
+        try await waitUntil("beta's edit on alpha") { a.read("Documents/secret.txt") == "edited on beta" }
+        #expect(Self.mode(a.path("Documents/secret.txt")) == 0o640)
+        try a.write("Documents/secret.txt", "edited on alpha")
+        try await waitUntil("alpha's edit on beta") { b.read("Documents/secret.txt") == "edited on alpha" }
+        #expect(Self.mode(b.path("Documents/secret.txt")) == 0o777, "the replacement did not keep beta's mode")
+    }
 }

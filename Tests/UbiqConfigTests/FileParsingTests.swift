@@ -25,6 +25,8 @@ struct FileParsingTests {
             id = "TEAMID.com.example.notes"
             path = "~/Notes/"
             download = "on-demand"
+            extended_attributes = false
+            ignore_permissions = true
 
             [[container]]
             id = "TEAMID.com.example.photos"
@@ -56,7 +58,8 @@ struct FileParsingTests {
         #expect(config.modifyDelayMs == 300)
         #expect(config.maxDelayMs == 2000)
         #expect(config.containers == [
-            ContainerSettings(id: try ContainerID("TEAMID.com.example.notes"), path: h + "/Notes", download: .onDemand),
+            ContainerSettings(id: try ContainerID("TEAMID.com.example.notes"), path: h + "/Notes", download: .onDemand,
+                              extendedAttributes: false, ignorePermissions: true),
             ContainerSettings(id: try ContainerID("TEAMID.com.example.photos"), path: h + "/Ubiquity/TEAMID.com.example.photos", download: .all),
         ])
         #expect(config.kvstores == ["TEAMID.com.example.notes", "TEAMID.com.example.settings"])

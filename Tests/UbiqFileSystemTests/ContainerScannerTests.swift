@@ -36,7 +36,7 @@ import UbiqTestSupport
         #expect(found[path("Documents/empty.txt")]?.chunks == [])
         #expect(found[path("Documents/empty.txt")]?.size == 0)
         #expect(found[path("Documents/run.sh")]?.executable == true)
-        #expect(found[path("Documents/run.sh")]?.permissions.description == "0755")
+        #expect(found[path("Documents/run.sh")]?.permissions?.description == "0755")
         #expect(found[path("Documents/sub/emptydir")]?.kind == .directory)
         let link = try #require(found[path("Documents/sub/link")])
         #expect(link.kind == .symlink && link.symlinkTarget == "../big.bin" && link.chunks.isEmpty)
@@ -192,8 +192,12 @@ import UbiqTestSupport
         try c.mkdir("Documents/shared")
         chmod(c.absolute("Documents/shared"), 0o2770)
         let found = entries(try c.scanner.scan(baseline: EmptyScanBaseline()))
-        #expect(found[path("Documents/id_ed25519")]?.permissions.description == "0600")
-        #expect(found[path("Documents/shared")]?.permissions.description == "2770")
+        #expect(found[path("Documents/id_ed25519")]?.permissions?.description == "0600")
+        #expect(found[path("Documents/shared")]?.permissions?.description == "2770")
+        // ignore_permissions: entries carry none, so the synced ones stay.
+        var ignoring = c.scanner
+        ignoring.readsPermissions = false
+        #expect(try ignoring.scan(baseline: EmptyScanBaseline()).changed.allSatisfy { $0.permissions == nil })
     }
 
     /// Scanned with an ordinary user's rights, since CI runs as root, which reads everything.

@@ -46,6 +46,29 @@ import UbiqTestSupport
         #expect(try #require(c.lstatOf("Documents/big.bin")).st_mode & 0o7777 == 0o644 && c.read("Documents/big.bin") == [2])
     }
 
+    /// `ignore_permissions`: nothing asked is applied. A new file gets 0644, a replacement keeps
+    /// the mode of the file it replaces, a change in place and a folder keep theirs.
+    @Test func ignoringPermissionsKeepsWhatIsOnDisk() throws {
+        let c = try ContainerFixture()
+        var fs = c.fileSystem
+        fs.ignoresPermissions = true
+        let strict = Permissions(mode: 0o600, kind: .file)
+        let new = try fs.makeTempFile()
+        try fs.commit(new, to: path("Documents/new.txt"), permissions: strict, mtimeNs: 1)
+        #expect(try #require(c.lstatOf("Documents/new.txt")).st_mode & 0o7777 == 0o644)
+        try c.write("Documents/script.sh", Array("old".utf8), mode: 0o750)
+        let replacement = try fs.makeTempFile()
+        try fs.commit(replacement, to: path("Documents/script.sh"), permissions: strict, mtimeNs: 1)
+        #expect(try #require(c.lstatOf("Documents/script.sh")).st_mode & 0o7777 == 0o750)
+        let seen = try #require(fs.fileStat(of: path("Documents/script.sh")))
+        _ = try fs.setMetadata(of: path("Documents/script.sh"), permissions: strict, mtimeNs: 2, expected: seen)
+        #expect(try #require(c.lstatOf("Documents/script.sh")).st_mode & 0o7777 == 0o750)
+        try c.mkdir("Documents/folder")
+        chmod(c.absolute("Documents/folder"), 0o711)
+        try fs.makeDirectory(path("Documents/folder"), permissions: Permissions(mode: 0o700, kind: .directory))
+        #expect(try #require(c.lstatOf("Documents/folder")).st_mode & 0o7777 == 0o711)
+    }
+
     /// A partial file is found again by its key after it was closed (and after a restart),
     /// is held by one writer at a time, and goes only when nobody holds it.
     @Test func aPartialFileOutlivesItsWriterAndIsHeldByOneAtATime() throws {

@@ -68,7 +68,7 @@ import UbiqTestSupport
         #expect(Set(first.changed.map(\.path)) == all)
         #expect(first.filesHashed == 3)
         let found = entries(first)
-        #expect(found[p("Documents/run.sh")]?.permissions.description == "0700" && found[p("Documents/a.txt")]?.permissions.description == "0644")
+        #expect(found[p("Documents/run.sh")]?.permissions?.description == "0700" && found[p("Documents/a.txt")]?.permissions?.description == "0644")
         #expect(found[p("Documents/link")]?.kind == .symlink && found[p("Documents/link")]?.symlinkTarget == "a.txt")
         #expect(found[p("Documents/sub")]?.kind == .directory)
         #expect(found[p("Documents/a.txt")]?.stat == disk.stat(p("Documents/a.txt")))

@@ -52,6 +52,28 @@ import UbiqModel
         #expect(same.writes.isEmpty && same.statOnly.count == 1)
     }
 
+    /// `ignore_permissions`: a scan without permissions keeps the synced ones, and a need whose
+    /// permissions differ from the disk's is still settled by the file it put there.
+    @Test func aScanWithoutPermissionsKeepsTheSyncedOnes() throws {
+        var known = entry("a", hash: hashA, mtime: 1)
+        known.permissions = Permissions(mode: 0o600, kind: .file)
+        let previous = indexed(known, version: VersionVector([me: 1]))
+        var unread = entry("a", hash: hashA, mtime: 1, inode: 2)
+        unread.permissions = nil
+        let same = LocalChanges.plan(ScanOutcome(changed: [unread], seen: [unread.path]), existing: [unread.path: previous],
+                                     needs: [:], device: me, now: 9)
+        #expect(same.writes.isEmpty && same.statOnly.count == 1)
+        unread.chunks = [ChunkRef(offset: 0, size: 10, hash: hashB)]
+        let edited = LocalChanges.plan(ScanOutcome(changed: [unread], seen: [unread.path]), existing: [unread.path: previous],
+                                       needs: [:], device: me, now: 9)
+        #expect(edited.writes.map(\.item.permissions.description) == ["0600"])
+        var need = LocalChanges.item(unread, previous: nil, device: DeviceID("PEER"))
+        need.permissions = Permissions(mode: 0o755, kind: .file)
+        let settled = LocalChanges.plan(ScanOutcome(changed: [unread], seen: [unread.path]), existing: [unread.path: previous],
+                                        needs: [unread.path: need], device: me, now: 9)
+        #expect(settled.writes.map(\.settlesNeed) == [true])
+    }
+
     /// `touch -d` travels: a new version with the new mtime that keeps the content's author
     /// and counter, so that it never makes a conflict version of the same bytes.
     @Test func anMtimeOnlyChangeIsAVersionThatKeepsTheContentsIdentity() throws {

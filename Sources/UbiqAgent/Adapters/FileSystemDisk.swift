@@ -28,9 +28,11 @@ struct FileSystemDisk: ContainerDisk {
         syncsAttributes = settings.extendedAttributes
         var files = SafeFileSystem(layout: layout, logger: logger)
         if let crash { files.beforeRename = { crash.reached(.beforeRename, $0) } }
+        files.ignoresPermissions = settings.ignorePermissions
         self.files = files
         var scanner = ContainerScanner(layout: layout, logger: logger)
         scanner.readsAttributes = settings.extendedAttributes
+        scanner.readsPermissions = !settings.ignorePermissions
         self.scanner = scanner
     }
 

@@ -25,7 +25,7 @@ enum LocalChanges {
             }
             let previous = existing[entry.path]
             let scanned = item(entry, previous: previous?.item, device: device)
-            if let need = needs[entry.path], need.matchesOnDisk(scanned) {
+            if let need = needs[entry.path], need.matchesOnDisk(item(entry, previous: need, device: device)) {
                 // An apply that was interrupted after its rename: finish it.
                 plan.writes.append(ItemWrite(item: need, stat: entry.stat, settlesNeed: true))
             } else if let previous, previous.item.matchesOnDisk(scanned) {
@@ -53,10 +53,12 @@ enum LocalChanges {
         return plan
     }
 
+    /// What the scan found as a new version; what it did not read (permissions, attributes)
+    /// is `previous`'s.
     static func item(_ entry: LocalEntry, previous: Item?, device: DeviceID) -> Item {
         Item(
             path: entry.path, kind: entry.kind, size: entry.kind == .file ? entry.size : 0, mtime: entry.mtime,
-            permissions: entry.permissions, attributes: entry.attributes ?? previous?.attributes ?? .empty,
+            permissions: entry.permissions ?? previous?.permissions, attributes: entry.attributes ?? previous?.attributes ?? .empty,
             symlinkTarget: entry.symlinkTarget, chunks: entry.chunks,
             version: (previous?.version ?? .empty).incremented(by: device), modifiedBy: device,
             conflicts: previous?.conflicts ?? [])
