@@ -24,8 +24,16 @@ actor PeerDialer: Service {
     let transport: PeerTransport
     let engine: SyncEngine
     let logger: Logger
-    private var loops: [String: (target: Target, task: Task<Void, Never>)] = [:]
+    private var loops: [String: Loop] = [:]
+    private var nextLoop: UInt64 = 0
     private var running = true
+
+    /// One target's dial loop; `number` tells it from a later loop for the same key.
+    private struct Loop {
+        var target: Target
+        let number: UInt64
+        let task: Task<Void, Never>
+    }
 
     static let minimumDelay: Duration = .milliseconds(250)
     static let maximumDelay: Duration = .seconds(5)
@@ -34,6 +42,11 @@ actor PeerDialer: Service {
     static let connectedCheck: Duration = .milliseconds(250)
     /// A peer that refuses us (no common protocol version) is asked again only this often.
     static let refusedDelay: Duration = .seconds(60)
+    /// How long a device waits before first dialing a discovered peer with a smaller device
+    /// ID: two devices that find each other at once dial each other at once, and the link the
+    /// smaller one dials is the one both keep (`LinkChoice`); waiting for it spares a link
+    /// that would be made and then replaced.
+    static let yieldToSmallerDialer: Duration = .seconds(1)
 
     init(transport: PeerTransport, engine: SyncEngine, logger: Logger) {
         self.transport = transport
@@ -54,17 +67,26 @@ actor PeerDialer: Service {
             }
             loop.task.cancel()
         }
-        loops[key] = (target, Task { [transport, engine, logger] in
+        nextLoop += 1
+        let number = nextLoop
+        loops[key] = Loop(target: target, number: number, task: Task { [transport, engine, logger] in
             await Self.dial(target, transport: transport, engine: engine, logger: logger) { [weak self] in
-                await self?.hosts(key)
+                await self?.hosts(key, loop: number)
             }
         })
     }
 
-    private func hosts(_ key: String) -> [String]? { loops[key]?.target.hosts }
+    /// The addresses loop `number` is to dial now; nil once it is no longer the key's loop.
+    private func hosts(_ key: String, loop number: UInt64) -> [String]? {
+        guard let loop = loops[key], loop.number == number else { return nil }
+        return loop.target.hosts
+    }
 
+    /// Stops dialing a target. A connection it made stays until it ends: mDNS says a host
+    /// left when its announcements stop or one of its addresses goes, while the link in use
+    /// may work on.
     func remove(_ key: String) {
-        loops.removeValue(forKey: key)?.task.cancel()
+        loops.removeValue(forKey: key)
     }
 
     func run() async throws {
@@ -74,7 +96,7 @@ actor PeerDialer: Service {
         loops.removeAll()
     }
 
-    /// `hosts` gives the target's addresses as they are at each dial.
+    /// `hosts` gives the target's addresses as they are at each dial; nil ends the loop.
     private static func dial(_ target: Target, transport: PeerTransport, engine: SyncEngine, logger: Logger,
                              hosts: @escaping @Sendable () async -> [String]?) async {
         var delay = minimumDelay
@@ -82,12 +104,15 @@ actor PeerDialer: Service {
         // from then on it is not dialed while connected either way, so two agents that name
         // each other keep one connection instead of redialing the one they have.
         var device = target.device
+        if let device, device < engine.device {
+            try? await Task.sleep(for: yieldToSmallerDialer)
+        }
         while !Task.isCancelled {
+            guard let addresses = await hosts() else { return }
             if let device, await engine.connectedDevices.contains(device) {
                 try? await Task.sleep(for: connectedCheck)
                 continue
             }
-            let addresses = await hosts() ?? target.hosts
             do {
                 let connection = try await transport.connect(hosts: addresses, port: target.port, expecting: target.device)
                 device = connection.remoteDeviceID
