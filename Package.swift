@@ -99,7 +99,7 @@ let package = Package(
                           path: "bench/flood", swiftSettings: swiftSettings),
         .executableTarget(name: "ubiq-fuzz", dependencies: ["UbiqFuzz"], swiftSettings: swiftSettings),
         .executableTarget(name: "ubiq-sim", dependencies: [
-            "UbiqSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "UbiqSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser"), log,
         ], swiftSettings: swiftSettings),
         // The engine's deterministic simulator: several devices in one process over an
         // in-memory disk, a simulated network and clock, driven by one seeded scheduler.

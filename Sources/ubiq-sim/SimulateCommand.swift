@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import UbiqSimulation
 
 /// `ubiq-sim`: runs the engine's deterministic simulator over many seeds for as long as
@@ -7,6 +8,15 @@ import UbiqSimulation
 /// (`scripts/simulate.sh` builds it in release mode with deterministic hashing).
 @main
 struct SimulateCommand: ParsableCommand {
+    /// `UBIQ_SIM_LOG=1`: the engine's debug log on standard error (with `UBIQ_SIM_WATCH`, a
+    /// path's state on every device after each step).
+    static var logger: Logger? {
+        guard ProcessInfo.processInfo.environment["UBIQ_SIM_LOG"] != nil else { return nil }
+        var logger = Logger(label: "sim", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = .debug
+        return logger
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "ubiq-sim", abstract: "Run the sync engine's deterministic simulator over many seeds.")
 
@@ -59,7 +69,7 @@ struct SimulateCommand: ParsableCommand {
 
     private func simulate(_ seed: UInt64, steps: Int, skipping: Set<Int>) throws -> SimulationOutcome {
         let folder = indexDirectory.map { "\($0)/seed-\(seed)-\(UUID().uuidString.prefix(8))" }
-        let outcome = try Simulation.run(seed: seed, devices: devices, steps: steps, skipping: skipping, directory: folder)
+        let outcome = try Simulation.run(seed: seed, devices: devices, steps: steps, skipping: skipping, directory: folder, logger: Self.logger)
         if let folder {
             if outcome.passed { try? FileManager.default.removeItem(atPath: folder) } else { print("the devices' indexes: \(folder)") }
         }

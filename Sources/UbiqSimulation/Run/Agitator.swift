@@ -80,7 +80,8 @@ struct Agitator {
             let need = try? device.index.need(device.container, path)
             world.logger.debug("watch", metadata: [
                 "after": "\(label)", "d": "\(device.number)", "disk": "\(onDisk) \(device.disk.stat(path).map { "\($0)" } ?? "")",
-                "index": "\(indexed.map { "\($0.item.deleted ? "deleted " : "")\($0.item.version) \($0.stat.map { "\($0)" } ?? "")" } ?? "none")",
+                "index": "\(indexed.map { "\($0.item.deleted ? "deleted " : "")\($0.item.version) \($0.item.attributes.names) \($0.stat.map { "\($0)" } ?? "")" } ?? "none")",
+                "onDisk": "\(device.disk.snapshot()[path].map { "\($0)" } ?? "none")",
                 "need": "\(need.map { "\($0.version)" } ?? "none")",
             ])
         }

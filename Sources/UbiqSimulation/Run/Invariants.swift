@@ -50,6 +50,16 @@ enum Invariants {
         }.sorted().description
     }
 
+    /// What a device's index and disk hold at `path`, for a report of a need nobody serves.
+    static func held(_ device: SimDevice, _ path: RelativePath) -> String {
+        let indexed = (try? device.index.item(device.container, path)).map {
+            "\($0.item.deleted ? "deleted " : "")\($0.item.modifiedBy.rawValue.prefix(4)):\($0.item.version) \($0.item.chunks.map { $0.hash.hex.prefix(6) })"
+        } ?? "none"
+        let need = (try? device.index.need(device.container, path)).map { " need \($0.version) \($0.chunks.map { $0.hash.hex.prefix(6) })" } ?? ""
+        let disk = device.disk.contents(of: path).map { FileChunker().chunks(of: $0).map { $0.hash.hex.prefix(6) }.description } ?? "nothing"
+        return "d\(device.number) index \(indexed)\(need), disk \(disk)"
+    }
+
     /// Paths a device reports as case conflicts (DESIGN.md §3: two names that differ only in
     /// case are reported, never written), with their twins: they wait for a person, so the
     /// devices may differ there.
@@ -102,7 +112,10 @@ enum Invariants {
                 let needs = ((try? device.index.needs(world.container)) ?? []).map(\.path).filter { path in
                     !excused.contains { path == $0 || path.isInside($0) }
                 }
-                if !needs.isEmpty { return "device \(device.number) still needs \(needs.prefix(6).map(\.rawValue)) (case conflicts \(status.caseConflicts))" }
+                if let path = needs.first {
+                    return "device \(device.number) still needs \(needs.prefix(6).map(\.rawValue)) (case conflicts \(status.caseConflicts)); "
+                        + world.devices.map { held($0, path) }.joined(separator: "; ")
+                }
             }
         }
         return nil
@@ -118,7 +131,9 @@ enum Invariants {
             let paths = Set(trees[number].keys).union(trees[0].keys).filter { trees[number][$0] != trees[0][$0] }
             if let first = paths.min() {
                 let indexed = world.devices.map { device in
-                    (try? device.index.item(device.container, first)).map { "d\(device.number) index \($0.item.mtime) \($0.item.version)\($0.item.deleted ? " deleted" : "")" } ?? "d\(device.number) no item"
+                    (try? device.index.item(device.container, first)).map {
+                        "d\(device.number) index \($0.item.mtime) \($0.item.version)\($0.item.deleted ? " deleted" : "") \($0.item.attributes.names)"
+                    } ?? "d\(device.number) no item"
                 }
                 problems.append("device \(number) differs from device 0 at \(paths.sorted().prefix(8).map(\.rawValue)); "
                     + "\(first): \(trees[0][first].map { "\($0)" } ?? "nothing") vs \(trees[number][first].map { "\($0)" } ?? "nothing"); "

@@ -39,7 +39,8 @@ public struct SimulationOutcome: Sendable {
         if !converged { lines.append("did not converge") }
         lines += violations
         lines.append("last steps:")
-        lines += trace.suffix(40)
+        // UBIQ_SIM_TRACE=all: every step, to follow one path from its start.
+        lines += ProcessInfo.processInfo.environment["UBIQ_SIM_TRACE"] == "all" ? trace : Array(trace.suffix(40))
         return lines.joined(separator: "\n")
     }
 }

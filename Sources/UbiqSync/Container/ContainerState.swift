@@ -207,7 +207,7 @@ struct ContainerState: Sendable {
     /// The state in one line, for a report of a run that did not settle.
     var summary: String {
         "passes running \(passes.runningCount), in flight \(inFlight.paths.map(\.rawValue).sorted()), "
-            + "failures \(failures.keys.map(\.rawValue).sorted()), case conflicts \(caseConflicts.keys.map(\.rawValue).sorted()), "
+            + "failures \(failures.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.reason)" }), case conflicts \(caseConflicts.keys.map(\.rawValue).sorted()), "
             + "deferred scans \(deferredScans.map { $0?.rawValue ?? "/" }.sorted())"
     }
 }

@@ -39,7 +39,10 @@ extension ContainerSync {
 
     /// Puts back the synced mtime of the folders above `paths`, which the puller changed (or
     /// held, so that no scan recorded a local change there), and records their fingerprints.
-    /// Called when a pull pass gives the paths back.
+    /// A folder that is not the one recorded was made again by the puller for what it put
+    /// inside (`mkdir -p`, after a local move or deletion of the old one): it gets all of its
+    /// synced metadata back, permissions and attributes too. Called when a pull pass gives
+    /// the paths back.
     func restoreFolderTimes(above paths: [RelativePath]) {
         let folders = Self.folders(above: paths)
         guard !folders.isEmpty else { return }
@@ -47,8 +50,13 @@ extension ContainerSync {
             var stats: [(RelativePath, FileStat)] = []
             for (path, indexed) in try index.items(id, at: Array(folders))
             where !indexed.item.deleted && indexed.item.kind == .directory {
-                guard let seen = disk.stat(path), seen.mtimeNs != indexed.item.mtime else { continue }
-                stats.append((path, try disk.setFolderTime(path, mtime: indexed.item.mtime)))
+                guard let seen = disk.stat(path) else { continue }
+                let item = indexed.item
+                if indexed.stat?.inode != seen.inode {
+                    stats.append((path, try disk.makeDirectory(path, permissions: item.permissions, attributes: item.attributes, mtime: item.mtime)))
+                } else if seen.mtimeNs != item.mtime {
+                    stats.append((path, try disk.setFolderTime(path, mtime: item.mtime)))
+                }
             }
             try index.updateStats(id, stats)
         } catch {

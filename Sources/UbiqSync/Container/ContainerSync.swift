@@ -326,7 +326,16 @@ public actor ContainerSync {
         let pendings = try index.needs(id, at: items.map(\.path))
         for remote in items {
             let local = locals[remote.path]
-            let pending = pendings[remote.path]
+            var pending = pendings[remote.path]
+            if let planned = pending, planned.version == remote.version, !planned.hasSameContent(as: remote) {
+                // The same version with other content: this device merged the same changes in
+                // another order than the peer (two copies of the same bytes count as one
+                // change there), and planned a content the peer does not hold. The peer's item
+                // is in place there; it is judged against what is in place here.
+                logger.info("a peer holds other content at the version this device planned", metadata: [
+                    "path": "\(remote.path)", "peer": "\(peer)", "version": "\(remote.version)"])
+                pending = nil
+            }
             let base = pending ?? local?.item
             switch Reconciliation.reconcile(local: base, remote: remote) {
             case .keepLocal:
