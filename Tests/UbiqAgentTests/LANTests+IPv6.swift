@@ -41,8 +41,14 @@ extension LANTests {
         #expect(b.read("Documents/from-dual-stack.txt") == "over IPv6")
         #expect(a.read("Documents/from-ipv6-only.txt") == "no IPv4 here")
 
-        // A new address on host 2 is heard of (mDNS may first say the host left); the link in
-        // use stays, and syncing goes on over it.
+        // Two agents that find each other may both dial; the link the smaller device dialed is
+        // the one both keep (LinkChoice). Once it is in use, a new address on host 2 is heard
+        // of (mDNS may first say the host left); the link stays, and syncing goes on over it.
+        let ids = (try await a.status().device.id, try await b.status().device.id)
+        let smaller = ids.0 < ids.1 ? a : b
+        try await waitUntil("the link the smaller device dialed to be in use") {
+            try await smaller.status().peers.first?.address.hasSuffix(":\(AgentProcess.defaultPort)") == true
+        }
         let since = try await a.status().peers.map(\.since)
         try hosts[1].output(["ip", "addr", "add", "fd00:0:0:2::22/64", "dev", hosts[1].interface, "nodad"])
         try await waitUntil("host 1 to hear of host 2's new address", timeout: .seconds(30)) {
