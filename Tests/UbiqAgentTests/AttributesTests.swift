@@ -14,11 +14,6 @@ import UbiqTestSupport
         try ExtendedAttributes(pairs.map { .init(name: $0.0, value: $0.1) }).write(toPath: path)
     }
 
-    static func inode(_ path: String) -> UInt64? {
-        var info = stat()
-        return lstat(path, &info) == 0 ? UInt64(info.st_ino) : nil
-    }
-
     @Test func attributesTravelBothWaysAndAChangeOfThemAloneMovesNoContent() async throws {
         let cluster = try LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
@@ -43,7 +38,7 @@ import UbiqTestSupport
 
         // On beta this time: one attribute changed, one removed, one added, bytes untouched.
         let before = try await a.status().bytesReceived
-        let inode = Self.inode(a.path("Documents/photos/beach.jpg"))
+        let inode = TimesTests.inode(a.path("Documents/photos/beach.jpg"))
         let retagged = try ExtendedAttributes([.init(name: "user.xdg.tags", value: Array("holiday".utf8)),
                                                .init(name: "user.rating", value: Array("5".utf8))])
         try retagged.write(toPath: b.path("Documents/photos/beach.jpg"))
@@ -51,7 +46,7 @@ import UbiqTestSupport
         let moved = try await a.status().bytesReceived - before
         print("attribute change of a 4 MiB file: \(moved) bytes received")
         #expect(moved < 16 << 10, "a change of attributes moved \(moved) bytes")
-        #expect(Self.inode(a.path("Documents/photos/beach.jpg")) == inode, "the file was copied, not changed in place")
+        #expect(TimesTests.inode(a.path("Documents/photos/beach.jpg")) == inode, "the file was copied, not changed in place")
         try await waitForConvergence([a, b], "the same tree on both") {
             $0["Documents/photos/beach.jpg"]?.contains("user.rating=35") == true
         }
@@ -87,10 +82,8 @@ import UbiqTestSupport
         #expect(Self.attributes(b.path("Documents/local.txt"))?["user.private"] != nil, "beta's own attributes were touched")
     }
 
-    static let canMount = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/mount")
-
     /// ext4 holds about 4 KiB of attributes per file, tmpfs more than the 64 KiB limit.
-    @Test(.enabled(if: canMount, "needs root to mount a tmpfs, which holds more than 64 KiB of attributes"))
+    @Test(.enabled(if: FullDiskTests.canMount, "needs root to mount a tmpfs, which holds more than 64 KiB of attributes"))
     func aSetPastTheLimitIsListedInStatusAndTheFileSyncsWithoutIt() async throws {
         let cluster = try LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }

@@ -261,15 +261,17 @@ extension ContainerSync {
     /// chunk once (``ChunkReuse``: repeated chunks of zeros stay holes, other repeats are
     /// copied from their first place). `facts` are what the index knows about it, when
     /// already read for a group of files.
+    /// `leavingOut`: chunks another file of a group brings, written later (``SharedChunks``).
     func assemble(_ chunks: [ChunkRef], path: RelativePath, version: VersionVector? = nil,
-                  facts: AssemblyFacts? = nil) async throws -> any StagedFile {
+                  facts: AssemblyFacts? = nil, leavingOut: [ChunkHash: SharedChunks.Source] = [:]) async throws -> any StagedFile {
         let facts = facts ?? assemblyFacts(for: [AssemblyFacts.File(path: path, chunks: chunks, version: version)])
         let total = chunks.reduce(0) { $0 + UInt64($1.size) }
         let (staged, resumed) = total >= Self.resumableSize ? try disk.stageResumable(key: ContentKey.of(chunks)) : (try disk.stage(), false)
         transfers.begin(path, total: total)
         defer { transfers.end(path) }
         do {
-            var reuse = ChunkReuse(chunks)
+            var reuse = ChunkReuse(chunks.filter { leavingOut[$0.hash] == nil })
+            transfers.add(chunks.reduce(0) { leavingOut[$1.hash] == nil ? $0 : $0 + UInt64($1.size) }, to: path)
             if resumed { reuse.distinct = stillMissing(reuse.distinct, in: staged, path: path) }
             if reuse.holeBytes > 0 {
                 try staged.setSize(total)
@@ -321,7 +323,7 @@ extension ContainerSync {
     /// Runs in flight per file.
     static let runWindow = 8
 
-    private func fetchAll(_ chunks: [ChunkRef], path: RelativePath, holders: [DeviceID], into staged: any StagedFile) async throws {
+    func fetchAll(_ chunks: [ChunkRef], path: RelativePath, holders: [DeviceID], into staged: any StagedFile) async throws {
         guard !chunks.isEmpty else { return }
         guard let fetcher else { throw FetchError("no peer connection yet") }
         let (container, logger, transfers) = (id, self.logger, self.transfers)

@@ -94,13 +94,17 @@ extension ContainerSync {
                 distinct.append(goal)
             }
         }
+        // A chunk that files of the group share is fetched (or copied) for the first of them
+        // only; the others take it from that file once all are assembled.
+        let sharing = SharedChunks(distinct)
         await withTaskGroup(of: (RelativePath, Result<any StagedFile, any Error>).self) { group in
             var next = distinct.makeIterator()
             func startNext() -> Bool {
                 guard let goal = next.next() else { return false }
                 group.addTask {
                     do {
-                        let staged = try await self.assemble(goal.chunks, path: goal.path, version: goal.version, facts: facts)
+                        let staged = try await self.assemble(goal.chunks, path: goal.path, version: goal.version, facts: facts,
+                                                             leavingOut: sharing.borrowed[goal.path] ?? [:])
                         return (goal.path, .success(staged))
                     } catch {
                         return (goal.path, .failure(error))
@@ -115,6 +119,14 @@ extension ContainerSync {
                 case .failure(let error): fetchFailures[path] = error
                 }
                 _ = startNext()
+            }
+        }
+        for (path, borrowed) in sharing.borrowed {
+            guard let file = staged[path] else { continue }
+            do { try await fill(file, path: path, from: borrowed, of: staged, holders: facts.holders[path] ?? []) } catch {
+                file.discard()
+                staged[path] = nil
+                fetchFailures[path] = error
             }
         }
         for (goal, first) in copies {
@@ -150,6 +162,22 @@ extension ContainerSync {
             }
         }
         return writes
+    }
+
+    /// Writes into `file` the chunks it left out, from the files of the group that hold them;
+    /// those whose file could not be fetched it fetches itself.
+    private func fill(_ file: any StagedFile, path: RelativePath, from borrowed: [ChunkHash: SharedChunks.Source],
+                      of staged: [RelativePath: any StagedFile], holders: [DeviceID]) async throws {
+        var unheld: [ChunkRef] = []
+        for (_, source) in borrowed {
+            guard let holder = staged[source.path] else {
+                unheld += source.places.map { ChunkRef(offset: $0, size: source.chunk.size, hash: source.chunk.hash) }
+                continue
+            }
+            let bytes = try holder.read(source.chunk.size, at: source.chunk.offset)
+            for offset in source.places { try file.write(bytes, at: offset) }
+        }
+        try await fetchAll(unheld.sorted { $0.offset < $1.offset }, path: path, holders: holders, into: file)
     }
 
     /// A new staged file holding the bytes of `source`, assembled from the same chunks.
