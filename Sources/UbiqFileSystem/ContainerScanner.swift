@@ -134,12 +134,15 @@ private struct ScanWalk<Baseline: ScanBaseline> {
             if !unchanged { hashFile(named: name, in: dirfd, path: path) }
         case .directory:
             result.seen.insert(path)
+            // Opened once: for its attributes where it changed, and for what is inside.
+            let folder = recursive || (!unchanged && scanner.readsAttributes)
+                ? openFolder(named: name, in: dirfd, path: path, reporting: recursive) : nil
             if !unchanged {
                 result.changed.append(LocalEntry(path: path, kind: .directory, size: 0, mtime: fileStat.mtimeNs,
                                                  permissions: Permissions(mode: UInt32(st.st_mode), kind: .directory),
-                                                 attributes: folderAttributes(named: name, in: dirfd, path: path), stat: fileStat))
+                                                 attributes: folder.flatMap { attributes(of: $0.fd, path: path) }, stat: fileStat))
             }
-            if recursive { visitFolder(named: name, in: dirfd, path: path) }
+            if recursive, let folder { visitChildren(of: folder, path: path) }
         case .symlink:
             guard let target = Posix.readLink(at: dirfd, name) else {
                 let code = errno
@@ -156,18 +159,24 @@ private struct ScanWalk<Baseline: ScanBaseline> {
         }
     }
 
-    private mutating func visitFolder(named name: String, in dirfd: Int32, path: RelativePath) {
+    /// `reporting`: a folder that cannot be opened is unstable or a failure of the scan
+    /// (when its inside is to be walked).
+    private mutating func openFolder(named name: String, in dirfd: Int32, path: RelativePath, reporting: Bool) -> OwnedDescriptor? {
         let fd = openat(dirfd, name, Posix.directoryFlags)
         guard fd >= 0 else {
             let code = errno
+            guard reporting else { return nil }
             if code == ENOENT || code == ENOTDIR || code == ELOOP {
                 result.unstable.append(path)  // replaced since the lstat
             } else {
                 fail(path, .posix(code, "open folder", path.rawValue), kind: .directory)
             }
-            return
+            return nil
         }
-        let folder = OwnedDescriptor(fd)
+        return OwnedDescriptor(fd)
+    }
+
+    private mutating func visitChildren(of folder: OwnedDescriptor, path: RelativePath) {
         let (names, error) = Posix.directoryEntries(of: folder.fd)
         if let error {
             fail(path, .posix(error, "read folder", path.rawValue), kind: .directory)
@@ -221,14 +230,6 @@ private struct ScanWalk<Baseline: ScanBaseline> {
             path: path, kind: .file, size: stat.size, mtime: stat.mtimeNs,
             permissions: Permissions(mode: UInt32(before.st_mode), kind: .file), attributes: attributes(of: file.fd, path: path),
             chunks: chunked.chunks, stat: stat))
-    }
-
-    private mutating func folderAttributes(named name: String, in dirfd: Int32, path: RelativePath) -> ExtendedAttributes? {
-        guard scanner.readsAttributes else { return nil }
-        let fd = openat(dirfd, name, Posix.directoryFlags)
-        guard fd >= 0 else { return nil }  // the walk below reports why
-        let folder = OwnedDescriptor(fd)
-        return attributes(of: folder.fd, path: path)
     }
 
     /// Nil where the attributes cannot travel: switched off, past the limit (reported), or

@@ -167,6 +167,7 @@ extension SafeFileSystem {
                 throw FileSystemError(.alreadyExists, "'\(path)' exists and is not a folder")
             }
         }
+        let attributes = ignoresAttributes ? nil : attributes
         if permissions != nil || attributes != nil {
             // Through a descriptor of the folder itself: a name could be swapped for a link.
             let folder = openat(parent.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)

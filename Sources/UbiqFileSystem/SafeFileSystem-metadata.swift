@@ -31,7 +31,7 @@ extension SafeFileSystem {
     /// keeps under ``ignoresPermissions``; `inPlace`: the file is the one at its path.
     func finish(_ fd: Int32, permissions: Permissions, mtimeNs: Int64, attributes: ExtendedAttributes?, display: String,
                 replacing path: RelativePath? = nil, inPlace: Bool = false) throws(FileSystemError) {
-        if let attributes { try write(attributes, to: fd, display: display) }
+        if let attributes, !ignoresAttributes { try write(attributes, to: fd, display: display) }
         if ignoresPermissions {
             // Best effort: a file system that cannot hold permissions refuses any change.
             if !inPlace { _ = fchmod(fd, path.flatMap(fileMode) ?? mode_t(Permissions.defaults(for: .file).bits)) }

@@ -18,6 +18,9 @@ public struct SafeFileSystem: Sendable {
     /// replaced one keeps the mode of the file it replaces, a file changed in place and a
     /// folder keep theirs; on a file system that cannot hold them, nothing is refused.
     public var ignoresPermissions = false
+    /// `extended_attributes = false`: the attributes given are not written, and those a file
+    /// or folder has stay as they are.
+    public var ignoresAttributes = false
 
     public init(layout: ContainerLayout, logger: Logger) {
         self.layout = layout

@@ -4,10 +4,9 @@ public struct FileMetadata: Hashable, Sendable {
     public var permissions: Permissions
     /// Nanoseconds since 1970.
     public var mtime: Int64
-    /// Nil: leave the file's attributes as they are (the container does not sync them).
-    public var attributes: ExtendedAttributes?
+    public var attributes: ExtendedAttributes
 
-    public init(permissions: Permissions, mtime: Int64, attributes: ExtendedAttributes? = .empty) {
+    public init(permissions: Permissions, mtime: Int64, attributes: ExtendedAttributes = .empty) {
         self.permissions = permissions
         self.mtime = mtime
         self.attributes = attributes

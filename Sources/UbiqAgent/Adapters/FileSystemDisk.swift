@@ -17,18 +17,16 @@ struct FileSystemDisk: ContainerDisk {
     let layout: ContainerLayout
     let files: SafeFileSystem
     let scanner: ContainerScanner
-    /// Whether `user.` extended attributes are read and written (the container's switch).
-    let syncsAttributes: Bool
 
     /// Where a test asked the agent to die while applying a file (never set otherwise).
     let crash = TestHooks.crashPoint
 
     init(settings: ContainerSettings, logger: Logger) {
         layout = ContainerLayout(root: settings.path)
-        syncsAttributes = settings.extendedAttributes
         var files = SafeFileSystem(layout: layout, logger: logger)
         if let crash { files.beforeRename = { crash.reached(.beforeRename, $0) } }
         files.ignoresPermissions = settings.ignorePermissions
+        files.ignoresAttributes = !settings.extendedAttributes
         self.files = files
         var scanner = ContainerScanner(layout: layout, logger: logger)
         scanner.readsAttributes = settings.extendedAttributes
@@ -36,12 +34,6 @@ struct FileSystemDisk: ContainerDisk {
         self.scanner = scanner
     }
 
-    /// What is written of `metadata`: no attributes where they do not travel.
-    private func written(_ metadata: FileMetadata) -> FileMetadata {
-        var result = metadata
-        if !syncsAttributes { result.attributes = nil }
-        return result
-    }
 
     func prepare() throws {
         try layout.create()
@@ -146,7 +138,7 @@ struct FileSystemDisk: ContainerDisk {
             case .nothing: .nothing
             case .unchanged(let seen): .unchanged(seen)
             }
-            let metadata = written(entry.metadata)
+            let metadata = entry.metadata
             pending.append(PendingCommit(file: file, path: entry.path, permissions: metadata.permissions, mtimeNs: metadata.mtime,
                                          attributes: metadata.attributes, replacing: replacing))
         }
@@ -167,7 +159,6 @@ struct FileSystemDisk: ContainerDisk {
 
     func commitNew(_ staged: any StagedFile, to path: RelativePath, metadata: FileMetadata) throws -> FileStat {
         let file = try Self.take(staged)
-        let metadata = written(metadata)
         do {
             return try files.commitNew(file, to: path, permissions: metadata.permissions, mtimeNs: metadata.mtime, attributes: metadata.attributes)
         } catch {
@@ -188,7 +179,6 @@ struct FileSystemDisk: ContainerDisk {
     }
 
     func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, metadata: FileMetadata) throws {
-        let metadata = written(metadata)
         try files.commitToVersions(try Self.take(staged), path: path, id: id, permissions: metadata.permissions, mtimeNs: metadata.mtime,
                                    attributes: metadata.attributes)
     }
@@ -206,7 +196,6 @@ struct FileSystemDisk: ContainerDisk {
     }
 
     func setMetadata(of path: RelativePath, metadata: FileMetadata, expected: FileStat) throws -> FileStat {
-        let metadata = written(metadata)
         do {
             return try files.setMetadata(of: path, permissions: metadata.permissions, mtimeNs: metadata.mtime, attributes: metadata.attributes,
                                          expected: expected)
@@ -216,7 +205,7 @@ struct FileSystemDisk: ContainerDisk {
     }
 
     func makeDirectory(_ path: RelativePath, permissions: Permissions, attributes: ExtendedAttributes, mtime: Int64?) throws -> FileStat {
-        try files.makeDirectory(path, permissions: permissions, attributes: syncsAttributes ? attributes : nil, mtimeNs: mtime)
+        try files.makeDirectory(path, permissions: permissions, attributes: attributes, mtimeNs: mtime)
     }
 
     func makeSymlink(_ path: RelativePath, target: String, mtime: Int64) throws -> FileStat {

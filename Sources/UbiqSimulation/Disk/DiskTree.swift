@@ -194,7 +194,7 @@ struct DiskTree: Sendable {
 
     /// `setxattr`, `chmod` and `utimens` of an inode.
     mutating func finish(_ number: UInt64, _ metadata: FileMetadata) {
-        if let attributes = metadata.attributes { inodes[number]!.attributes = attributes }
+        inodes[number]!.attributes = metadata.attributes
         inodes[number]!.mode = metadata.permissions.bits
         inodes[number]!.mtime = metadata.mtime
         inodes[number]!.ctime = time

@@ -1,5 +1,4 @@
 import Foundation
-import UbiqChunking
 import UbiqIndex
 import UbiqModel
 
@@ -83,24 +82,14 @@ extension ContainerSync {
         var fetchFailures: [RelativePath: any Error] = [:]
         let facts = assemblyFacts(for: files.map { AssemblyFacts.File(path: $0.goal.path, chunks: $0.goal.chunks, version: $0.goal.version) },
                                   previous: files.reduce(into: [:]) { previous, file in previous[file.goal.path] = file.local })
-        // Files of the group with the same content are assembled once; the others copy it.
-        var firstWith: [String: RelativePath] = [:]
-        var copies: [(goal: Item, of: RelativePath)] = []
-        var distinct: [Item] = []
-        for (goal, _) in files {
-            let key = ContentKey.of(goal.chunks)
-            if let first = firstWith[key] { copies.append((goal, first)) } else {
-                firstWith[key] = goal.path
-                distinct.append(goal)
-            }
-        }
-        // A chunk that files of the group share is fetched (or copied) for the first of them
-        // only; the others take it from that file once all are assembled.
-        let sharing = SharedChunks(distinct)
+        // A chunk that files of the group share (all of them, for copies of one file) is
+        // fetched or copied for the first of them only; the others take it from that file
+        // once all are assembled.
+        let sharing = SharedChunks(files.map(\.goal))
         await withTaskGroup(of: (RelativePath, Result<any StagedFile, any Error>).self) { group in
-            var next = distinct.makeIterator()
+            var next = files.makeIterator()
             func startNext() -> Bool {
-                guard let goal = next.next() else { return false }
+                guard let (goal, _) = next.next() else { return false }
                 group.addTask {
                     do {
                         let staged = try await self.assemble(goal.chunks, path: goal.path, version: goal.version, facts: facts,
@@ -128,13 +117,6 @@ extension ContainerSync {
                 staged[path] = nil
                 fetchFailures[path] = error
             }
-        }
-        for (goal, first) in copies {
-            guard let source = staged[first] else {
-                fetchFailures[goal.path] = fetchFailures[first] ?? FetchError("the file with the same content was not fetched")
-                continue
-            }
-            do { staged[goal.path] = try copy(goal.chunks, of: source) } catch { fetchFailures[goal.path] = error }
         }
         for (goal, _) in files { if let error = fetchFailures[goal.path] { failed(goal, error, "could not fetch a file") } }
         var commits: [StagedCommit] = []
@@ -178,18 +160,6 @@ extension ContainerSync {
             for offset in source.places { try file.write(bytes, at: offset) }
         }
         try await fetchAll(unheld.sorted { $0.offset < $1.offset }, path: path, holders: holders, into: file)
-    }
-
-    /// A new staged file holding the bytes of `source`, assembled from the same chunks.
-    private func copy(_ chunks: [ChunkRef], of source: any StagedFile) throws -> any StagedFile {
-        let copy = try disk.stage()
-        do {
-            for chunk in chunks { try copy.write(try source.read(chunk.size, at: chunk.offset), at: chunk.offset) }
-            return copy
-        } catch {
-            copy.discard()
-            throw error
-        }
     }
 
     /// The item to write when applying `target` is plainly creating a folder, or creating or
