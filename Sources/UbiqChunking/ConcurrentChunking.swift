@@ -9,13 +9,13 @@ extension FileChunker {
     /// the calling thread. Reading the bytes only once matters: copying them out of the page
     /// cache a second time cost as much as a quarter of the hashing.
     func forEachChunkConcurrently(
-        ofFileDescriptor fd: Int32, _ body: (ChunkRef) -> Void
+        ofFileDescriptor fd: Int32, holes: HoleMap?, _ body: (ChunkRef) -> Void
     ) throws(ChunkingError) -> UInt64 {
         let queue = CutQueue()
         let chunker = self
         let thread = Thread {
             do throws(ChunkingError) {
-                queue.finish(.success(try chunker.cutBlocks(of: fd, into: queue)))
+                queue.finish(.success(try chunker.cutBlocks(of: fd, holes: holes, into: queue)))
             } catch {
                 queue.finish(.failure(error))
             }
@@ -25,7 +25,11 @@ extension FileChunker {
 
         // Always drain the queue: the helper must be done with `fd` before this returns.
         while let cut = queue.pop() {
-            let bytes = UnsafeRawBufferPointer(start: cut.block.base + cut.start, count: cut.length)
+            guard let block = cut.block else {
+                body(ChunkRef(offset: cut.offset, size: UInt32(cut.length), hash: ZeroChunks.hash(ofZeros: UInt32(cut.length))))
+                continue
+            }
+            let bytes = UnsafeRawBufferPointer(start: block.base + cut.start, count: cut.length)
             body(ChunkRef(offset: cut.offset, size: UInt32(cut.length), hash: ChunkHasher.hash(buffer: bytes)))
         }
         return try queue.result.get()
@@ -34,9 +38,10 @@ extension FileChunker {
     /// The bytes one block of the helper thread holds beyond the rest of the previous one.
     var blockSize: Int { max(readSize * 4, parameters.maximumSize) }
 
-    /// Reads `fd` into blocks and queues every chunk's place in them; returns the bytes read.
-    /// The bytes of a chunk that a block cuts short move to the start of the next block.
-    private func cutBlocks(of fd: Int32, into queue: CutQueue) throws(ChunkingError) -> UInt64 {
+    /// Reads `fd` into blocks and queues every chunk's place in them; returns the file's size.
+    /// The bytes of a chunk that a block cuts short move to the start of the next block;
+    /// chunks of zeros in `holes` are queued without a block and reading goes on after them.
+    private func cutBlocks(of fd: Int32, holes: HoleMap?, into queue: CutQueue) throws(ChunkingError) -> UInt64 {
         #if os(Linux)
         _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
         #endif
@@ -59,10 +64,21 @@ extension FileChunker {
                 if n == 0 { atEnd = true } else { end += n }
             }
             var start = 0
+            var skippedTo: UInt64?
             while start < end && (atEnd || end - start >= maximum) {
+                if let holes, let after = holes.stepOver(at: blockOffset + UInt64(start), { zero in
+                    queue.push(Cut(block: nil, start: 0, length: Int(zero.size), offset: zero.offset))
+                }) {
+                    skippedTo = after
+                    break
+                }
                 let length = cdc.cutPoint(in: UnsafeRawBufferPointer(start: block.base + start, count: end - start))
                 queue.push(Cut(block: block, start: start, length: length, offset: blockOffset + UInt64(start)))
                 start += length
+            }
+            if let skippedTo {
+                blockOffset = skippedTo
+                continue
             }
             if atEnd { return blockOffset + UInt64(end) }
             if start < end { carried = (block, start, end - start) }
@@ -116,9 +132,10 @@ final class BlockPool: @unchecked Sendable {
     }
 }
 
-/// One chunk found by the helper thread: where it lies in its block and in the file.
+/// One chunk found by the helper thread: where it lies in its block and in the file; no
+/// block for a chunk of zeros in a hole, which was not read.
 struct Cut: Sendable {
-    var block: ReadBlock
+    var block: ReadBlock?
     var start: Int
     var length: Int
     var offset: UInt64

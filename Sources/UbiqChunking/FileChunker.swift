@@ -50,19 +50,22 @@ public struct FileChunker: Sendable {
         ofFileDescriptor fd: Int32, _ body: (ChunkRef) -> Void
     ) throws(ChunkingError) -> UInt64 {
         var st = stat()
+        let holes = HoleMap(fd: fd, cdc: cdc)
         if let threshold = concurrencyThreshold, fstat(fd, &st) == 0, st.st_size >= threshold {
-            return try forEachChunkConcurrently(ofFileDescriptor: fd, body)
+            return try forEachChunkConcurrently(ofFileDescriptor: fd, holes: holes, body)
         }
-        return try forEachCut(ofFileDescriptor: fd) { offset, bytes in
+        return try forEachCut(ofFileDescriptor: fd, holes: holes, zeros: body) { offset, bytes in
             body(ChunkRef(offset: offset, size: UInt32(bytes.count), hash: ChunkHasher.hash(buffer: bytes)))
             return true
         }
     }
 
     /// Reads the file in large buffers and calls `body` with each chunk's offset and bytes
-    /// (valid only during the call) until it returns false; returns the bytes read.
+    /// (valid only during the call) until it returns false; returns the file's size. Chunks
+    /// of zeros in the `holes` go to `zeros` instead, unread.
     func forEachCut(
-        ofFileDescriptor fd: Int32, _ body: (UInt64, UnsafeRawBufferPointer) -> Bool
+        ofFileDescriptor fd: Int32, holes: HoleMap? = nil, zeros: (ChunkRef) -> Void = { _ in },
+        _ body: (UInt64, UnsafeRawBufferPointer) -> Bool
     ) throws(ChunkingError) -> UInt64 {
         #if os(Linux)
         _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
@@ -78,6 +81,10 @@ public struct FileChunker: Sendable {
         var end = 0                   // end of valid bytes in the buffer
         var atEnd = false
         while true {
+            if let holes, let after = holes.stepOver(at: bufferOffset + UInt64(start), zeros) {
+                (bufferOffset, start, end, atEnd) = (after, 0, 0, false)
+                continue
+            }
             while !atEnd && end - start < maximum {
                 if start > 0 && capacity - end < readSize {
                     (base + 0).copyMemory(from: base + start, byteCount: end - start)

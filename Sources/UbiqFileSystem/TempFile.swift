@@ -113,6 +113,21 @@ public struct TempFile: Sendable {
         }
     }
 
+    /// Writes `bytes` at `offset` but for the whole blocks of zeros among them, which stay
+    /// holes: only for a file given its size by ``truncate(to:)`` whose blocks there were
+    /// never written (a hole reads as zeros).
+    public func writeLeavingHoles(_ bytes: some ContiguousBytes, at offset: UInt64) throws(FileSystemError) {
+        let result: Result<Void, FileSystemError> = bytes.withUnsafeBytes { buffer in
+            Result { () throws(FileSystemError) in
+                let runs = ZeroRuns.find(in: buffer, alignedTo: offset)
+                for data in ZeroRuns.complement(of: runs, count: buffer.count) {
+                    try write(UnsafeRawBufferPointer(rebasing: buffer[data]), at: offset + UInt64(data.lowerBound))
+                }
+            }
+        }
+        try result.get()
+    }
+
     public func write(_ bytes: some ContiguousBytes, at offset: UInt64) throws(FileSystemError) {
         let result: Result<Void, FileSystemError> = bytes.withUnsafeBytes { buffer in
             Result { () throws(FileSystemError) in try write(buffer, at: offset) }

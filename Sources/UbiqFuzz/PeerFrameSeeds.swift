@@ -70,6 +70,11 @@ enum PeerFrameSeeds {
                 $0.following = [.with { $0.size = 6; $0.hash = Data(hash(2).bytes) }]
             })),
             ("chunk-response", .chunkResponse(.with { $0.id = 3; $0.data = Data("hello, ".utf8) })),
+            ("chunk-response-zero-runs", .chunkResponse(.with {
+                $0.id = 4
+                $0.data = Data("data".utf8)
+                $0.zeroRuns = [.with { $0.offset = 2; $0.length = 4096 }, .with { $0.offset = 4100; $0.length = 8192 }]
+            })),
             ("key-value-update", .keyValueUpdate(.with {
                 $0.storeID = store
                 $0.indexID = 4

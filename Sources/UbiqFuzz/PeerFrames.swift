@@ -91,8 +91,11 @@ enum PeerFrames {
             case .chunkRequest(let request):
                 _ = ChunkHash(bytes: Array(request.hash))
                 _ = try? RelativePath(request.path)
-            case .chunkResponse:
+            case .chunkResponse(let response):
                 Self.checkAgainstSwiftProtobuf(envelope, payload: payload)
+                if let restored = try? ChunkZeroRuns.restore(response.data, runs: response.zeroRuns, limit: 1 << 20) {
+                    precondition(restored.count == response.data.count + response.zeroRuns.reduce(0) { $0 + Int($1.length) })
+                }
             case .keyValueAck, .ping, .close, nil:
                 break
             }

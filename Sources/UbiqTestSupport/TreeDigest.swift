@@ -33,27 +33,49 @@ public enum TreeDigest {
         do { return attributeSuffix(try ExtendedAttributes.read(atPath: path)) } catch { return " attributes unreadable: \(error)" }
     }
 
+    /// Keyed by path; paths that Swift's `String ==` takes for one (`café` in NFC and in NFD)
+    /// are keyed by their bytes escaped (``escaped(_:)``), so that each is compared.
     public static func of(_ root: String) throws -> [String: String] {
-        var result: [String: String] = [:]
+        var entries: [(path: String, value: String)] = []
         try walk(root, relative: "") { path, info in
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
-                result[path] = "dir" + modeSuffix(info.st_mode, folder: true) + attributeSuffix(root + "/" + path)
+                entries.append((path, "dir" + modeSuffix(info.st_mode, folder: true) + attributeSuffix(root + "/" + path)))
             case S_IFLNK:
-                result[path] = "link:" + ((try? FileManager.default.destinationOfSymbolicLink(atPath: root + "/" + path)) ?? "?")
+                entries.append((path, "link:" + ((try? FileManager.default.destinationOfSymbolicLink(atPath: root + "/" + path)) ?? "?")))
             default:
-                result[path] = try fileHash(root + "/" + path) + modeSuffix(info.st_mode, folder: false) + attributeSuffix(root + "/" + path)
+                entries.append((path, try fileHash(root + "/" + path) + modeSuffix(info.st_mode, folder: false) + attributeSuffix(root + "/" + path)))
             }
         }
-        return result
+        return keyed(entries)
     }
 
     /// Each entry's mtime in nanoseconds (a link's own), for comparing devices, except that
-    /// of `Documents/` itself, which is no item: every device keeps its own.
+    /// of `Documents/` itself, which is no item: every device keeps its own. Keyed as by
+    /// ``of(_:)``.
     public static func times(of root: String) throws -> [String: Int64] {
-        var result: [String: Int64] = [:]
+        var entries: [(path: String, value: Int64)] = []
         try walk(root, relative: "") { path, info in
-            if path != "Documents" { result[path] = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec) }
+            if path != "Documents" { entries.append((path, Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))) }
+        }
+        return keyed(entries)
+    }
+
+    /// A path's bytes with every byte outside printable ASCII written `\xNN`.
+    public static func escaped(_ path: String) -> String {
+        path.utf8.map { (0x20..<0x7F).contains($0) && $0 != UInt8(ascii: "\\") ? String(UnicodeScalar($0)) : String(format: "\\x%02X", $0) }
+            .joined()
+    }
+
+    /// The entries by path, those whose paths Swift takes for one by their bytes escaped.
+    private static func keyed<Value>(_ entries: [(path: String, value: Value)]) -> [String: Value] {
+        var result: [String: Value] = [:]
+        for (path, group) in Dictionary(grouping: entries, by: \.path) {
+            if group.count == 1 {
+                result[path] = group[0].value
+            } else {
+                for entry in group { result[escaped(entry.path)] = entry.value }
+            }
         }
         return result
     }

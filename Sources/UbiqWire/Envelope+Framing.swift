@@ -49,7 +49,8 @@ extension Ubiq_Wire_Envelope {
     /// The whole frame of this envelope, length header included, serialized straight into
     /// the buffer that goes to TLS.
     public func frame() -> FramedBytes {
-        if case .chunkResponse(let response) = message, unknownFields.data.isEmpty, response.unknownFields.data.isEmpty {
+        if case .chunkResponse(let response) = message, unknownFields.data.isEmpty, response.unknownFields.data.isEmpty,
+           response.zeroRuns.isEmpty {
             return ChunkResponseCoding.frame(of: response)
         }
         return (try? serializedBytes()) ?? FramedBytes(repeating: 0, count: 0)

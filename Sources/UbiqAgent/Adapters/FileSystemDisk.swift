@@ -101,7 +101,7 @@ struct FileSystemDisk: ContainerDisk {
 
     func stageResumable(key: String) throws -> (file: any StagedFile, resumed: Bool) {
         guard let (file, resumed) = try files.openPartialFile(key: key) else { return (try stage(), false) }
-        return (Staged(file: file, files: files, resumable: true), resumed)
+        return (Staged(file: file, files: files, resumable: true, resumed: resumed), resumed)
     }
 
     func removeAbandonedPartials() {
@@ -245,11 +245,16 @@ struct FileSystemDisk: ContainerDisk {
         let files: SafeFileSystem
         private let file: Mutex<TempFile?>
         let resumable: Bool
+        /// Whether anything may have been written before: an earlier attempt's file.
+        let resumed: Bool
+        /// Set by ``setSize(_:)`` on a fresh file: blocks of zeros are left as holes.
+        private let leavesHoles = Atomic(false)
 
-        init(file: TempFile, files: SafeFileSystem, resumable: Bool = false) {
+        init(file: TempFile, files: SafeFileSystem, resumable: Bool = false, resumed: Bool = false) {
             self.files = files
             self.file = Mutex(file)
             self.resumable = resumable
+            self.resumed = resumed
         }
 
         func reserve(_ size: UInt64) throws {
@@ -259,12 +264,17 @@ struct FileSystemDisk: ContainerDisk {
 
         func write(_ bytes: some ContiguousBytes, at offset: UInt64) throws {
             guard let file = self.file.withLock({ $0 }) else { throw DiskError(.io, "temp file already finished") }
-            try file.write(bytes, at: offset)
+            if leavesHoles.load(ordering: .acquiring) {
+                try file.writeLeavingHoles(bytes, at: offset)
+            } else {
+                try file.write(bytes, at: offset)
+            }
         }
 
         func setSize(_ size: UInt64) throws {
             guard let file = self.file.withLock({ $0 }) else { throw DiskError(.io, "temp file already finished") }
             try file.truncate(to: size)
+            if !resumed { leavesHoles.store(true, ordering: .releasing) }
         }
 
         func read(_ size: UInt32, at offset: UInt64) throws -> Data {

@@ -53,7 +53,8 @@ public protocol StagedFile: Sendable {
     func reserve(_ size: UInt64) throws
     func write(_ bytes: some ContiguousBytes, at offset: UInt64) throws
     /// Gives the file its final length: what is never written reads as zeros and takes no
-    /// disk space (a hole).
+    /// disk space (a hole). On a file nothing was written to yet, later writes leave their
+    /// whole blocks of zeros unwritten, as holes.
     func setSize(_ size: UInt64) throws
     /// Reads back `size` bytes written at `offset`, to place a chunk that occurs again.
     func read(_ size: UInt32, at offset: UInt64) throws -> Data

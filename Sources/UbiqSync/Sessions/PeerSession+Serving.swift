@@ -44,7 +44,11 @@ extension PeerSession {
             var response = Ubiq_Wire_ChunkResponse()
             response.id = request.id
             if let run, let container, let bytes = await container.serveChunks(path: request.path, run: run) {
-                response.data = bytes
+                if request.acceptsZeroRuns, let elided = ChunkZeroRuns.elide(bytes) {
+                    (response.data, response.zeroRuns) = elided
+                } else {
+                    response.data = bytes
+                }
             } else {
                 response.error = .notFound
             }

@@ -311,6 +311,7 @@ public actor PeerSession {
                 following.hash = Data(chunk.hash.bytes)
                 return following
             }
+            request.acceptsZeroRuns = true
             return Ubiq_Wire_Envelope(.chunkRequest(request))
         }
         guard case .chunkResponse(let response) = answer else {
@@ -319,7 +320,11 @@ public actor PeerSession {
         guard response.error == .none else {
             throw FetchError("peer \(link.remoteDevice) does not have the chunk (\(response.error))")
         }
-        return response.data
+        do {
+            return try ChunkZeroRuns.restore(response.data, runs: response.zeroRuns, limit: run.reduce(0) { $0 + Int($1.size) })
+        } catch {
+            throw FetchError("peer \(link.remoteDevice) sent a chunk response that does not fit the request: \(error)")
+        }
     }
 
     /// Sends the request `make` builds with a fresh ID and waits for the answer with that ID,

@@ -611,6 +611,9 @@ public nonisolated struct Ubiq_Wire_ChunkRequest: Sendable {
   /// these as the server could serve, in order; the requester asks again for the rest.
   public var following: [Ubiq_Wire_ChunkEntry] = []
 
+  /// The requester takes runs of zeros as lengths (ChunkResponse.zero_runs).
+  public var acceptsZeroRuns: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -638,10 +641,30 @@ public nonisolated struct Ubiq_Wire_ChunkResponse: Sendable {
 
   public var id: UInt64 = 0
 
-  /// The first chunk asked for, then any following ones served, back to back.
+  /// The first chunk asked for, then any following ones served, back to back; without the
+  /// bytes of zero_runs where the request accepts them.
   public var data: Data = Data()
 
   public var error: Ubiq_Wire_ChunkError = .none
+
+  /// Runs of zero bytes left out of data (a sparse file's holes inside its chunks), in
+  /// order, not touching, each at least 4 KiB, placed in the chunks' bytes as they are with
+  /// the runs put back.
+  public var zeroRuns: [Ubiq_Wire_ZeroRun] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Ubiq_Wire_ZeroRun: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var offset: UInt64 = 0
+
+  public var length: UInt64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1658,7 +1681,7 @@ nonisolated extension Ubiq_Wire_GroupChunks: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Ubiq_Wire_ChunkRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ChunkRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}container_id\0\u{1}path\0\u{1}offset\0\u{1}size\0\u{1}hash\0\u{1}following\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}container_id\0\u{1}path\0\u{1}offset\0\u{1}size\0\u{1}hash\0\u{1}following\0\u{3}accepts_zero_runs\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1673,6 +1696,7 @@ nonisolated extension Ubiq_Wire_ChunkRequest: SwiftProtobuf.Message, SwiftProtob
       case 5: try { try decoder.decodeSingularUInt32Field(value: &self.size) }()
       case 6: try { try decoder.decodeSingularBytesField(value: &self.hash) }()
       case 7: try { try decoder.decodeRepeatedMessageField(value: &self.following) }()
+      case 8: try { try decoder.decodeSingularBoolField(value: &self.acceptsZeroRuns) }()
       default: break
       }
     }
@@ -1700,6 +1724,9 @@ nonisolated extension Ubiq_Wire_ChunkRequest: SwiftProtobuf.Message, SwiftProtob
     if !self.following.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.following, fieldNumber: 7)
     }
+    if self.acceptsZeroRuns != false {
+      try visitor.visitSingularBoolField(value: self.acceptsZeroRuns, fieldNumber: 8)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1711,6 +1738,7 @@ nonisolated extension Ubiq_Wire_ChunkRequest: SwiftProtobuf.Message, SwiftProtob
     if lhs.size != rhs.size {return false}
     if lhs.hash != rhs.hash {return false}
     if lhs.following != rhs.following {return false}
+    if lhs.acceptsZeroRuns != rhs.acceptsZeroRuns {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1753,7 +1781,7 @@ nonisolated extension Ubiq_Wire_ChunkEntry: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Ubiq_Wire_ChunkResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ChunkResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}data\0\u{1}error\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}data\0\u{1}error\0\u{3}zero_runs\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1764,6 +1792,7 @@ nonisolated extension Ubiq_Wire_ChunkResponse: SwiftProtobuf.Message, SwiftProto
       case 1: try { try decoder.decodeSingularUInt64Field(value: &self.id) }()
       case 2: try { try decoder.decodeSingularBytesField(value: &self.data) }()
       case 3: try { try decoder.decodeSingularEnumField(value: &self.error) }()
+      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.zeroRuns) }()
       default: break
       }
     }
@@ -1779,6 +1808,9 @@ nonisolated extension Ubiq_Wire_ChunkResponse: SwiftProtobuf.Message, SwiftProto
     if self.error != .none {
       try visitor.visitSingularEnumField(value: self.error, fieldNumber: 3)
     }
+    if !self.zeroRuns.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.zeroRuns, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1786,6 +1818,42 @@ nonisolated extension Ubiq_Wire_ChunkResponse: SwiftProtobuf.Message, SwiftProto
     if lhs.id != rhs.id {return false}
     if lhs.data != rhs.data {return false}
     if lhs.error != rhs.error {return false}
+    if lhs.zeroRuns != rhs.zeroRuns {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_ZeroRun: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ZeroRun"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}offset\0\u{1}length\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.offset) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.length) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.offset != 0 {
+      try visitor.visitSingularUInt64Field(value: self.offset, fieldNumber: 1)
+    }
+    if self.length != 0 {
+      try visitor.visitSingularUInt64Field(value: self.length, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_ZeroRun, rhs: Ubiq_Wire_ZeroRun) -> Bool {
+    if lhs.offset != rhs.offset {return false}
+    if lhs.length != rhs.length {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
