@@ -33,13 +33,16 @@ public struct AgentRuntime: Sendable {
         logger[metadataKey: "device"] = "\(identity.deviceID)"
 
         let index = try SyncIndex(path: config.stateDirectory + "/index.sqlite")
+        let clockOffset = TestHooks.clockOffsetMilliseconds
+        let environment = clockOffset == 0 ? EngineEnvironment.live : EngineEnvironment(clock: SystemClock(wallOffset: clockOffset * 1_000_000))
         var containers: [ContainerSync] = []
         for settings in config.containers {
             let disk = FileSystemDisk(settings: settings, logger: logger)
-            containers.append(ContainerSync(id: settings.id, disk: disk, index: index, device: identity.deviceID,
-                                            onDemand: settings.download == .onDemand, logger: logger))
+            let container = ContainerSync(id: settings.id, disk: disk, index: index, device: identity.deviceID,
+                                          onDemand: settings.download == .onDemand, environment: environment, logger: logger)
+            await container.setHistory(settings.history.retention(fileSystemBytes: FileSystemDisk.capacity(of: settings.path)))
+            containers.append(container)
         }
-        let clockOffset = TestHooks.clockOffsetMilliseconds
         let stores = try config.kvstores.map { raw in
             try KeyValueStore(id: try KeyValueStoreID(raw), index: index, device: identity.deviceID,
                               account: identity.identityToken, limits: config.keyValueLimits,

@@ -7,7 +7,8 @@ extension ConfigLayer {
         static let top = ["agent", "sync", "container", "kvstore", "kvstore_limits"]
         static let agent = ["state", "device_name", "listen", "socket", "discovery", "peers", "log_level"]
         static let sync = ["package_extensions", "close_delay_ms", "modify_delay_ms", "max_delay_ms"]
-        static let container = ["id", "path", "download", "extended_attributes", "ignore_permissions"]
+        static let container = ["id", "path", "download", "extended_attributes", "ignore_permissions", "history", "history_max_age_days",
+                                "history_max_disk_percent"]
         static let kvstore = ["id"]
         static let kvstoreLimits = ["max_store_bytes", "max_keys", "max_key_bytes", "max_value_bytes"]
     }
@@ -118,9 +119,18 @@ extension ConfigLayer {
             try PathRules.absolute(raw, paths: paths, what: "folder of container \(id)")
         } ?? PathRules.normalised(paths.containerFolder(id))
         let download = try table.checked("download", try table.string("download"), ValueRules.download) ?? .all
+        let defaults = HistorySettings()
+        let history = HistorySettings(
+            enabled: try table.bool("history") ?? defaults.enabled,
+            maximumAgeDays: try table.checked("history_max_age_days", try table.int("history_max_age_days")) { value throws(ConfigError) in
+                try ValueRules.limit(value, name: "history_max_age_days", ceiling: 100 * 365)
+            } ?? defaults.maximumAgeDays,
+            maximumDiskPercent: try table.checked("history_max_disk_percent", try table.int("history_max_disk_percent")) { value throws(ConfigError) in
+                try ValueRules.limit(value, name: "history_max_disk_percent", ceiling: 100)
+            } ?? defaults.maximumDiskPercent)
         let settings = ContainerSettings(id: id, path: path, download: download,
                                          extendedAttributes: try table.bool("extended_attributes") ?? true,
-                                         ignorePermissions: try table.bool("ignore_permissions") ?? false)
+                                         ignorePermissions: try table.bool("ignore_permissions") ?? false, history: history)
         return Container(settings: settings, origin: table.origin(of: "id"))
     }
 }

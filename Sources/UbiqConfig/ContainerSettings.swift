@@ -20,12 +20,16 @@ public struct ContainerSettings: Hashable, Sendable {
     /// For file systems that cannot hold permissions (FAT, some network mounts): this device
     /// neither sends its permission bits nor applies its peers'.
     public var ignorePermissions: Bool
+    /// Replaced and deleted versions kept on this device.
+    public var history: HistorySettings
 
-    public init(id: ContainerID, path: String, download: Download = .all, extendedAttributes: Bool = true, ignorePermissions: Bool = false) {
+    public init(id: ContainerID, path: String, download: Download = .all, extendedAttributes: Bool = true, ignorePermissions: Bool = false,
+                history: HistorySettings = HistorySettings()) {
         self.id = id
         self.path = path
         self.download = download
         self.extendedAttributes = extendedAttributes
         self.ignorePermissions = ignorePermissions
+        self.history = history
     }
 }

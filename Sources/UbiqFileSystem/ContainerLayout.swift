@@ -18,6 +18,7 @@ public struct ContainerLayout: Sendable, Hashable {
     public static let documentsName = "Documents"
     public static let temporaryName = "tmp"
     public static let versionsName = "versions"
+    public static let historyName = "history"
 
     public var documents: String { root + "/" + Self.documentsName }
     public var agentFolder: String { root + "/" + RelativePath.agentFolder }
@@ -25,6 +26,8 @@ public struct ContainerLayout: Sendable, Hashable {
     public var temporaryFolder: String { agentFolder + "/" + Self.temporaryName }
     /// Conflict versions, kept until a client resolves them.
     public var versionsFolder: String { agentFolder + "/" + Self.versionsName }
+    /// Versions this device replaced or deleted, kept until retention lets them go.
+    public var historyFolder: String { agentFolder + "/" + Self.historyName }
 
     /// The absolute path of a container-relative path.
     public func absolutePath(of path: RelativePath) -> String { root + "/" + path.rawValue }
@@ -40,6 +43,7 @@ public struct ContainerLayout: Sendable, Hashable {
         }
         try Self.makeDirectory(temporaryFolder, mode: 0o700)
         try Self.makeDirectory(versionsFolder, mode: 0o700)
+        try Self.makeDirectory(historyFolder, mode: 0o700)
     }
 
     static func makeDirectory(_ path: String, mode: mode_t) throws(FileSystemError) {

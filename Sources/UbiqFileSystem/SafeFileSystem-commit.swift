@@ -78,17 +78,26 @@ extension SafeFileSystem {
             }
             for (item, stat) in group {
                 let name = String(item.path.name)
-                // Renaming over a large file frees its blocks then and there (0.17 s for
-                // 512 MiB on ext4): keep a link to it, to be removed later.
-                if let old = Posix.lstat(at: parent.fd, name), Posix.kind(of: old.st_mode) == .regular,
-                   Int64(old.st_size) >= Self.deferredRemovalSize {
-                    let keep = Self.randomName(prefix: "r")
-                    if linkat(parent.fd, name, temporary.fd, keep, 0) == 0 { result.replaced.append(keep) }
-                }
-                beforeRename?(item.path)
-                do throws(FileSystemError) { try rename(item, name: name, from: temporary.fd, to: parent.fd) } catch {
+                var keptAs: String?
+                do throws(FileSystemError) {
+                    try checkReplacing(item, name: name, in: parent.fd)
+                    if let keep = item.keepReplacedAs, item.replacing != .nothing {
+                        let history = try agentFolder(ContainerLayout.historyName)
+                        try keepReplaced(name, in: parent.fd, as: keep, history: history.fd, display: item.path.rawValue)
+                        keptAs = keep
+                    } else if let old = Posix.lstat(at: parent.fd, name), Posix.kind(of: old.st_mode) == .regular,
+                              Int64(old.st_size) >= Self.deferredRemovalSize {
+                        // Renaming over a large file frees its blocks then and there (0.17 s
+                        // for 512 MiB on ext4): keep a link to it, to be removed later.
+                        let keep = Self.randomName(prefix: "r")
+                        if linkat(parent.fd, name, temporary.fd, keep, 0) == 0 { result.replaced.append(keep) }
+                    }
+                    beforeRename?(item.path)
+                    try rename(item, name: name, from: temporary.fd, to: parent.fd)
+                } catch {
                     result.failures[item.path] = error
                     unlinkat(temporary.fd, item.file.name, 0)
+                    if let keptAs, let history = try? agentFolder(ContainerLayout.historyName) { unlinkat(history.fd, keptAs, 0) }
                     continue
                 }
                 result.committed[item.path] = Self.baseline(after: stat, name: name, in: parent.fd)
@@ -103,18 +112,21 @@ extension SafeFileSystem {
         return result
     }
 
-    /// Renames a prepared temp file into place, replacing only what `item.replacing` allows.
+    /// Throws `.alreadyExists` where `item.replacing` asks for the file the engine last saw and
+    /// another is there. Checked before the replaced file is kept: keeping it (a new link)
+    /// moves its ctime.
+    private func checkReplacing(_ item: PendingCommit, name: String, in parent: Int32) throws(FileSystemError) {
+        guard case .unchanged(let seen) = item.replacing else { return }
+        guard let current = Posix.lstat(at: parent, name), FileStat(current) == seen else {
+            throw FileSystemError(.alreadyExists, "'\(item.path)' changed on disk before it could be replaced; not replacing it")
+        }
+    }
+
+    /// Renames a prepared temp file into place; only where nothing is for `.nothing`.
     private func rename(_ item: PendingCommit, name: String, from temporary: Int32, to parent: Int32) throws(FileSystemError) {
-        switch item.replacing {
-        case .anything:
-            break
-        case .nothing:
+        if item.replacing == .nothing {
             try renameNew(item.file.name, from: temporary, to: parent, name: name, path: item.path)
             return
-        case .unchanged(let seen):
-            guard let current = Posix.lstat(at: parent, name), FileStat(current) == seen else {
-                throw FileSystemError(.alreadyExists, "'\(item.path)' changed on disk before it could be replaced; not replacing it")
-            }
         }
         guard renameat(temporary, item.file.name, parent, name) == 0 else {
             throw FileSystemError.posix(errno, "rename into place", item.path.rawValue)

@@ -188,15 +188,19 @@ public struct PendingCommit: Sendable {
     /// The `user.` extended attributes to give it; nil: none are written.
     public var attributes: ExtendedAttributes?
     public var replacing: Replacing
+    /// Where set, the file this one replaces is kept in the history under this name (a hard
+    /// link, taken just before the rename); where it cannot be kept, nothing is replaced.
+    public var keepReplacedAs: String?
 
     public init(file: TempFile, path: RelativePath, permissions: Permissions, mtimeNs: Int64, attributes: ExtendedAttributes? = nil,
-                replacing: Replacing = .anything) {
+                replacing: Replacing = .anything, keepReplacedAs: String? = nil) {
         self.file = file
         self.path = path
         self.permissions = permissions
         self.mtimeNs = mtimeNs
         self.attributes = attributes
         self.replacing = replacing
+        self.keepReplacedAs = keepReplacedAs
     }
 }
 

@@ -24,6 +24,14 @@ enum ControlParams {
             let request = try decode(VersionsSaveParams.self, params)
             _ = try ControlPath.item(request.to, field: "to")
             return try paths(request, \.path)
+        case .historyList, .trashList:
+            let request = try decode(HistoryListParams.self, params)
+            _ = try request.path.flatMap { try ControlPath.itemOrRoot($0) }
+            return try JSONValue(encoding: request)
+        case .historyRestore:
+            let request = try decode(HistoryRestoreParams.self, params)
+            _ = try HistoryVersionID.parse(request.version)
+            return try paths(request, \.path)
         case .containerURL, .containerRescan:
             return try JSONValue(encoding: decode(ContainerURLParams.self, params))
         case .kvGet:

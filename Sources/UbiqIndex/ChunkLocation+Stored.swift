@@ -1,12 +1,13 @@
 import UbiqModel
 
 extension ChunkLocation.File {
-    /// The file as the `chunk.file` column stores it: `i:` and an item's path, or `v:` and
-    /// the name of a kept version file.
+    /// The file as the `chunk.file` column stores it: `i:` and an item's path, `v:` and the
+    /// name of a kept conflict version file, or `h:` and the name of a file in the history.
     var stored: String {
         switch self {
         case .item(let path): "i:" + path.rawValue
         case .version(let name): "v:" + name
+        case .history(let name): "h:" + name
         }
     }
 
@@ -20,8 +21,10 @@ extension ChunkLocation.File {
             self = .item(path)
         case "v:" where !rest.isEmpty:
             self = .version(rest)
+        case "h:" where !rest.isEmpty:
+            self = .history(rest)
         default:
-            throw IndexError(.corrupt, "a chunk's file '\(stored)' is neither an item nor a version file")
+            throw IndexError(.corrupt, "a chunk's file '\(stored)' is neither an item, a version file nor a history file")
         }
     }
 }

@@ -136,6 +136,22 @@ enum IndexMigrations {
         migrator.registerMigration("v8: extended attributes") { db in
             try db.execute(sql: "ALTER TABLE item ADD COLUMN attributes BLOB")
         }
+        migrator.registerMigration("v9: history") { db in
+            try db.execute(sql: """
+                CREATE TABLE history (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    container INTEGER NOT NULL REFERENCES container(id),
+                    path TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    item BLOB NOT NULL,
+                    keptAt INTEGER NOT NULL,
+                    reason INTEGER NOT NULL,
+                    byDevice TEXT NOT NULL,
+                    size INTEGER NOT NULL
+                ) STRICT;
+                CREATE INDEX history_by_path ON history(container, path, keptAt);
+                """)
+        }
         return migrator
     }
 }

@@ -39,6 +39,8 @@ public struct ChunkLocation: Sendable, Equatable {
         case item(RelativePath)
         /// The file name inside the container's `.ubiq/versions/`.
         case version(String)
+        /// The file name inside the container's `.ubiq/history/`.
+        case history(String)
     }
 
     public var container: ContainerID

@@ -8,6 +8,7 @@ struct UbiqCommand: AsyncParsableCommand {
         abstract: "Talk to the local ubiq agent.",
         subcommands: [
             StatusCommand.self, PeersCommand.self, ListCommand.self, QueryCommand.self, VersionsCommand.self, ResolveCommand.self,
+            HistoryCommand.self, TrashCommand.self, RestoreCommand.self,
             KeyValueCommand.self, WatchCommand.self, DownloadCommand.self, EvictCommand.self, RescanCommand.self,
             AccountCommand.self,
         ])

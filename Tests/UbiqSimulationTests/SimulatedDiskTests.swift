@@ -136,23 +136,23 @@ import UbiqTestSupport
         let path = p("Documents/new/deep/f.txt")
         #expect(disk.contents(of: path) == nil && disk.temporaryFiles().count == 1)
 
-        let stat = try disk.commit(file, to: path, metadata: .init(permissions: Permissions(mode: 0o755, kind: .file), mtime: 42))
+        let stat = try disk.commit(file, to: path, metadata: .init(permissions: Permissions(mode: 0o755, kind: .file), mtime: 42), keepReplacedAs: nil)
         #expect(disk.contents(of: path) == b("helloworld"))
         #expect(disk.stat(path) == stat && stat.mtimeNs == 42 && stat.size == 10)
         #expect(disk.snapshot()[p("Documents/new/deep")]?.isFolder == true)
         #expect(disk.snapshot()[path] == .file(b("helloworld"), permissions: Permissions(mode: 0o755, kind: .file), mtime: 42))
         #expect(disk.temporaryFiles().isEmpty)
-        #expect(code { _ = try disk.commit(file, to: p("Documents/again"), metadata: .init(permissions: .defaults(for: .file), mtime: 1)) } == .io)
+        #expect(code { _ = try disk.commit(file, to: p("Documents/again"), metadata: .init(permissions: .defaults(for: .file), mtime: 1), keepReplacedAs: nil) } == .io)
 
         #expect(code { _ = try disk.commitNew(try staged(disk, "other"), to: path, metadata: .init(permissions: .defaults(for: .file), mtime: 1)) } == .alreadyExists)
         #expect(disk.contents(of: path) == b("helloworld") && disk.temporaryFiles().isEmpty)
         _ = try disk.commitNew(try staged(disk, "fresh"), to: p("Documents/fresh.txt"), metadata: .init(permissions: .defaults(for: .file), mtime: 1))
         #expect(disk.contents(of: p("Documents/fresh.txt")) == b("fresh"))
 
-        #expect(code { _ = try disk.commit(try staged(disk, "x"), to: p("Documents/new"), metadata: .init(permissions: .defaults(for: .file), mtime: 1)) } == .io)
-        #expect(code { _ = try disk.commit(try staged(disk, "x"), to: p("Documents/fresh.txt/x"), metadata: .init(permissions: .defaults(for: .file), mtime: 1)) } == .io)
+        #expect(code { _ = try disk.commit(try staged(disk, "x"), to: p("Documents/new"), metadata: .init(permissions: .defaults(for: .file), mtime: 1), keepReplacedAs: nil) } == .io)
+        #expect(code { _ = try disk.commit(try staged(disk, "x"), to: p("Documents/fresh.txt/x"), metadata: .init(permissions: .defaults(for: .file), mtime: 1), keepReplacedAs: nil) } == .io)
         try disk.clientMakeSymlink(p("Documents/out"), target: "/tmp")
-        #expect(code { _ = try disk.commit(try staged(disk, "x"), to: p("Documents/out/x"), metadata: .init(permissions: .defaults(for: .file), mtime: 1)) } == .escapesContainer)
+        #expect(code { _ = try disk.commit(try staged(disk, "x"), to: p("Documents/out/x"), metadata: .init(permissions: .defaults(for: .file), mtime: 1), keepReplacedAs: nil) } == .escapesContainer)
         #expect(disk.temporaryFiles().isEmpty && disk.snapshot()[p("Documents/new")]?.isFolder == true)
 
         let one = try staged(disk, "one"), two = try staged(disk, "two")
@@ -170,7 +170,7 @@ import UbiqTestSupport
         let copied = try disk.stage()
         try disk.copy(.item(path), offset: 1, length: 2, into: copied, at: 1)
         #expect(code { try disk.copy(.item(path), offset: 2, length: 2, into: copied, at: 0) } == .io)
-        _ = try disk.commit(copied, to: p("Documents/copy"), metadata: .init(permissions: .defaults(for: .file), mtime: 1))
+        _ = try disk.commit(copied, to: p("Documents/copy"), metadata: .init(permissions: .defaults(for: .file), mtime: 1), keepReplacedAs: nil)
         #expect(disk.contents(of: p("Documents/copy")) == [0] + b("ne"))
     }
 
@@ -184,7 +184,7 @@ import UbiqTestSupport
         try disk.clientWrite(p("Documents/r.txt"), b("renamed"), fsync: true)
         try disk.clientRename(from: p("Documents/r.txt"), to: p("Documents/moved.txt"))
         try disk.clientSaveAtomically(p("Documents/saved.txt"), b("saved"))
-        _ = try disk.commit(try staged(disk, "committed"), to: p("Documents/c.txt"), metadata: .init(permissions: .defaults(for: .file), mtime: 3))
+        _ = try disk.commit(try staged(disk, "committed"), to: p("Documents/c.txt"), metadata: .init(permissions: .defaults(for: .file), mtime: 3), keepReplacedAs: nil)
         let pending = try staged(disk, "pending")
         let before = try #require(disk.stat(p("Documents/a.txt")))
 
@@ -198,7 +198,7 @@ import UbiqTestSupport
         #expect(disk.contents(of: p("Documents/c.txt")) == b("committed"))
         #expect(disk.temporaryFiles().isEmpty)
         #expect(code { try pending.write(b("more"), at: 7) } == .io)
-        #expect(code { _ = try disk.commit(pending, to: p("Documents/p.txt"), metadata: .init(permissions: .defaults(for: .file), mtime: 1)) } == .io)
+        #expect(code { _ = try disk.commit(pending, to: p("Documents/p.txt"), metadata: .init(permissions: .defaults(for: .file), mtime: 1), keepReplacedAs: nil) } == .io)
         try disk.prepare()
         #expect(disk.snapshot().count == 7)
     }
@@ -231,7 +231,7 @@ import UbiqTestSupport
         #expect(mine == ChunkHasher.hash(b(doc.rawValue)).hex + "-412d31")
 
         try disk.commitVersion(try staged(disk, "mine"), of: doc, id: "A-1", metadata: .init(permissions: .defaults(for: .file), mtime: 7))
-        _ = try disk.commit(try staged(disk, "theirs"), to: doc, metadata: .init(permissions: .defaults(for: .file), mtime: 9))
+        _ = try disk.commit(try staged(disk, "theirs"), to: doc, metadata: .init(permissions: .defaults(for: .file), mtime: 9), keepReplacedAs: nil)
         try disk.commitVersion(try staged(disk, "remote"), of: doc, id: "B-2", metadata: .init(permissions: .defaults(for: .file), mtime: 8))
         let remote = try disk.versionName(of: doc, id: "B-2")
         #expect(disk.contents(of: doc) == b("theirs"))
@@ -257,9 +257,9 @@ import UbiqTestSupport
         #expect(code { _ = try disk.stage() } == .io)
         let file = try staged(disk, "data")
         disk.failNextWrites(1)
-        #expect(code { _ = try disk.commit(file, to: p("Documents/f"), metadata: .init(permissions: .defaults(for: .file), mtime: 1)) } == .io)
+        #expect(code { _ = try disk.commit(file, to: p("Documents/f"), metadata: .init(permissions: .defaults(for: .file), mtime: 1), keepReplacedAs: nil) } == .io)
         #expect(disk.contents(of: p("Documents/f")) == nil && disk.temporaryFiles().isEmpty)
-        _ = try disk.commit(try staged(disk, "data"), to: p("Documents/f"), metadata: .init(permissions: .defaults(for: .file), mtime: 1))
+        _ = try disk.commit(try staged(disk, "data"), to: p("Documents/f"), metadata: .init(permissions: .defaults(for: .file), mtime: 1), keepReplacedAs: nil)
         #expect(disk.contents(of: p("Documents/f")) == b("data"))
     }
 
@@ -269,7 +269,7 @@ import UbiqTestSupport
             let disk = try makeDisk()
             try disk.clientMakeFolder(p("Documents/a/b"))
             try disk.clientWrite(p("Documents/a/one"), b("1"))
-            _ = try disk.commit(try staged(disk, "two"), to: p("Documents/a/b/two"), metadata: .init(permissions: Permissions(mode: 0o755, kind: .file), mtime: 7))
+            _ = try disk.commit(try staged(disk, "two"), to: p("Documents/a/b/two"), metadata: .init(permissions: Permissions(mode: 0o755, kind: .file), mtime: 7), keepReplacedAs: nil)
             try disk.clientRename(from: p("Documents/a"), to: p("Documents/A"))
             try disk.commitVersion(try staged(disk, "kept"), of: p("Documents/A/b/two"), id: "V-1", metadata: .init(permissions: .defaults(for: .file), mtime: 8))
             _ = try disk.makeSymlink(p("Documents/l"), target: "A", mtime: 9)

@@ -73,6 +73,10 @@ struct FileSystemDisk: ContainerDisk {
             let fd = Glibc.open(layout.versionsFolder + "/" + name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             guard fd >= 0 else { throw DiskError(.notFound, "version file \(name) is missing") }
             return fd
+        case .history(let name):
+            do { return try files.openHistory(name) } catch {
+                throw DiskError(error.code == .notFound ? .notFound : .io, error.message)
+            }
         }
     }
 
@@ -108,8 +112,8 @@ struct FileSystemDisk: ContainerDisk {
         files.removePartialFiles()
     }
 
-    func commit(_ staged: any StagedFile, to path: RelativePath, metadata: FileMetadata) throws -> FileStat {
-        switch commitAll([StagedCommit(staged: staged, path: path, metadata: metadata)])[path] {
+    func commit(_ staged: any StagedFile, to path: RelativePath, metadata: FileMetadata, keepReplacedAs: String?) throws -> FileStat {
+        switch commitAll([StagedCommit(staged: staged, path: path, metadata: metadata, keepReplacedAs: keepReplacedAs)])[path] {
         case .success(let stat): return stat
         case .failure(let error): throw error
         case nil: throw DiskError(.io, "'\(path)' was not committed")
@@ -140,7 +144,7 @@ struct FileSystemDisk: ContainerDisk {
             }
             let metadata = entry.metadata
             pending.append(PendingCommit(file: file, path: entry.path, permissions: metadata.permissions, mtimeNs: metadata.mtime,
-                                         attributes: metadata.attributes, replacing: replacing))
+                                         attributes: metadata.attributes, replacing: replacing, keepReplacedAs: entry.keepReplacedAs))
         }
         let outcome = files.commit(pending)
         for path in outcome.committed.keys { crash?.reached(.renamed, path) }
@@ -221,6 +225,35 @@ struct FileSystemDisk: ContainerDisk {
     func folderEntry(_ path: RelativePath) -> LocalEntry? {
         (try? scanner.scanSingle(path, baseline: EmptyScanBaseline()))?.changed.first { $0.kind == .directory }
     }
+
+    func newHistoryName() -> String { SafeFileSystem.historyName() }
+
+    /// The size of the file system holding `path` (or of its nearest existing parent); nil
+    /// where it cannot be read.
+    static func capacity(of path: String) -> UInt64? {
+        var path = path
+        var info = statvfs()
+        while statvfs(path, &info) != 0 {
+            guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return nil }
+            path = String(path[..<slash])
+        }
+        return UInt64(info.f_blocks) * UInt64(info.f_frsize)
+    }
+
+    func removeKeeping(_ path: RelativePath, as name: String, expected: FileStat?) throws -> Bool {
+        do { return try files.removeKeeping(path, as: name, expected: expected) } catch {
+            switch error.code {
+            case .notFound: throw DiskError(.notFound, error.message)
+            case .alreadyExists: throw DiskError(.alreadyExists, error.message)
+            case .escapesContainer: throw DiskError(.escapesContainer, error.message)
+            default: throw error
+            }
+        }
+    }
+
+    func removeHistory(named name: String) throws { try files.removeHistory(name) }
+
+    func historyNames() throws -> Set<String> { try files.historyNames() }
 
     func remove(_ path: RelativePath) throws {
         do { try files.remove(path) } catch {

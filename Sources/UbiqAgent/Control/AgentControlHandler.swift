@@ -63,6 +63,8 @@ struct AgentControlHandler: ControlHandler {
                 case .busy: throw RPCError(.unavailable, error.reason)
                 }
             }
+        case .historyList, .trashList, .historyRestore:
+            return try await HistoryMethods(status: status).handle(known, params: params)
         case .containerURL, .containerRescan, .versionsSave:
             return try await ContainerMethods(status: status).handle(known, params: params)
         case .kvGet, .kvSet, .kvRemove, .kvList, .kvSynchronize, .kvSubscribe:

@@ -14,6 +14,12 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case versionsResolve = "versions.resolve"
     /// ``VersionsSaveParams`` → ``VersionsSaveResult``
     case versionsSave = "versions.save"
+    /// ``HistoryListParams`` → ``HistoryList``
+    case historyList = "history.list"
+    /// ``HistoryRestoreParams`` → ``HistoryRestoreResult``
+    case historyRestore = "history.restore"
+    /// ``HistoryListParams`` → `[TrashEntry]`
+    case trashList = "trash.list"
     /// ``ContainerURLParams`` → ``ContainerURLResult``
     case containerURL = "container.url"
     /// ``ContainerURLParams`` → ``ContainerRescanResult``, when the scan is complete

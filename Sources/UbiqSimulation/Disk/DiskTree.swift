@@ -4,7 +4,8 @@ import UbiqModel
 import UbiqSync
 
 /// The whole state of a ``SimulatedDisk``, changed only under its lock: a namespace of
-/// links (the container tree, `.ubiq/tmp/` and `.ubiq/versions/`) to numbered inodes.
+/// links (the container tree, `.ubiq/tmp/`, `.ubiq/versions/` and `.ubiq/history/`) to
+/// numbered inodes.
 /// Every change of a link is durable at once; file bytes are durable only once synced.
 struct DiskTree: Sendable {
     enum Kind: Sendable { case file, symlink, folder }
@@ -14,6 +15,7 @@ struct DiskTree: Sendable {
         case tree(RelativePath)
         case temporary(String)
         case version(String)
+        case history(String)
     }
 
     struct Inode: Sendable {
@@ -38,6 +40,7 @@ struct DiskTree: Sendable {
     /// Resumable staged files an attempt holds (an exclusive `flock` on the real disk).
     var heldPartials: Set<String> = []
     var versions: [String: UInt64] = [:]
+    var history: [String: UInt64] = [:]
     let root: UInt64 = 1
     var nextInode: UInt64 = 2
     var nextName: UInt64 = 1
@@ -55,6 +58,7 @@ struct DiskTree: Sendable {
             case .tree(let path): tree[path]
             case .temporary(let name): temporary[name]
             case .version(let name): versions[name]
+            case .history(let name): history[name]
             }
         }
         set {
@@ -62,6 +66,7 @@ struct DiskTree: Sendable {
             case .tree(let path): tree[path] = newValue
             case .temporary(let name): temporary[name] = newValue
             case .version(let name): versions[name] = newValue
+            case .history(let name): history[name] = newValue
             }
         }
     }
@@ -312,6 +317,9 @@ extension DiskTree {
             guard !name.contains("/"), !name.hasPrefix(".") else { throw DiskError(.escapesContainer, "bad version name") }
             guard let number = versions[name] else { throw DiskError(.notFound, "version file \(name) is missing") }
             guard inodes[number]!.kind == .file else { throw DiskError(.notFound, "version file \(name) is a symbolic link") }
+            return inodes[number]!.live
+        case .history(let name):
+            guard let number = history[name] else { throw DiskError(.notFound, "kept version \(name) is missing") }
             return inodes[number]!.live
         }
     }

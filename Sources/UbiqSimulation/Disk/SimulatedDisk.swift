@@ -133,8 +133,8 @@ public final class SimulatedDisk: ContainerDisk {
         }
     }
 
-    public func commit(_ staged: any StagedFile, to path: RelativePath, metadata: FileMetadata) throws -> FileStat {
-        switch commitAll([StagedCommit(staged: staged, path: path, metadata: metadata)])[path] {
+    public func commit(_ staged: any StagedFile, to path: RelativePath, metadata: FileMetadata, keepReplacedAs: String?) throws -> FileStat {
+        switch commitAll([StagedCommit(staged: staged, path: path, metadata: metadata, keepReplacedAs: keepReplacedAs)])[path] {
         case .success(let stat): return stat
         case .failure(let error): throw error
         case nil: throw DiskError(.io, "'\(path)' was not committed")
@@ -153,8 +153,21 @@ public final class SimulatedDisk: ContainerDisk {
                         tree.detach(.temporary(name))
                         throw DiskError(.alreadyExists, "'\(file.path)' changed on disk before it could be replaced; not replacing it")
                     }
-                    return try tree.commit(name, to: .tree(file.path), metadata: file.metadata,
-                                           replacing: file.replacing != .nothing)
+                    var kept: String?
+                    if let keep = file.keepReplacedAs, file.replacing != .nothing {
+                        guard let old = tree.tree[file.path], tree.inodes[old]!.kind == .file else {
+                            tree.detach(.temporary(name))
+                            throw DiskError(.alreadyExists, "'\(file.path)' is no longer the file to replace; not replacing it")
+                        }
+                        tree.attach(old, at: .history(keep))
+                        kept = keep
+                    }
+                    do throws(DiskError) {
+                        return try tree.commit(name, to: .tree(file.path), metadata: file.metadata, replacing: file.replacing != .nothing)
+                    } catch {
+                        if let kept { tree.detach(.history(kept)) }
+                        throw error
+                    }
                 }
             }
             return results
@@ -244,6 +257,28 @@ public final class SimulatedDisk: ContainerDisk {
             return tree.stat(at: path)!
         }
     }
+
+    public func newHistoryName() -> String { locked { $0.temporaryName("h") } }
+
+    public func removeKeeping(_ path: RelativePath, as name: String, expected: FileStat?) throws -> Bool {
+        try locked { tree throws(DiskError) in
+            try tree.parentFolders(of: path, create: false)
+            guard let number = tree.tree[path] else { throw DiskError(.notFound, "remove '\(path)' failed: nothing is there") }
+            guard tree.inodes[number]!.kind == .file else { return false }
+            if let expected, tree.stat(of: number) != expected {
+                throw DiskError(.alreadyExists, "'\(path)' changed on disk before it could be deleted; not deleting it")
+            }
+            tree.move(.tree(path), to: .history(name))
+            return true
+        }
+    }
+
+    public func removeHistory(named name: String) throws { locked { $0.detach(.history(name)) } }
+
+    public func historyNames() throws -> Set<String> { locked { Set($0.history.keys) } }
+
+    /// The kept versions' bytes by name, for checking that nothing was lost.
+    public func keptVersions() -> [String: [UInt8]] { locked { tree in tree.history.mapValues { tree.inodes[$0]!.live } } }
 
     public func remove(_ path: RelativePath) throws {
         try locked { tree in

@@ -79,13 +79,18 @@ public struct StagedCommit: Sendable {
     public var staged: any StagedFile
     public var path: RelativePath
     public var metadata: FileMetadata
+    /// Where set, the file this one replaces goes to the history under this name (from
+    /// ``ContainerDisk/newHistoryName()``); where it cannot, nothing is replaced.
+    public var keepReplacedAs: String?
     public var replacing: Replacing
 
-    public init(staged: any StagedFile, path: RelativePath, metadata: FileMetadata, replacing: Replacing = .anything) {
+    public init(staged: any StagedFile, path: RelativePath, metadata: FileMetadata, replacing: Replacing = .anything,
+                keepReplacedAs: String? = nil) {
         self.staged = staged
         self.path = path
         self.metadata = metadata
         self.replacing = replacing
+        self.keepReplacedAs = keepReplacedAs
     }
 }
 
@@ -129,7 +134,9 @@ public protocol ContainerDisk: Sendable {
     func stageResumable(key: String) throws -> (file: any StagedFile, resumed: Bool)
     /// Deletes the resumable staged files no attempt holds: nothing needs them any more.
     func removeAbandonedPartials()
-    func commit(_ staged: any StagedFile, to path: RelativePath, metadata: FileMetadata) throws -> FileStat
+    /// Renames the staged file over whatever is at `path`; what it replaces goes to the history
+    /// as `keepReplacedAs` where that is set (and where it cannot, nothing is replaced).
+    func commit(_ staged: any StagedFile, to path: RelativePath, metadata: FileMetadata, keepReplacedAs: String?) throws -> FileStat
     /// Commits many staged files with one flush of the file system instead of one each (a
     /// burst of small files). Each lands complete at its path or not at all; the result has
     /// the stat of each file committed and the error of each that was not (its staged file is
@@ -162,4 +169,17 @@ public protocol ContainerDisk: Sendable {
     /// when no folder is there.
     func folderEntry(_ path: RelativePath) -> LocalEntry?
     func remove(_ path: RelativePath) throws
+
+    // MARK: history (`.ubiq/history/`)
+
+    /// A name no kept version has.
+    func newHistoryName() -> String
+    /// Moves the file at `path` into the history as `name` instead of deleting it, when it
+    /// still has the stat `expected` (`DiskError.alreadyExists` otherwise). False, having done
+    /// nothing, where no regular file is there; `.notFound` where nothing is.
+    func removeKeeping(_ path: RelativePath, as name: String, expected: FileStat?) throws -> Bool
+    /// Deletes a kept version's file; nothing happens where it is not there.
+    func removeHistory(named name: String) throws
+    /// The names of the files in the history.
+    func historyNames() throws -> Set<String>
 }

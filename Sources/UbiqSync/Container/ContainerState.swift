@@ -36,6 +36,8 @@ struct ContainerState: Sendable {
     /// that finds nothing needed sweeps them (a version goes a minute after it was last
     /// listed, so sweeping more often frees nothing sooner).
     static let keptVersionsCheckInterval = Duration.seconds(10)
+    private var historyPruned: Instant?
+    static let historyPruneInterval = Duration.seconds(600)
 
     init(overtakeAfter: Duration) {
         passes = PullPassSchedule(overtakeAfter: overtakeAfter)
@@ -79,6 +81,14 @@ struct ContainerState: Sendable {
     /// Whether a pass that just ended should look for conflict versions items list but this
     /// device does not keep (a catch-all: they are fetched again); at most every
     /// ``keptVersionsCheckInterval``, and only with nothing in flight.
+    /// Whether the history is due for pruning: at the first pass, then every
+    /// ``historyPruneInterval``.
+    mutating func historyPruneDue(at now: Instant) -> Bool {
+        guard historyPruned.map({ now - $0 >= Self.historyPruneInterval }) ?? true else { return false }
+        historyPruned = now
+        return true
+    }
+
     mutating func keptVersionsCheckDue(at now: Instant) -> Bool {
         inFlight.isEmpty && Self.due(&keptVersionsChecked, at: now)
     }

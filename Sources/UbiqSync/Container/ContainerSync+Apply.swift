@@ -177,9 +177,11 @@ extension ContainerSync {
             throw DiskError(.io, "'\(path)' changed on disk while applying; it will be rescanned")
         }
         if goal.deleted {
-            if onDisk != nil {
-                do { try disk.remove(path) } catch let error as DiskError where error.code == .notEmpty {
-                    try keepFolder(goal, local: onDisk!)
+            if let onDisk {
+                do {
+                    if try !removeKeeping(onDisk, reason: .deleted, by: goal.modifiedBy) { try disk.remove(path) }
+                } catch let error as DiskError where error.code == .notEmpty {
+                    try keepFolder(goal, local: onDisk)
                     return
                 } catch let error as DiskError where error.code == .notFound {}
             }
@@ -189,17 +191,20 @@ extension ContainerSync {
         if onDemand, goal.kind == .file, onDisk?.downloaded != true || onDisk?.item.kind != .file,
            !asked.contains(path) {
             // Metadata only: the content comes when asked for.
-            if let onDisk, onDisk.downloaded { try disk.remove(path) }
+            if let onDisk, onDisk.downloaded, try !removeKeeping(onDisk, reason: .replaced, by: goal.modifiedBy) { try disk.remove(path) }
             try record([ItemWrite(item: goal, stat: nil, settlesNeed: true, downloaded: false)], origin: .remote)
             return
         }
         let stat: FileStat
         switch goal.kind {
         case .directory:
-            if let onDisk, onDisk.item.kind != .directory { try disk.remove(path) }
+            if let onDisk, onDisk.item.kind != .directory, try !removeKeeping(onDisk, reason: .replaced, by: goal.modifiedBy) {
+                try disk.remove(path)
+            }
             stat = try disk.makeDirectory(path, permissions: goal.permissions, attributes: goal.attributes, mtime: goal.mtime)
         case .symlink:
             if let onDisk, onDisk.item.kind == .directory { try disk.remove(path) }
+            if let onDisk, onDisk.item.kind == .file { _ = try removeKeeping(onDisk, reason: .replaced, by: goal.modifiedBy) }
             stat = try disk.makeSymlink(path, target: goal.symlinkTarget ?? "", mtime: goal.mtime)
         case .file:
             if let onDisk, let seen = onDisk.stat, Self.sameBytes(onDisk, goal) {
@@ -220,13 +225,16 @@ extension ContainerSync {
             if let onDisk, onDisk.item.kind == .directory {
                 do { try disk.remove(path) } catch { staged.discard(); throw error }
             }
+            let kept = try plannedHistory(of: onDisk, reason: .replaced, by: goal.modifiedBy).map { try reserveHistory([$0]) } ?? []
             do {
                 stat = onDisk == nil
                     ? try disk.commitNew(staged, to: path, metadata: FileMetadata(of: goal))
-                    : try disk.commit(staged, to: path, metadata: FileMetadata(of: goal))
+                    : try disk.commit(staged, to: path, metadata: FileMetadata(of: goal), keepReplacedAs: kept.first?.name)
             } catch let error as DiskError where error.code == .alreadyExists {
+                dropHistory(kept)
                 throw DiskError(.io, "'\(path)' was created on disk while its new version was fetched; it will be rescanned")
             } catch {
+                dropHistory(kept)
                 staged.discard()
                 throw error
             }

@@ -120,6 +120,7 @@ extension ContainerSync {
         }
         for (goal, _) in files { if let error = fetchFailures[goal.path] { failed(goal, error, "could not fetch a file") } }
         var commits: [StagedCommit] = []
+        var planned: [HistoryEntry] = []
         for (goal, local) in files {
             guard let file = staged[goal.path] else { continue }
             // Edited here while its content was on the way: the next pass decides again.
@@ -129,12 +130,22 @@ extension ContainerSync {
             }
             // The disk checks again at the rename: a client may write the path meanwhile.
             let replacing: StagedCommit.Replacing = if let local, !local.item.deleted, let seen = local.stat { .unchanged(seen) } else { .nothing }
-            commits.append(StagedCommit(staged: file, path: goal.path, metadata: FileMetadata(of: goal), replacing: replacing))
+            let kept = replacing == .nothing ? nil : plannedHistory(of: local, reason: .replaced, by: goal.modifiedBy)
+            if let kept { planned.append(kept) }
+            commits.append(StagedCommit(staged: file, path: goal.path, metadata: FileMetadata(of: goal), replacing: replacing,
+                                        keepReplacedAs: kept?.name))
+        }
+        let kept: [HistoryEntry]
+        do { kept = try reserveHistory(planned) } catch {
+            for commit in commits { commit.staged.discard() }
+            for (goal, _) in files where staged[goal.path] != nil { failed(goal, error, "could not record the versions it replaces") }
+            return writes
         }
         // The flush waits for the disk: off the actor (a child task, on the engine's pool), so
         // other work goes on meanwhile.
         async let committed = disk.commitAll(commits)
         let results = await committed
+        dropHistory(kept.filter { if case .success = results[$0.path] { false } else { true } })
         for (goal, _) in files {
             switch results[goal.path] {
             case .success(let stat): writes.append(ItemWrite(item: goal, stat: stat, settlesNeed: true))

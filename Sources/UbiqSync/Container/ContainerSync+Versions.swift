@@ -50,7 +50,9 @@ extension ContainerSync {
             } else {
                 let staged = try await assemble(version.chunks, path: path)
                 let metadata = FileMetadata(permissions: version.permissions, mtime: now, attributes: version.attributes)
-                do { stat = try disk.commit(staged, to: path, metadata: metadata) } catch {
+                let kept = try plannedHistory(of: current, reason: .replaced, by: device).map { try reserveHistory([$0]) } ?? []
+                do { stat = try disk.commit(staged, to: path, metadata: metadata, keepReplacedAs: kept.first?.name) } catch {
+                    dropHistory(kept)
                     staged.discard()
                     throw error
                 }

@@ -20,6 +20,8 @@ public actor ContainerSync {
     public nonisolated let device: DeviceID
     let logger: Logger
     var fetcher: (any ChunkFetcher)?
+    /// How long replaced and deleted versions are kept (``setHistory(_:)``); nil: not kept.
+    var historyRetention: HistoryRetention? = HistoryRetention()
     /// Set once at start (``setLeases(_:)``); read without the actor, by serving too.
     private nonisolated let coordination = Mutex<FileLeases?>(nil)
     nonisolated var leases: FileLeases? { coordination.withLock { $0 } }
@@ -68,6 +70,9 @@ public actor ContainerSync {
 
     public func setFetcher(_ fetcher: any ChunkFetcher) { self.fetcher = fetcher }
 
+    /// Keeps replaced and deleted versions for as long as `retention` says; nil: frees them.
+    public func setHistory(_ retention: HistoryRetention?) { historyRetention = retention }
+
     /// Makes the container respect file coordination: it takes a write lease before it
     /// replaces a file and a read lease while it hashes or serves one.
     public func setLeases(_ leases: FileLeases) { coordination.withLock { $0 = leases } }
@@ -83,6 +88,7 @@ public actor ContainerSync {
     /// Prepares the folder.
     public func start() throws {
         try disk.prepare()
+        reconcileHistory()
     }
 
     /// Records what changed on disk since the last run (status says `scanning` meanwhile),
@@ -138,6 +144,7 @@ public actor ContainerSync {
         let plan = await pullNeeds()
         if state.passEnded(plan) { requestPull() }
         if state.keptVersionsCheckDue(at: clock.now) { await restoreMissingVersions() }
+        if state.historyPruneDue(at: clock.now) { pruneHistory() }
     }
 
     /// A stream that yields at once and whenever the container's sequence moves (new things

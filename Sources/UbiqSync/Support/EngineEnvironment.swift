@@ -19,11 +19,14 @@ extension EngineClock {
     }
 }
 
-/// The system's clocks: `ContinuousClock` and the wall clock.
+/// The system's clocks: `ContinuousClock` and the wall clock (run `wallOffset` nanoseconds
+/// ahead, where a test ages what is stored).
 public struct SystemClock: EngineClock {
-    public init() {}
+    public let wallOffset: Int64
+
+    public init(wallOffset: Int64 = 0) { self.wallOffset = wallOffset }
     public var now: ContinuousClock.Instant { .now }
-    public var wallNanoseconds: Int64 { Int64(Date().timeIntervalSince1970 * 1e9) }
+    public var wallNanoseconds: Int64 { Int64(Date().timeIntervalSince1970 * 1e9) + wallOffset }
     public func sleep(until deadline: ContinuousClock.Instant) async throws {
         try await Task.sleep(until: deadline, clock: .continuous)
     }

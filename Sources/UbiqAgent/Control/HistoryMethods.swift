@@ -1,0 +1,76 @@
+import Foundation
+import UbiqControlAPI
+import UbiqModel
+import UbiqSync
+
+/// `history.list`, `trash.list` and `history.restore`: the versions this device replaced or
+/// deleted, and making one current again.
+struct HistoryMethods: Sendable {
+    let status: AgentStatusSource
+
+    func handle(_ method: ControlMethod, params: JSONValue?) async throws -> JSONValue {
+        switch method {
+        case .historyList:
+            let request = try RPCParams.decode(HistoryListParams.self, from: params)
+            return try JSONValue(encoding: try list(request))
+        case .trashList:
+            let request = try RPCParams.decode(HistoryListParams.self, from: params)
+            return try JSONValue(encoding: try trash(request))
+        case .historyRestore:
+            let request = try RPCParams.decode(HistoryRestoreParams.self, from: params)
+            return try JSONValue(encoding: try await restore(request))
+        default:
+            throw RPCError.methodNotFound(method.rawValue)
+        }
+    }
+
+    private func list(_ request: HistoryListParams) throws -> HistoryList {
+        let container = try status.container(request.container)
+        let root = try request.path.flatMap { try ControlPath.itemOrRoot($0) }
+        let entries = try container.history(under: root)
+        let (count, bytes) = try container.historySize()
+        return HistoryList(versions: entries.map { version($0, device: container.device) }, count: count, bytes: Int64(clamping: bytes))
+    }
+
+    /// Deleted files under the path, each with its last version: what is deleted now.
+    private func trash(_ request: HistoryListParams) throws -> [TrashEntry] {
+        let container = try status.container(request.container)
+        let root = try request.path.flatMap { try ControlPath.itemOrRoot($0) }
+        var seen = Set<RelativePath>()
+        var result: [TrashEntry] = []
+        for entry in try container.history(under: root) where !seen.contains(entry.path) {
+            seen.insert(entry.path)
+            guard entry.reason == .deleted, try container.item(at: entry.path).map({ $0.item.deleted }) ?? true else { continue }
+            result.append(TrashEntry(path: entry.path.rawValue, deletedAt: Date(timeIntervalSince1970: Double(entry.keptAt) / 1000),
+                                     deletedBy: entry.by, size: Int64(entry.item.size), version: HistoryVersionID.format(entry.id)))
+        }
+        return result.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+    }
+
+    private func restore(_ request: HistoryRestoreParams) async throws -> HistoryRestoreResult {
+        let container = try status.container(request.container)
+        let path = try ControlPath.item(request.path)
+        let number = try HistoryVersionID.parse(request.version)
+        do {
+            let (item, entry) = try await container.restore(path, historyID: number)
+            return HistoryRestoreResult(path: path.rawValue, restored: HistoryVersionID.format(entry.id), version: "\(item.version)",
+                                        size: Int64(item.size))
+        } catch let error as RestoreError {
+            let code: RPCError.Code = switch error.code {
+            case .versionNotFound: .notFound
+            case .folderInTheWay: .alreadyExists
+            case .busy: .unavailable
+            }
+            throw RPCError(code, error.reason)
+        } catch let error as FetchError {
+            throw RPCError(.unavailable, "part of the version is on no connected device (\(error.reason)); try again when a peer that holds it is connected")
+        }
+    }
+
+    private func version(_ entry: HistoryEntry, device: DeviceID) -> HistoryVersion {
+        HistoryVersion(id: HistoryVersionID.format(entry.id), path: entry.path.rawValue, size: Int64(entry.item.size),
+                       mtime: Date(timeIntervalSince1970: Double(entry.item.mtime) / 1e9), modifiedBy: entry.item.modifiedBy,
+                       version: "\(entry.item.version)", keptAt: Date(timeIntervalSince1970: Double(entry.keptAt) / 1000),
+                       reason: entry.reason.name, by: entry.by, devices: [device])
+    }
+}

@@ -1,0 +1,23 @@
+import UbiqControlAPI
+import UbiqModel
+
+/// The history: versions the agent replaced or deleted, and restoring one.
+extension UbiqAgentClient {
+    /// The kept versions of `path` and everything under it (the whole container when nil),
+    /// newest first.
+    public func history(container: ContainerID, path: String? = nil) async throws -> HistoryList {
+        try await connection.call(ControlMethod.historyList.rawValue, params: HistoryListParams(container: container, path: path))
+    }
+
+    /// Deleted files under `path` (the whole container when nil), each with its last version.
+    public func trash(container: ContainerID, path: String? = nil) async throws -> [TrashEntry] {
+        try await connection.call(ControlMethod.trashList.rawValue, params: HistoryListParams(container: container, path: path))
+    }
+
+    /// Makes the kept version `version` (an id from ``history(container:path:)`` or
+    /// ``trash(container:path:)``) current again at `path`: a new change, on every device.
+    public func restore(container: ContainerID, path: String, version: String) async throws -> HistoryRestoreResult {
+        try await connection.call(ControlMethod.historyRestore.rawValue,
+                                  params: HistoryRestoreParams(container: container, path: path, version: version))
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import UbiqIndex
+import UbiqModel
+
+/// The history: a file this device replaces or deletes for a peer's change (or for a
+/// restore or a resolution here) goes to `.ubiq/history/` and the index's `history` table
+/// instead of being freed, and can be made current again.
+///
+/// A row is written before its file moves and dropped when the move fails, so a crash in
+/// between leaves a row without a file, which the next start drops (``reconcileHistory()``):
+/// a version is never in the history folder without the row that names it for long.
+extension ContainerSync {
+    /// The entry that would keep `local`'s file, about to be replaced or deleted by `by`'s
+    /// change; nil where nothing is kept (history off, or no downloaded file there).
+    func plannedHistory(of local: IndexedItem?, reason: HistoryEntry.Reason, by: DeviceID) -> HistoryEntry? {
+        guard historyRetention != nil, let local, local.item.kind == .file, !local.item.deleted, local.downloaded else { return nil }
+        return HistoryEntry(item: local.item, name: disk.newHistoryName(), keptAt: clock.wallNanoseconds / 1_000_000, reason: reason, by: by)
+    }
+
+    /// Stores entries whose files are about to move into the history.
+    func reserveHistory(_ entries: [HistoryEntry]) throws -> [HistoryEntry] {
+        try index.addHistory(id, entries)
+    }
+
+    /// Forgets entries whose files did not move.
+    func dropHistory(_ entries: [HistoryEntry]) {
+        guard !entries.isEmpty else { return }
+        do { try index.removeHistory(id, ids: entries.map(\.id)) } catch {
+            logger.warning("could not forget kept versions that were not kept; the next start does", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Deletes the file of `local` by moving it into the history; false where nothing is kept
+    /// (the caller deletes it the ordinary way).
+    func removeKeeping(_ local: IndexedItem, reason: HistoryEntry.Reason, by: DeviceID) throws -> Bool {
+        guard let planned = plannedHistory(of: local, reason: reason, by: by) else { return false }
+        let entries = try reserveHistory([planned])
+        do {
+            guard try disk.removeKeeping(local.item.path, as: planned.name, expected: local.stat) else {
+                dropHistory(entries)
+                return false
+            }
+        } catch {
+            dropHistory(entries)
+            throw error
+        }
+        logger.debug("kept in the history", metadata: ["path": "\(local.item.path)", "reason": "\(reason.name)"])
+        return true
+    }
+
+    /// Drops rows whose file is missing (a crash before the move) and files no row names.
+    func reconcileHistory() {
+        do {
+            let names = try disk.historyNames()
+            let entries = try index.history(id)
+            let named = Set(entries.map(\.name))
+            let missing = entries.filter { !names.contains($0.name) }
+            if !missing.isEmpty {
+                try index.removeHistory(id, ids: missing.map(\.id))
+                logger.info("forgot kept versions whose files are gone", metadata: ["count": "\(missing.count)"])
+            }
+            for name in names.subtracting(named) { try disk.removeHistory(named: name) }
+        } catch {
+            logger.warning("could not check the history against its folder", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Lets go of what retention no longer keeps. A version whose content is the current
+    /// one's or a conflict version's at its path is never pruned: it may be the only copy.
+    func pruneHistory() {
+        guard let retention = historyRetention else { return }
+        do {
+            let entries = try index.history(id)
+            guard !entries.isEmpty else { return }
+            let current = try index.items(id, at: Array(Set(entries.map(\.path))))
+            let protected = Set(entries.filter { entry in
+                guard let item = current[entry.path]?.item else { return false }
+                let content = entry.item.chunks.map(\.hash)
+                return (!item.deleted && item.chunks.map(\.hash) == content) || item.conflicts.contains { $0.chunks.map(\.hash) == content }
+            }.map(\.id))
+            let removed = retention.prune(entries, now: clock.wallNanoseconds / 1_000_000, protected: protected)
+            guard !removed.isEmpty else { return }
+            try index.removeHistory(id, ids: removed)
+            for entry in entries where removed.contains(entry.id) {
+                do { try disk.removeHistory(named: entry.name) } catch {
+                    logger.warning("could not remove a pruned version's file; the next start does", metadata: ["error": "\(error)"])
+                }
+            }
+            logger.info("pruned the history", metadata: ["removed": "\(removed.count)", "kept": "\(entries.count - removed.count)"])
+        } catch {
+            logger.warning("could not prune the history", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+/// What clients read of the history, without waiting for the actor.
+extension ContainerSync {
+    /// The kept versions of `root` and everything under it (all when nil), newest first.
+    public nonisolated func history(under root: RelativePath?) throws -> [HistoryEntry] {
+        let entries = try index.history(id)
+        guard let root else { return entries }
+        return entries.filter { $0.path == root || $0.path.isInside(root) }
+    }
+
+    /// How many versions the container's history keeps, and their bytes.
+    public nonisolated func historySize() throws -> (count: Int, bytes: UInt64) {
+        try index.historySize(id)
+    }
+}

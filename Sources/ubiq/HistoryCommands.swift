@@ -1,0 +1,85 @@
+import ArgumentParser
+import UbiqClient
+import UbiqControlAPI
+import UbiqModel
+
+/// `ubiq history CONTAINER [PATH]`: the versions this device replaced or deleted.
+struct HistoryCommand: AgentCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history", abstract: "List the versions kept of a file, or of everything under a folder.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The container, e.g. TEAMID.com.example.app.", transform: { try ContainerID($0) })
+    var container: ContainerID
+    @Argument(help: "A file or folder inside the container (default: all of it).")
+    var path: String?
+    @OptionGroup var output: OutputOptions
+
+    func run(with agent: UbiqAgentClient) async throws {
+        if output.json {
+            let params = try JSONValue(encoding: HistoryListParams(container: container, path: path))
+            return Terminal.printJSON(try await agent.connection.call(ControlMethod.historyList.rawValue, params: params))
+        }
+        print(Self.render(try await agent.history(container: container, path: path), container: container))
+    }
+
+    static func render(_ history: HistoryList, container: ContainerID) -> String {
+        guard !history.versions.isEmpty else { return "No kept versions here (\(history.count) in the container)." }
+        var table = TextTable(header: ["ID", "PATH", "SIZE", "MODIFIED", "KEPT", "WHY", "BY"],
+                              alignments: [.left, .left, .right, .left, .left, .left, .left])
+        for version in history.versions {
+            table.append([version.id, version.path, ByteCount.format(version.size), DateDisplay.format(version.mtime),
+                          DateDisplay.format(version.keptAt), version.reason, version.by.rawValue.shortDeviceID])
+        }
+        return table.render() + "\n\(history.count) versions kept in the container, \(ByteCount.format(history.bytes)); "
+            + "restore one with: ubiq restore \(container) PATH --version ID"
+    }
+}
+
+/// `ubiq trash CONTAINER [PATH]`: deleted files, each with its last version.
+struct TrashCommand: AgentCommand {
+    static let configuration = CommandConfiguration(commandName: "trash", abstract: "List deleted files that can be restored.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The container, e.g. TEAMID.com.example.app.", transform: { try ContainerID($0) })
+    var container: ContainerID
+    @Argument(help: "A folder inside the container (default: all of it).")
+    var path: String?
+    @OptionGroup var output: OutputOptions
+
+    func run(with agent: UbiqAgentClient) async throws {
+        if output.json {
+            let params = try JSONValue(encoding: HistoryListParams(container: container, path: path))
+            return Terminal.printJSON(try await agent.connection.call(ControlMethod.trashList.rawValue, params: params))
+        }
+        let entries = try await agent.trash(container: container, path: path)
+        guard !entries.isEmpty else { return print("Nothing deleted is kept here.") }
+        var table = TextTable(header: ["PATH", "SIZE", "DELETED", "BY", "VERSION"], alignments: [.left, .right, .left, .left, .left])
+        for entry in entries {
+            table.append([entry.path, ByteCount.format(entry.size), DateDisplay.format(entry.deletedAt), entry.deletedBy.rawValue.shortDeviceID,
+                          entry.version])
+        }
+        print(table.render() + "\nRestore one with: ubiq restore \(container) PATH --version VERSION")
+    }
+}
+
+/// `ubiq restore CONTAINER PATH --version ID`: a kept version made current again.
+struct RestoreCommand: AgentCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore", abstract: "Make a kept version of a file current again, on every device.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The container, e.g. TEAMID.com.example.app.", transform: { try ContainerID($0) })
+    var container: ContainerID
+    @Argument(help: "The file's path inside the container.")
+    var path: String
+    @Option(help: "The kept version's id, from `ubiq history` or `ubiq trash`.")
+    var version: String
+    @OptionGroup var output: OutputOptions
+
+    func run(with agent: UbiqAgentClient) async throws {
+        let result = try await agent.restore(container: container, path: path, version: version)
+        if output.json { return Terminal.printJSON(try JSONValue(encoding: result)) }
+        print("Restored \(result.path) (\(ByteCount.format(result.size))) from \(result.restored); it is now version \(result.version) on every device.")
+    }
+}

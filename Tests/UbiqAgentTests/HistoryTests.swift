@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+import UbiqClient
+import UbiqControlAPI
+import UbiqTestSupport
+
+/// Nothing lost: a file a peer's change replaces or deletes stays in this device's history,
+/// across restarts and kill -9, and can be made current again on every device.
+@Suite(.serialized) struct HistoryTests {
+    static func history(_ agent: AgentProcess, _ path: String? = nil) async throws -> HistoryList {
+        try await agent.withClient { try await $0.history(container: agent.container, path: path) }
+    }
+
+    static func keptBytes(_ agent: AgentProcess, _ version: HistoryVersion) throws -> String? {
+        let names = try FileManager.default.contentsOfDirectory(atPath: agent.path(".ubiq/history"))
+        return names.compactMap { try? String(contentsOfFile: agent.path(".ubiq/history/" + $0), encoding: .utf8) }
+            .first { $0.utf8.count == version.size }
+    }
+
+    @Test func aFileDeletedOnOneDeviceIsRestoredOnAnother() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let path = "Documents/reports/q3.txt"
+        try a.write(path, "the original bytes")
+        try await waitForConvergence([a, b], "the report on beta") { $0[path] != nil }
+        #expect(unlink(a.path(path)) == 0)
+        try await waitForConvergence([a, b], "the deletion on beta") { $0[path] == nil }
+
+        let trash = try await b.withClient { try await $0.trash(container: b.container, path: "Documents/reports") }
+        let entry = try #require(trash.first { $0.path == path }, "beta's trash: \(trash)")
+        let status = try await a.status()
+        #expect(entry.deletedBy == status.device.id && entry.size == 18)
+        // Beta kept the inode it had: no copy of the bytes was made.
+        let kept = try #require(try await Self.history(b, path).versions.first)
+        #expect(kept.reason == "deleted" && kept.id == entry.version)
+        #expect(try Self.keptBytes(b, kept) == "the original bytes")
+
+        let result = try await b.withClient { try await $0.restore(container: b.container, path: path, version: entry.version) }
+        #expect(result.path == path && result.size == 18)
+        try await waitForConvergence([a, b], "the restored report on both") { _ in a.read(path) == "the original bytes" }
+        #expect(b.read(path) == "the original bytes")
+        #expect(try await b.withClient { try await $0.trash(container: b.container) }.isEmpty)
+    }
+
+    @Test func anOverwrittenVersionIsKeptAcrossKillAndRestoredThroughTheCLI() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let path = "Documents/notes.txt"
+        try a.write(path, "first draft")
+        try await waitForConvergence([a, b], "the first draft on beta") { _ in b.read(path) == "first draft" }
+        try a.write(path, "encrypted garbage!")
+        try await waitForConvergence([a, b], "the overwrite on beta") { _ in b.read(path) == "encrypted garbage!" }
+
+        let versions = try await Self.history(b, path).versions
+        #expect(versions.count == 1)
+        let first = try #require(versions.first)
+        let alpha = try await a.status().device.id
+        #expect(first.reason == "replaced" && first.size == 11 && first.by == alpha)
+        #expect(try Self.keptBytes(b, first) == "first draft")
+
+        b.kill()
+        try await b.startAndWait()
+        #expect(try await Self.history(b, path).versions == versions)
+
+        let restored = try AgentProcess.cli(["--socket", b.socket, "restore", b.container.rawValue, path, "--version", first.id])
+        #expect(restored.contains("Restored \(path)"))
+        try await waitForConvergence([a, b], "the first draft back on both") { _ in a.read(path) == "first draft" }
+        // What the restore replaced is kept too.
+        let after = try await Self.history(b, path).versions
+        let beta = try await b.status().device.id
+        #expect(after.count == 2 && after.first?.size == 18 && after.first?.by == beta)
+        let listed = try AgentProcess.cli(["--socket", b.socket, "history", b.container.rawValue, path])
+        #expect(listed.contains(first.id) && listed.contains("replaced"))
+    }
+
+    /// Four versions kept within a minute: two hours later one is left (one per hour), and
+    /// past the maximum age none. The agent's clock is moved with the test hook.
+    @Test func retentionThinsVersionsAsTheClockAdvances() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let path = "Documents/log.txt"
+        for version in 1...5 {
+            try a.write(path, "version \(version)")
+            try await waitForConvergence([a, b], "version \(version) on beta") { _ in b.read(path) == "version \(version)" }
+        }
+        let kept = try await Self.history(b, path).versions
+        #expect(kept.count == 4)
+
+        b.stop()
+        b.environment["UBIQ_TEST_CLOCK_OFFSET_SECONDS"] = "7200"
+        try await b.startAndWait()
+        try await waitUntil("beta to thin its history to one version an hour") { try await Self.history(b, path).versions.count == 1 }
+        #expect(try await Self.history(b, path).versions.first?.id == kept.last?.id, "the oldest is the one kept")
+
+        b.stop()
+        b.environment["UBIQ_TEST_CLOCK_OFFSET_SECONDS"] = "\(400 * 86_400)"
+        try await b.startAndWait()
+        try await waitUntil("beta to drop versions past the maximum age") { try await Self.history(b, path).count == 0 }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: b.path(".ubiq/history")).isEmpty)
+        #expect(b.read(path) == "version 5")
+    }
+
+    @Test func badRestoresChangeNothing() async throws {
+        let cluster = try LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        try await cluster.start()
+        try a.write("Documents/a.txt", "a")
+        for (path, version, code) in [("Documents/a.txt", "h999", RPCError.Code.notFound), ("../outside", "h1", .invalidPath),
+                                      ("Documents/a.txt", "current", .invalidParams)] {
+            do {
+                _ = try await a.withClient { try await $0.restore(container: a.container, path: path, version: version) }
+                Issue.record("restoring \(version) of \(path) was accepted")
+            } catch let error as RPCError {
+                #expect(error.code == code, "\(path) \(version): \(error)")
+            }
+        }
+        #expect(a.read("Documents/a.txt") == "a")
+    }
+}
