@@ -1,3 +1,4 @@
+import Foundation
 import UbiqControlAPI
 import UbiqModel
 
@@ -19,5 +20,12 @@ extension UbiqAgentClient {
     public func restore(container: ContainerID, path: String, version: String) async throws -> HistoryRestoreResult {
         try await connection.call(ControlMethod.historyRestore.rawValue,
                                   params: HistoryRestoreParams(container: container, path: path, version: version))
+    }
+
+    /// Puts everything under `path` back as it was at `at`: changed files get their old
+    /// version, deleted ones come back, files created since move to the history.
+    public func restoreFolder(container: ContainerID, path: String, at: Date) async throws -> HistoryRestoreFolderResult {
+        try await connection.call(ControlMethod.historyRestoreFolder.rawValue,
+                                  params: HistoryRestoreFolderParams(container: container, path: path, at: at))
     }
 }

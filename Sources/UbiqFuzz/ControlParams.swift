@@ -32,6 +32,8 @@ enum ControlParams {
             let request = try decode(HistoryRestoreParams.self, params)
             _ = try HistoryVersionID.parse(request.version)
             return try paths(request, \.path)
+        case .historyRestoreFolder:
+            return try paths(decode(HistoryRestoreFolderParams.self, params), \.path)
         case .containerURL, .containerRescan:
             return try JSONValue(encoding: decode(ContainerURLParams.self, params))
         case .kvGet:

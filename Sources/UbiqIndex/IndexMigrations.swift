@@ -150,6 +150,7 @@ enum IndexMigrations {
                     size INTEGER NOT NULL
                 ) STRICT;
                 CREATE INDEX history_by_path ON history(container, path, keptAt);
+                ALTER TABLE container ADD COLUMN historySince INTEGER;
                 """)
         }
         return migrator

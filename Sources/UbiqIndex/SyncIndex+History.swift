@@ -76,6 +76,23 @@ extension SyncIndex {
         }
     }
 
+    /// Since when (ms since 1970) the container's history has been kept here; nil before
+    /// ``noteHistoryStart(_:at:)``.
+    public func historySince(_ container: ContainerID) throws -> Int64? {
+        try read { db in
+            guard let id = try containerID(db, container) else { return nil }
+            return try Int64.fetchOne(db, cached: "SELECT historySince FROM container WHERE id = ?", arguments: [id])
+        }
+    }
+
+    /// Records `now` as the start of the container's history, where none is recorded yet.
+    public func noteHistoryStart(_ container: ContainerID, at now: Int64) throws {
+        try write { db in
+            let id = try containerRow(db, container).id
+            try db.execute(cached: "UPDATE container SET historySince = ? WHERE id = ? AND historySince IS NULL", arguments: [now, id])
+        }
+    }
+
     private static func historyEntry(_ row: Row) throws -> HistoryEntry {
         guard let reason = HistoryEntry.Reason(rawValue: row[4]) else {
             throw IndexError(.corrupt, "history entry \(row[0] as Int64) has an unknown reason \(row[4] as Int)")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import UbiqClient
 import UbiqControlAPI
 import UbiqModel
@@ -63,23 +64,51 @@ struct TrashCommand: AgentCommand {
     }
 }
 
-/// `ubiq restore CONTAINER PATH --version ID`: a kept version made current again.
+/// `ubiq restore CONTAINER PATH --version ID | --at TIME`: a kept version made current
+/// again, or a folder put back as it was at a time.
 struct RestoreCommand: AgentCommand {
     static let configuration = CommandConfiguration(
-        commandName: "restore", abstract: "Make a kept version of a file current again, on every device.")
+        commandName: "restore", abstract: "Make a kept version of a file current again, or put a folder back as it was, on every device.")
 
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The container, e.g. TEAMID.com.example.app.", transform: { try ContainerID($0) })
     var container: ContainerID
-    @Argument(help: "The file's path inside the container.")
+    @Argument(help: "The file's (or, with --at, the folder's) path inside the container.")
     var path: String
     @Option(help: "The kept version's id, from `ubiq history` or `ubiq trash`.")
-    var version: String
+    var version: String?
+    @Option(help: "Put everything under PATH back as it was at this time: 2026-11-26T08:00:00Z, or 90m, 2h, 3d ago.",
+            transform: { try RestoreTime.parse($0) })
+    var at: Date?
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        guard (version == nil) != (at == nil) else { throw ValidationError("give either --version ID or --at TIME") }
+    }
+
     func run(with agent: UbiqAgentClient) async throws {
-        let result = try await agent.restore(container: container, path: path, version: version)
+        if let at {
+            let result = try await agent.restoreFolder(container: container, path: path, at: at)
+            if output.json { return Terminal.printJSON(try JSONValue(encoding: result)) }
+            var lines = ["Put \(path) back as it was at \(DateDisplay.format(at)): \(result.restored.count) restored, "
+                + "\(result.removed.count) created since moved to the history, \(result.unchanged) unchanged."]
+            lines += result.failed.map { "  not restored: \($0.path): \($0.reason)" }
+            return print(lines.joined(separator: "\n"))
+        }
+        let result = try await agent.restore(container: container, path: path, version: version ?? "")
         if output.json { return Terminal.printJSON(try JSONValue(encoding: result)) }
         print("Restored \(result.path) (\(ByteCount.format(result.size))) from \(result.restored); it is now version \(result.version) on every device.")
+    }
+}
+
+/// The times `--at` takes: ISO 8601, or an age in minutes, hours or days.
+enum RestoreTime {
+    static func parse(_ text: String) throws -> Date {
+        if let date = ISO8601DateFormatter().date(from: text) { return date }
+        let units: [Character: Double] = ["m": 60, "h": 3600, "d": 86_400]
+        if let unit = text.last, let seconds = units[unit], let count = Double(text.dropLast()), count >= 0 {
+            return Date(timeIntervalSinceNow: -count * seconds)
+        }
+        throw ValidationError("'\(text)' is no time: give 2026-11-26T08:00:00Z, or an age like 90m, 2h or 3d")
     }
 }

@@ -79,6 +79,56 @@ import UbiqTestSupport
         #expect(listed.contains(first.id) && listed.contains("replaced"))
     }
 
+    /// What ransomware does: a script overwrites 200 files (and drops a note, and deletes
+    /// one) on alpha; beta puts the folder back as it was before, and both devices end with
+    /// the original bytes, the overwritten versions kept in beta's history.
+    @Test func aPointInTimeRestoreUndoesAScriptThatOverwroteAFolder() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let names = (0..<200).map { "Documents/photos/\($0 / 20)/img\($0).txt" }
+        for (index, name) in names.enumerated() { try a.write(name, "original \(index)") }
+        try a.write("Documents/photos/keep.txt", "untouched")
+        try await waitForConvergence([a, b], timeout: .seconds(120), "the photos on beta") { tree in names.allSatisfy { tree[$0] != nil } }
+        let before = Date()
+
+        for (index, name) in names.enumerated() { try a.write(name, "ENCRYPTED \(index) \(String(repeating: "x", count: index))") }
+        try a.write("Documents/photos/README-RANSOM.txt", "pay up")
+        #expect(unlink(a.path("Documents/photos/keep.txt")) == 0)
+        try await waitForConvergence([a, b], timeout: .seconds(120), "the damage on beta") { tree in
+            tree["Documents/photos/README-RANSOM.txt"] != nil && tree["Documents/photos/keep.txt"] == nil
+                && b.read(names[199])?.hasPrefix("ENCRYPTED") == true
+        }
+
+        let result = try await b.withClient { try await $0.restoreFolder(container: b.container, path: "Documents/photos", at: before) }
+        #expect(result.failed.isEmpty, "\(result.failed)")
+        #expect(result.restored.count == 201 && result.removed == ["Documents/photos/README-RANSOM.txt"])
+        try await waitForConvergence([a, b], timeout: .seconds(120), "the photos back on both") { tree in
+            tree["Documents/photos/README-RANSOM.txt"] == nil && a.read("Documents/photos/keep.txt") == "untouched"
+                && names.enumerated().allSatisfy { a.read($1) == "original \($0)" }
+        }
+        #expect(names.enumerated().allSatisfy { b.read($1) == "original \($0)" })
+        // Beta keeps both: each original (replaced by the script) and each encrypted version
+        // (replaced by the restore); the ransom note is in its trash.
+        let kept = try await Self.history(b, "Documents/photos")
+        #expect(kept.versions.filter { $0.path == names[7] }.count == 2)
+        let trash = try await b.withClient { try await $0.trash(container: b.container) }
+        #expect(trash.map(\.path) == ["Documents/photos/README-RANSOM.txt"])
+
+        // A time before the history starts changes nothing.
+        do {
+            _ = try await b.withClient {
+                try await $0.restoreFolder(container: b.container, path: "Documents/photos", at: before.addingTimeInterval(-86_400))
+            }
+            Issue.record("a restore to before the history was accepted")
+        } catch let error as RPCError {
+            #expect(error.code == .invalidParams)
+        }
+        #expect(names.enumerated().allSatisfy { b.read($1) == "original \($0)" })
+    }
+
     /// Four versions kept within a minute: two hours later one is left (one per hour), and
     /// past the maximum age none. The agent's clock is moved with the test hook.
     @Test func retentionThinsVersionsAsTheClockAdvances() async throws {

@@ -117,6 +117,9 @@ struct BadInputTests {
         #expect(try home.error(ConfigOverrides(logLevel: "loud"))?.code == .invalidValue)
         #expect(try home.error(ConfigOverrides(deviceName: ""))?.code == .invalidValue)
         #expect(try home.error(file: "[sync]\nclose_delay_ms = -1\n")?.code == .invalidValue)
+        for bad in ["history_max_age_days = 0", "history_max_disk_percent = 101", "history = \"yes\""] {
+            #expect(try home.error(file: "[[container]]\nid = \"TEAMID.com.example.a\"\n\(bad)\n")?.code != nil, "\(bad)")
+        }
         #expect(try home.error(file: "[sync]\npackage_extensions = [\"a/b\"]\n")?.code == .invalidValue)
         #expect(try home.error(file: "[kvstore_limits]\nmax_keys = 0\n")?.code == .invalidValue)
         #expect(try home.error(file: "[kvstore_limits]\nmax_value_bytes = 4194305\n")?.code == .invalidValue)

@@ -27,6 +27,9 @@ struct FileParsingTests {
             download = "on-demand"
             extended_attributes = false
             ignore_permissions = true
+            history = false
+            history_max_age_days = 30
+            history_max_disk_percent = 5
 
             [[container]]
             id = "TEAMID.com.example.photos"
@@ -59,7 +62,8 @@ struct FileParsingTests {
         #expect(config.maxDelayMs == 2000)
         #expect(config.containers == [
             ContainerSettings(id: try ContainerID("TEAMID.com.example.notes"), path: h + "/Notes", download: .onDemand,
-                              extendedAttributes: false, ignorePermissions: true),
+                              extendedAttributes: false, ignorePermissions: true,
+                              history: HistorySettings(enabled: false, maximumAgeDays: 30, maximumDiskPercent: 5)),
             ContainerSettings(id: try ContainerID("TEAMID.com.example.photos"), path: h + "/Ubiquity/TEAMID.com.example.photos", download: .all),
         ])
         #expect(config.kvstores == ["TEAMID.com.example.notes", "TEAMID.com.example.settings"])

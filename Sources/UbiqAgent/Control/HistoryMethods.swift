@@ -3,8 +3,8 @@ import UbiqControlAPI
 import UbiqModel
 import UbiqSync
 
-/// `history.list`, `trash.list` and `history.restore`: the versions this device replaced or
-/// deleted, and making one current again.
+/// `history.list`, `trash.list`, `history.restore` and `history.restoreFolder`: the versions
+/// this device replaced or deleted, and making them current again.
 struct HistoryMethods: Sendable {
     let status: AgentStatusSource
 
@@ -19,6 +19,9 @@ struct HistoryMethods: Sendable {
         case .historyRestore:
             let request = try RPCParams.decode(HistoryRestoreParams.self, from: params)
             return try JSONValue(encoding: try await restore(request))
+        case .historyRestoreFolder:
+            let request = try RPCParams.decode(HistoryRestoreFolderParams.self, from: params)
+            return try JSONValue(encoding: try await restoreFolder(request))
         default:
             throw RPCError.methodNotFound(method.rawValue)
         }
@@ -60,10 +63,24 @@ struct HistoryMethods: Sendable {
             case .versionNotFound: .notFound
             case .folderInTheWay: .alreadyExists
             case .busy: .unavailable
+            case .beforeHistory: .invalidParams
             }
             throw RPCError(code, error.reason)
         } catch let error as FetchError {
             throw RPCError(.unavailable, "part of the version is on no connected device (\(error.reason)); try again when a peer that holds it is connected")
+        }
+    }
+
+    private func restoreFolder(_ request: HistoryRestoreFolderParams) async throws -> HistoryRestoreFolderResult {
+        let container = try status.container(request.container)
+        let root = try ControlPath.item(request.path)
+        do {
+            let done = try await container.restoreFolder(root, at: Int64((request.at.timeIntervalSince1970 * 1000).rounded()))
+            return HistoryRestoreFolderResult(restored: done.restored.map(\.rawValue), removed: done.removed.map(\.rawValue),
+                                              unchanged: done.unchanged,
+                                              failed: done.failed.map { .init(path: $0.path.rawValue, reason: $0.reason) })
+        } catch let error as RestoreError {
+            throw RPCError(error.code == .beforeHistory ? .invalidParams : .unavailable, error.reason)
         }
     }
 

@@ -18,6 +18,8 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case historyList = "history.list"
     /// ``HistoryRestoreParams`` → ``HistoryRestoreResult``
     case historyRestore = "history.restore"
+    /// ``HistoryRestoreFolderParams`` → ``HistoryRestoreFolderResult``
+    case historyRestoreFolder = "history.restoreFolder"
     /// ``HistoryListParams`` → `[TrashEntry]`
     case trashList = "trash.list"
     /// ``ContainerURLParams`` → ``ContainerURLResult``

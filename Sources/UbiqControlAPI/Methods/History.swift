@@ -126,3 +126,43 @@ public enum HistoryVersionID {
         return number
     }
 }
+
+/// The params of `history.restoreFolder`: put everything under `path` back as it was at `at`.
+public struct HistoryRestoreFolderParams: Hashable, Sendable, Codable {
+    public var container: ContainerID
+    /// A folder (or a file) inside the container.
+    public var path: String
+    public var at: Date
+
+    public init(container: ContainerID, path: String, at: Date) {
+        self.container = container
+        self.path = path
+        self.at = at
+    }
+}
+
+/// What `history.restoreFolder` did: files given back the version they had then, files
+/// created since moved to the history, and what could not be done (each with why).
+public struct HistoryRestoreFolderResult: Hashable, Sendable, Codable {
+    public struct Failure: Hashable, Sendable, Codable {
+        public var path: String
+        public var reason: String
+
+        public init(path: String, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
+    }
+
+    public var restored: [String]
+    public var removed: [String]
+    public var unchanged: Int
+    public var failed: [Failure]
+
+    public init(restored: [String], removed: [String], unchanged: Int, failed: [Failure]) {
+        self.restored = restored
+        self.removed = removed
+        self.unchanged = unchanged
+        self.failed = failed
+    }
+}

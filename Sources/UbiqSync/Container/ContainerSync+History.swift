@@ -48,9 +48,11 @@ extension ContainerSync {
         return true
     }
 
-    /// Drops rows whose file is missing (a crash before the move) and files no row names.
+    /// Notes when the history began (for point-in-time restores), drops rows whose file is
+    /// missing (a crash before the move) and removes files no row names.
     func reconcileHistory() {
         do {
+            if historyRetention != nil { try index.noteHistoryStart(id, at: clock.wallNanoseconds / 1_000_000) }
             let names = try disk.historyNames()
             let entries = try index.history(id)
             let named = Set(entries.map(\.name))

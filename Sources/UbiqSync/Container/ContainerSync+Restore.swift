@@ -66,6 +66,8 @@ public struct RestoreError: Error, Sendable, CustomStringConvertible {
         /// A folder is at the path.
         case folderInTheWay
         case busy
+        /// The moment asked for is older than anything the history keeps.
+        case beforeHistory
     }
 
     public let code: Code

@@ -1,0 +1,74 @@
+import Foundation
+import UbiqIndex
+import UbiqModel
+
+/// Point-in-time restore: a folder put back as it was at a moment, from the history.
+extension ContainerSync {
+    /// What became of each path of a folder restore.
+    public struct FolderRestore: Sendable {
+        public var restored: [RelativePath] = []
+        public var removed: [RelativePath] = []
+        public var unchanged = 0
+        public var failed: [(path: RelativePath, reason: String)] = []
+    }
+
+    /// Puts every file under `root` back as it was at `at` (ms since 1970): a file changed
+    /// since gets the version it had then, one deleted since comes back, one created since
+    /// moves to the history. Each is a local change, so every device follows. The version a
+    /// path had at `at` is the first kept after `at` (it was in place until then), unless its
+    /// own bytes were written after `at`; with none kept after `at`, the current one, unless
+    /// written after `at` (created since).
+    public func restoreFolder(_ root: RelativePath, at: Int64) async throws -> FolderRestore {
+        guard let start = try index.historySince(id), at >= start else {
+            let since = try index.historySince(id).map { "starts at \(Self.display($0))" } ?? "is off"
+            throw RestoreError(.beforeHistory, "this device's history of the container \(since); choose a later time")
+        }
+        let history = try index.history(id).filter { $0.path == root || $0.path.isInside(root) }
+        let moment = at * 1_000_000
+        let byPath = Dictionary(grouping: history, by: \.path)
+        let current = try index.items(id, under: root).filter { $0.item.kind == .file && !$0.item.deleted }
+        let paths = Set(byPath.keys).union(current.map(\.item.path)).sorted { $0.rawValue.utf8.lexicographicallyPrecedes($1.rawValue.utf8) }
+        let currentByPath = Dictionary(current.map { ($0.item.path, $0) }, uniquingKeysWith: { first, _ in first })
+        var result = FolderRestore()
+        for path in paths {
+            let then = byPath[path]?.filter { $0.keptAt > at }.min { ($0.keptAt, $0.id) < ($1.keptAt, $1.id) }
+            let now = currentByPath[path]
+            do {
+                if let then, then.item.mtime <= moment {
+                    if let now, now.item.chunks.map(\.hash) == then.item.chunks.map(\.hash) {
+                        result.unchanged += 1
+                    } else {
+                        _ = try await restore(path, historyID: then.id)
+                        result.restored.append(path)
+                    }
+                } else if let now, then != nil || now.item.mtime > moment {
+                    try await removeKeepingLocally(now)
+                    result.removed.append(path)
+                } else {
+                    result.unchanged += 1
+                }
+            } catch {
+                result.failed.append((path, "\(error)"))
+            }
+        }
+        logger.info("restored a folder to a point in time", metadata: [
+            "path": "\(root)", "at": "\(Self.display(at))", "restored": "\(result.restored.count)", "removed": "\(result.removed.count)",
+            "failed": "\(result.failed.count)",
+        ])
+        return result
+    }
+
+    /// Moves a file created since the moment restored to into the history and records its
+    /// deletion here.
+    private func removeKeepingLocally(_ local: IndexedItem) async throws {
+        guard disk.stat(local.item.path) == local.stat else {
+            throw RestoreError(.busy, "'\(local.item.path)' changed on disk; try again after it is scanned")
+        }
+        if try !removeKeeping(local, reason: .deleted, by: device) { try disk.remove(local.item.path) }
+        await localChanges([local.item.path])
+    }
+
+    static func display(_ milliseconds: Int64) -> String {
+        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+    }
+}
