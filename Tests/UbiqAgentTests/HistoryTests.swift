@@ -59,6 +59,8 @@ import UbiqTestSupport
 
         let versions = try await Self.history(b, path).versions
         #expect(versions.count == 1)
+        let shown = try #require(try await b.status().containers.first?.history)
+        #expect(shown.versions == 1 && shown.bytes == 11 && shown.maxAgeDays == 365 && (shown.maxBytes ?? 0) > 0)
         let first = try #require(versions.first)
         let alpha = try await a.status().device.id
         #expect(first.reason == "replaced" && first.size == 11 && first.by == alpha)

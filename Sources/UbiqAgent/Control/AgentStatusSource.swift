@@ -50,6 +50,12 @@ struct AgentStatusSource: Sendable {
             }
             let problems = container.scanProblems()
             entry.notSynced = problems.isEmpty ? nil : problems.map { NotSyncedStatus(path: $0.path, reason: $0.reason) }
+            if let retention = container.historyRetention {
+                let kept = try container.historySize()
+                entry.history = HistoryStatus(versions: kept.count, bytes: Int64(clamping: kept.bytes),
+                                              maxAgeDays: Int(retention.maximumAge / HistoryRetention.day),
+                                              maxBytes: retention.diskCap.map { Int64(clamping: $0) })
+            }
             result.append(entry)
         }
         let peers = await peers()

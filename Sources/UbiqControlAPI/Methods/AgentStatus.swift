@@ -76,6 +76,9 @@ public struct ContainerStatus: Hashable, Sendable, Codable {
     /// What is on disk but cannot be synced (a name that is not UTF-8, shown with its other
     /// bytes as `\xFF`; a file or folder that cannot be read), and why.
     public var notSynced: [NotSyncedStatus]? = nil
+    /// The versions this device keeps of what it replaced or deleted; absent when history is
+    /// off for the container.
+    public var history: HistoryStatus? = nil
 
     public init(
         id: ContainerID, path: String, items: Int, files: Int, directories: Int, symlinks: Int, bytes: Int64,
@@ -132,5 +135,22 @@ public struct TransferStatus: Hashable, Sendable, Codable {
         self.path = path
         self.done = done
         self.total = total
+    }
+}
+
+/// A container's history in status: what is kept and the retention that thins it.
+public struct HistoryStatus: Hashable, Sendable, Codable {
+    public var versions: Int
+    public var bytes: Int64
+    /// Versions older than this go.
+    public var maxAgeDays: Int
+    /// Past this many bytes the oldest go; absent where the file system's size is unknown.
+    public var maxBytes: Int64?
+
+    public init(versions: Int, bytes: Int64, maxAgeDays: Int, maxBytes: Int64?) {
+        self.versions = versions
+        self.bytes = bytes
+        self.maxAgeDays = maxAgeDays
+        self.maxBytes = maxBytes
     }
 }

@@ -21,7 +21,8 @@ public actor ContainerSync {
     let logger: Logger
     var fetcher: (any ChunkFetcher)?
     /// How long replaced and deleted versions are kept (``setHistory(_:)``); nil: not kept.
-    var historyRetention: HistoryRetention? = HistoryRetention()
+    private nonisolated let retention = Mutex<HistoryRetention?>(HistoryRetention())
+    public nonisolated var historyRetention: HistoryRetention? { retention.withLock { $0 } }
     /// Set once at start (``setLeases(_:)``); read without the actor, by serving too.
     private nonisolated let coordination = Mutex<FileLeases?>(nil)
     nonisolated var leases: FileLeases? { coordination.withLock { $0 } }
@@ -71,7 +72,7 @@ public actor ContainerSync {
     public func setFetcher(_ fetcher: any ChunkFetcher) { self.fetcher = fetcher }
 
     /// Keeps replaced and deleted versions for as long as `retention` says; nil: frees them.
-    public func setHistory(_ retention: HistoryRetention?) { historyRetention = retention }
+    public func setHistory(_ retention: HistoryRetention?) { self.retention.withLock { $0 = retention } }
 
     /// Makes the container respect file coordination: it takes a write lease before it
     /// replaces a file and a read lease while it hashes or serves one.
