@@ -2,8 +2,8 @@ import Foundation
 import UbiqControlAPI
 import UbiqModel
 
-/// iCloud's `NSFileVersion` on ubiq: the current version of a document or one of its
-/// unresolved conflict versions, and what a user does about a conflict.
+/// iCloud's `NSFileVersion` on ubiq: the current version of a document, one of its
+/// unresolved conflict versions or one of its past versions, and what a user does about them.
 ///
 /// ubiq settles a document's conflict as a whole: keeping one version (``replaceItem()``
 /// for a conflict version, ``markResolved()`` for the current one) drops every other
@@ -23,6 +23,8 @@ public struct FileVersion: Sendable, Identifiable {
     public let versionVector: String
     /// True for the document's current version.
     public let isCurrent: Bool
+    /// For a past version from the history: when it was replaced or deleted on this device.
+    public let keptDate: Date?
     let client: UbiqAgentClient
 
     init(_ entry: VersionEntry, container: ContainerID, path: String, client: UbiqAgentClient) {
@@ -34,12 +36,30 @@ public struct FileVersion: Sendable, Identifiable {
         size = entry.size
         versionVector = entry.version
         isCurrent = entry.current
+        keptDate = nil
         self.client = client
     }
 
-    /// False for a conflict version (listed ones are unresolved), true for the current one.
-    /// A snapshot: list the versions again to see a resolution made elsewhere.
-    public var isResolved: Bool { isCurrent }
+    init(past entry: HistoryVersion, container: ContainerID, client: UbiqAgentClient) {
+        self.container = container
+        path = entry.path
+        id = entry.id
+        modificationDate = entry.mtime
+        modifiedBy = entry.modifiedBy
+        size = entry.size
+        versionVector = entry.version
+        isCurrent = false
+        keptDate = entry.keptAt
+        self.client = client
+    }
+
+    /// True for a version the document had before, kept in the history.
+    public var isPast: Bool { keptDate != nil }
+
+    /// False for a conflict version (listed ones are unresolved), true for the current one
+    /// and for past versions. A snapshot: list the versions again to see a resolution made
+    /// elsewhere.
+    public var isResolved: Bool { isCurrent || isPast }
 
     // MARK: finding versions
 
@@ -54,13 +74,27 @@ public struct FileVersion: Sendable, Identifiable {
         }
     }
 
-    // MARK: settling a conflict
+    /// Every version of the document but the current one (`otherVersionsOfItem(at:)`): its
+    /// unresolved conflict versions, then its past versions from this device's history,
+    /// newest first.
+    public static func otherVersions(of path: String, in container: ContainerID, client: UbiqAgentClient) async throws -> [FileVersion] {
+        let conflicts = try await unresolvedConflictVersions(of: path, in: container, client: client)
+        let past = try await client.history(container: container, path: path).versions.filter { $0.path == path }
+        return conflicts + past.map { FileVersion(past: $0, container: container, client: client) }
+    }
 
-    /// Makes this version the document's current one, on every device, and drops the other
-    /// conflict versions. Returns the new current version (a new version, so a new `id`).
+    // MARK: settling a conflict, going back
+
+    /// Makes this version the document's current one, on every device: a conflict version
+    /// drops the other conflict versions; a past version is restored (a new change; what it
+    /// replaces goes to the history). Returns the new current version (a new `id`).
     @discardableResult
     public func replaceItem() async throws -> FileVersion {
-        _ = try await client.resolve(container: container, path: path, keep: isCurrent ? .current : .version(id))
+        if isPast {
+            _ = try await client.restore(container: container, path: path, version: id)
+        } else {
+            _ = try await client.resolve(container: container, path: path, keep: isCurrent ? .current : .version(id))
+        }
         return try await Self.currentVersion(of: path, in: container, client: client)
     }
 

@@ -160,6 +160,29 @@ import UbiqTestSupport
 
     // MARK: file versions
 
+    /// `otherVersions` lists a document's past versions from the history beside its
+    /// conflicts, and `replaceItem()` on one restores it on every device.
+    @Test func aPastFileVersionIsListedAndReplacesTheCurrentOne() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let path = "Documents/essay.txt"
+        try a.write(path, "the good draft")
+        try await waitUntil("the draft on beta") { b.read(path) == "the good draft" }
+        try a.write(path, "a bad save")
+        try await waitUntil("the bad save on beta") { b.read(path) == "a bad save" }
+        try await b.withClient { client in
+            let others = try await FileVersion.otherVersions(of: path, in: b.container, client: client)
+            let past = try #require(others.first)
+            #expect(others.count == 1 && past.isPast && past.isResolved && !past.isCurrent && past.size == 14 && past.keptDate != nil)
+            let current = try await past.replaceItem()
+            #expect(current.isCurrent && current.size == 14)
+        }
+        try await waitUntil("the good draft back on alpha") { a.read(path) == "the good draft" }
+    }
+
     /// One real conflict per document: alpha and beta each edit three documents while beta
     /// is stopped; beta's later edits win, alpha's are kept as conflict versions.
     @Test func fileVersionsSettleARealConflict() async throws {
