@@ -41,6 +41,19 @@ extension SafeFileSystem {
         return true
     }
 
+    /// Copies the file at `path` into the history as `name` (sharing extents where the file
+    /// system can), when it still has the stat `expected` (`.alreadyExists` otherwise): the
+    /// version a client is about to change in place.
+    public func copyToHistory(_ path: RelativePath, as name: String, expected: FileStat) throws(FileSystemError) {
+        let parent = try parentFolder(of: path, create: false)
+        let leaf = String(path.name)
+        guard let st = Posix.lstat(at: parent.fd, leaf), Posix.kind(of: st.st_mode) == .regular, FileStat(st) == expected else {
+            throw FileSystemError(.alreadyExists, "'\(path)' changed on disk before it could be kept; not keeping it")
+        }
+        let history = try agentFolder(ContainerLayout.historyName)
+        try copyIntoHistory(leaf, in: parent.fd, as: name, history: history.fd, display: path.rawValue)
+    }
+
     /// Keeps the regular file `leaf` of the open folder `parent` as `name` in the history
     /// folder `history`: a hard link, or a copy where it has other names.
     func keepReplaced(_ leaf: String, in parent: Int32, as name: String, history: Int32, display: String) throws(FileSystemError) {

@@ -131,6 +131,34 @@ import UbiqTestSupport
         #expect(names.enumerated().allSatisfy { b.read($1) == "original \($0)" })
     }
 
+    /// A client's own edit in place, made under a write lease, is in the writing device's
+    /// history too; a lease under which nothing changed leaves nothing behind.
+    @Test func aCoordinatedWriteKeepsThePreviousVersionOnTheWritingDevice() async throws {
+        let cluster = try LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        try await cluster.start()
+        let path = "Documents/ledger.txt"
+        try a.write(path, "balance: 100")
+        try await waitUntil("alpha to record the ledger") { try await a.items(in: "Documents").contains { $0.path == path } }
+        try await a.withClient { client in
+            let coordinator = FileCoordinator(client: client, container: a.container)
+            try await coordinator.coordinate(writingItemAt: path) { }
+            try await waitUntil("the copy of a lease that changed nothing to go") { try await Self.history(a, path).versions.isEmpty }
+            try await coordinator.coordinate(writingItemAt: path) {
+                let handle = try #require(FileHandle(forWritingAtPath: a.path(path)))
+                try handle.write(contentsOf: Data("balance: 0!!".utf8))
+                try handle.close()
+            }
+        }
+        try await waitUntil("the edit recorded and the old balance kept") {
+            let kept = try await Self.history(a, path).versions
+            return kept.count == 1 && a.read(path) == "balance: 0!!"
+        }
+        let kept = try #require(try await Self.history(a, path).versions.first)
+        #expect(try Self.keptBytes(a, kept) == "balance: 100")
+    }
+
     /// Four versions kept within a minute: two hours later one is left (one per hour), and
     /// past the maximum age none. The agent's clock is moved with the test hook.
     @Test func retentionThinsVersionsAsTheClockAdvances() async throws {

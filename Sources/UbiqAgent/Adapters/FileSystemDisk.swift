@@ -251,6 +251,12 @@ struct FileSystemDisk: ContainerDisk {
         }
     }
 
+    func copyToHistory(_ path: RelativePath, as name: String, expected: FileStat) throws {
+        do { try files.copyToHistory(path, as: name, expected: expected) } catch {
+            throw DiskError(error.code == .alreadyExists ? .alreadyExists : .io, error.message)
+        }
+    }
+
     func removeHistory(named name: String) throws { try files.removeHistory(name) }
 
     func historyNames() throws -> Set<String> { try files.historyNames() }

@@ -74,6 +74,8 @@ struct CoordinationMethods: Sendable {
             await leases.release(lease.id)
             throw RPCError(.unavailable, "the connection closed while waiting")
         }
+        // What the client is about to change in place goes to the history first.
+        await container.keepBeforeWrite(claims.compactMap { $0.access == .write ? $0.path : nil }, lease: lease.id)
         return try JSONValue(encoding: CoordinateAcquireResult(lease: lease.id))
     }
 

@@ -273,6 +273,16 @@ public final class SimulatedDisk: ContainerDisk {
         }
     }
 
+    public func copyToHistory(_ path: RelativePath, as name: String, expected: FileStat) throws {
+        try locked { tree throws(DiskError) in
+            guard let number = tree.tree[path], tree.inodes[number]!.kind == .file, tree.stat(of: number) == expected else {
+                throw DiskError(.alreadyExists, "'\(path)' changed on disk before it could be kept; not keeping it")
+            }
+            let inode = tree.inodes[number]!
+            tree.attach(tree.makeInode(.file, bytes: inode.live, durable: true, mtime: inode.mtime), at: .history(name))
+        }
+    }
+
     public func removeHistory(named name: String) throws { locked { $0.detach(.history(name)) } }
 
     public func historyNames() throws -> Set<String> { locked { Set($0.history.keys) } }

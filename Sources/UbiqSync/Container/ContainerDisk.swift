@@ -178,6 +178,9 @@ public protocol ContainerDisk: Sendable {
     /// still has the stat `expected` (`DiskError.alreadyExists` otherwise). False, having done
     /// nothing, where no regular file is there; `.notFound` where nothing is.
     func removeKeeping(_ path: RelativePath, as name: String, expected: FileStat?) throws -> Bool
+    /// Copies the file at `path` into the history as `name` (sharing extents where the file
+    /// system can), when it still has the stat `expected` (`DiskError.alreadyExists` otherwise).
+    func copyToHistory(_ path: RelativePath, as name: String, expected: FileStat) throws
     /// Deletes a kept version's file; nothing happens where it is not there.
     func removeHistory(named name: String) throws
     /// The names of the files in the history.

@@ -48,6 +48,39 @@ extension ContainerSync {
         return true
     }
 
+    /// Keeps a copy of each file a client is about to write under the write lease `lease`:
+    /// its own edits in place would otherwise be in no history on this device. A copy whose
+    /// file the client did not change goes when the lease ends (``leaseEnded()``).
+    public func keepBeforeWrite(_ paths: [RelativePath], lease: UInt64) {
+        guard historyRetention != nil, !paths.isEmpty, let items = try? index.items(id, at: paths) else { return }
+        for path in paths {
+            guard let indexed = items[path], let stat = indexed.stat, disk.stat(path) == stat,
+                  let planned = plannedHistory(of: indexed, reason: .replaced, by: device) else { continue }
+            do {
+                let entries = try reserveHistory([planned])
+                do { try disk.copyToHistory(path, as: planned.name, expected: stat) } catch {
+                    dropHistory(entries)
+                    throw error
+                }
+                writeLeaseKeeps[lease, default: []].append(LeaseKeep(entry: entries[0], stat: stat))
+            } catch {
+                logger.warning("could not keep the version a client is about to write", metadata: ["path": "\(path)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Drops the copies kept for leases no longer held whose files were not changed.
+    func leaseEnded() async {
+        guard !writeLeaseKeeps.isEmpty, let leases else { return }
+        let held = Set(await leases.heldLeases.map(\.id))
+        for (lease, keeps) in writeLeaseKeeps where !held.contains(lease) {
+            writeLeaseKeeps[lease] = nil
+            let unchanged = keeps.filter { disk.stat($0.entry.path) == $0.stat }
+            dropHistory(unchanged.map(\.entry))
+            for keep in unchanged { try? disk.removeHistory(named: keep.entry.name) }
+        }
+    }
+
     /// Notes when the history began (for point-in-time restores), drops rows whose file is
     /// missing (a crash before the move) and removes files no row names.
     func reconcileHistory() {
@@ -108,4 +141,10 @@ extension ContainerSync {
     public nonisolated func historySize() throws -> (count: Int, bytes: UInt64) {
         try index.historySize(id)
     }
+}
+
+/// A copy kept when a client took a write lease, with the file's stat then.
+struct LeaseKeep: Sendable {
+    var entry: HistoryEntry
+    var stat: FileStat
 }

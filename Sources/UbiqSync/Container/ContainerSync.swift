@@ -22,6 +22,8 @@ public actor ContainerSync {
     var fetcher: (any ChunkFetcher)?
     /// How long replaced and deleted versions are kept (``setHistory(_:)``); nil: not kept.
     private nonisolated let retention = Mutex<HistoryRetention?>(HistoryRetention())
+    /// Copies kept for clients' write leases, by lease.
+    var writeLeaseKeeps: [UInt64: [LeaseKeep]] = [:]
     public nonisolated var historyRetention: HistoryRetention? { retention.withLock { $0 } }
     /// Set once at start (``setLeases(_:)``); read without the actor, by serving too.
     private nonisolated let coordination = Mutex<FileLeases?>(nil)
@@ -221,6 +223,7 @@ public actor ContainerSync {
     }
 
     private func leaseReleased() async {
+        await leaseEnded()
         let deferred = state.takeDeferredScans()
         if !deferred.isEmpty { await localChanges(deferred) }
         requestPull()
