@@ -14,9 +14,10 @@ lan='UbiqTestSupportTests\.|LANTests'
 # Tests that time a quarter of a second run on their own: beside the whole suite, whose
 # floods share their process's event loops and threads, a run can wait seconds for a thread.
 timed='HappyEyeballsTests'
-# Tests that move gigabytes (a sparse 4 GiB file, 1 GiB killed and resumed) take both cores
+# Tests that move gigabytes (a sparse 4 GiB file, 1 GiB killed and resumed, 512 MiB files on
+# loop-mounted ext4, xfs and btrfs) take both cores
 # for a minute: beside the whole suite they starve tests that wait a minute for an answer.
-heavy='SparseFileTests|ResumeTests'
+heavy='SparseFileTests|ResumeTests|HistoryDiskCostTests'
 swift build --build-tests
 swift test --skip-build --skip "$lan|$timed|$heavy|SimulationTests" "$@"
 swift test --skip-build --no-parallel --filter "$timed|$heavy" "$@"

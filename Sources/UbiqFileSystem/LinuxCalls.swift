@@ -14,12 +14,12 @@ enum LinuxCalls {
     private static let fallocate: Fallocate? = dlsym(nil, "fallocate").map { unsafeBitCast($0, to: Fallocate.self) }
 
     /// `fallocate(fd, 0, 0, length)`: 0, or -1 with errno (ENOSYS where the call is missing).
-    static func allocate(_ fd: Int32, length: UInt64) -> Int32 {
+    static func allocate(_ fd: Int32, offset: UInt64 = 0, length: UInt64) -> Int32 {
         guard let fallocate else {
             errno = ENOSYS
             return -1
         }
-        return fallocate(fd, 0, 0, off_t(length))
+        return fallocate(fd, 0, off_t(offset), off_t(length))
     }
 
     private static let syncFileRange: SyncFileRange? = dlsym(nil, "sync_file_range").map { unsafeBitCast($0, to: SyncFileRange.self) }
@@ -54,6 +54,18 @@ enum LinuxCalls {
         var from = off_t(sourceOffset)
         var to = off_t(targetOffset)
         return copyFileRange(source, &from, target, &to, length, 0)
+    }
+
+    /// `ioctl(FICLONERANGE)`: makes `length` bytes of `target` at `targetOffset` share the
+    /// extents of `source` at `sourceOffset` (btrfs, xfs with reflink): no bytes are copied
+    /// and no blocks taken. Offsets and length must be multiples of the block size (the
+    /// length may end at the source's end). False with errno where the file system cannot.
+    static func cloneRange(from source: Int32, at sourceOffset: UInt64, to target: Int32, at targetOffset: UInt64, length: UInt64) -> Bool {
+        // struct file_clone_range { __s64 src_fd; __u64 src_offset, src_length, dest_offset; }
+        var range: (Int64, UInt64, UInt64, UInt64) = (Int64(source), sourceOffset, length, targetOffset)
+        // _IOW(0x94, 13, struct file_clone_range)
+        let ficloneRange: UInt = 0x4020_940D
+        return withUnsafeMutablePointer(to: &range) { ioctl(target, ficloneRange, $0) } == 0
     }
 
     private static let renameat2: Renameat2? = dlsym(nil, "renameat2").map { unsafeBitCast($0, to: Renameat2.self) }

@@ -68,6 +68,26 @@ public struct TempFile: Sendable {
     /// goes in pieces, each sent on its way to disk as soon as it is made, so the disk writes
     /// while the rest is copied; a piece leaves memory once the next is made.
     public func copy(from source: Int32, at sourceOffset: UInt64, length: UInt64, to offset: UInt64) throws(FileSystemError) {
+        // Where the file system shares extents (btrfs, xfs), the whole blocks of the range
+        // are cloned: a new version made from an old one takes only its changed blocks.
+        let block = UInt64(Self.cloneBlock)
+        if length >= block * 4, sourceOffset % block == offset % block {
+            let head = (block - offset % block) % block
+            let middle = (length - head) / block * block
+            if middle > 0, LinuxCalls.cloneRange(from: source, at: sourceOffset + head, to: fd, at: offset + head, length: middle) {
+                if head > 0 { try copyInKernel(from: source, at: sourceOffset, length: head, to: offset) }
+                let tail = length - head - middle
+                if tail > 0 { try copyInKernel(from: source, at: sourceOffset + head + middle, length: tail, to: offset + head + middle) }
+                return
+            }
+        }
+        try copyInKernel(from: source, at: sourceOffset, length: length, to: offset)
+    }
+
+    /// The block size clones are aligned to.
+    static let cloneBlock = 4096
+
+    private func copyInKernel(from source: Int32, at sourceOffset: UInt64, length: UInt64, to offset: UInt64) throws(FileSystemError) {
         var done: UInt64 = 0
         var flushed: UInt64 = 0
         var previousPiece: (offset: UInt64, length: Int)?
@@ -135,11 +155,17 @@ public struct TempFile: Sendable {
         try result.get()
     }
 
-    /// Allocates disk space for the first `size` bytes (`fallocate`), without changing what
-    /// reads return. Where the file system cannot, nothing happens. A file larger than the
-    /// free space throws at once, before anything is allocated: allocating what there is
-    /// would fill the disk for everyone until the attempt gives up.
+    /// Allocates disk space for the first `size` bytes; see ``reserve(_:)-([Range<UInt64>])``.
     public func reserve(_ size: UInt64) throws(FileSystemError) {
+        try reserve([0..<size])
+    }
+
+    /// Allocates disk space for the byte ranges still to be written (`fallocate`), without
+    /// changing what reads return. Where the file system cannot, nothing happens. Ranges
+    /// larger than the free space throw at once, before anything is allocated: allocating
+    /// what there is would fill the disk for everyone until the attempt gives up.
+    public func reserve(_ ranges: [Range<UInt64>]) throws(FileSystemError) {
+        let size = ranges.reduce(UInt64(0)) { $0 + UInt64($1.count) }
         guard size > 0 else { return }
         var info = statvfs()
         if fstatvfs(fd, &info) == 0 {
@@ -149,13 +175,14 @@ public struct TempFile: Sendable {
                     "'\(path)': \(String(cString: strerror(ENOSPC))): \(size) bytes needed, \(free) free; free some space and it is retried")
             }
         }
-        guard LinuxCalls.allocate(fd, length: size) != 0 else {
-            if size >= Self.directSize { direct.open(reopening: fd) }
-            return
+        for range in ranges where !range.isEmpty {
+            guard LinuxCalls.allocate(fd, offset: range.lowerBound, length: UInt64(range.count)) == 0 else {
+                let code = errno
+                guard code != EOPNOTSUPP && code != ENOSYS else { return }
+                throw FileSystemError.posix(code, "reserve space for", path)
+            }
         }
-        let code = errno
-        guard code != EOPNOTSUPP && code != ENOSYS else { return }
-        throw FileSystemError.posix(code, "reserve space for", path)
+        if size >= Self.directSize { direct.open(reopening: fd) }
     }
 
     /// Reads `size` bytes at `offset` (what was written there; zeros in a hole).

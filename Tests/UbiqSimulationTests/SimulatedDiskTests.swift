@@ -130,7 +130,7 @@ import UbiqTestSupport
     @Test func aStagedFileLandsWholeAndCommitNewRefusesATakenPath() throws {
         let disk = try makeDisk()
         let file = try disk.stage()
-        try file.reserve(10)
+        try file.reserve([0..<10])
         try file.write(b("world"), at: 5)
         try file.write(b("hello"), at: 0)
         let path = p("Documents/new/deep/f.txt")

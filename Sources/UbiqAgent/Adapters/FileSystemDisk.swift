@@ -296,9 +296,9 @@ struct FileSystemDisk: ContainerDisk {
             self.resumed = resumed
         }
 
-        func reserve(_ size: UInt64) throws {
+        func reserve(_ ranges: [Range<UInt64>]) throws {
             guard let file = self.file.withLock({ $0 }) else { throw DiskError(.io, "temp file already finished") }
-            try file.reserve(size)
+            try file.reserve(ranges)
         }
 
         func write(_ bytes: some ContiguousBytes, at offset: UInt64) throws {

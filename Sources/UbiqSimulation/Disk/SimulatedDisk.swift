@@ -332,7 +332,8 @@ final class SimulatedStagedFile: StagedFile {
         }
     }
 
-    func reserve(_ size: UInt64) throws {
+    func reserve(_ ranges: [Range<UInt64>]) throws {
+        let size = ranges.map(\.upperBound).max() ?? 0
         try disk.locked { tree in
             guard let number = tree.temporary[name] else { throw DiskError(.io, "temp file already finished") }
             try tree.injectedFailure("reserve space for '\(name)'")

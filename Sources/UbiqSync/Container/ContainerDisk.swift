@@ -48,9 +48,10 @@ public struct ScanProblem: Sendable, Hashable {
 
 /// A file being assembled in the container's `.ubiq/tmp/` before it is renamed into place.
 public protocol StagedFile: Sendable {
-    /// Sets aside disk space for `size` bytes before they are written, so a large file gets
-    /// few extents and a full disk shows before anything is fetched.
-    func reserve(_ size: UInt64) throws
+    /// Sets aside disk space for the byte ranges still to be fetched, before they are
+    /// written, so a large file gets few extents and a full disk shows before anything is
+    /// fetched. What was copied from local files is not reserved: it may share their extents.
+    func reserve(_ ranges: [Range<UInt64>]) throws
     func write(_ bytes: some ContiguousBytes, at offset: UInt64) throws
     /// Gives the file its final length: what is never written reads as zeros and takes no
     /// disk space (a hole). On a file nothing was written to yet, later writes leave their

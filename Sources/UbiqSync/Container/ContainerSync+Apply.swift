@@ -284,10 +284,12 @@ extension ContainerSync {
             if reuse.holeBytes > 0 {
                 try staged.setSize(total)
                 transfers.add(reuse.holeBytes, to: path)
-            } else if total >= Self.reserveSize {
-                try staged.reserve(total)
             }
             let missing = try copyLocal(reuse.distinct, into: staged, path: path, facts: facts)
+            if reuse.holeBytes == 0, total >= Self.reserveSize {
+                // What is still to be written: fetched, or copied from its first place here.
+                try staged.reserve(Self.spans(of: (missing + reuse.repeats.map(\.chunk)).sorted { $0.offset < $1.offset }))
+            }
             try await fetchAll(missing, path: path, holders: facts.holders[path] ?? [], into: staged)
             for (from, chunk) in reuse.repeats {
                 try staged.write(try staged.read(chunk.size, at: from), at: chunk.offset)
@@ -357,6 +359,20 @@ extension ContainerSync {
     }
 
     /// Splits chunks (in file order) into runs of adjacent chunks of up to ``runBytes``.
+    /// The byte ranges chunks (in file order) cover, those that touch merged.
+    static func spans(of chunks: [ChunkRef]) -> [Range<UInt64>] {
+        var spans: [Range<UInt64>] = []
+        for chunk in chunks {
+            let end = chunk.offset + UInt64(chunk.size)
+            if let last = spans.last, last.upperBound == chunk.offset {
+                spans[spans.count - 1] = last.lowerBound..<end
+            } else {
+                spans.append(chunk.offset..<end)
+            }
+        }
+        return spans
+    }
+
     static func runs(of chunks: [ChunkRef]) -> [[ChunkRef]] {
         var runs: [[ChunkRef]] = []
         var current: [ChunkRef] = []
