@@ -23,6 +23,7 @@ extension SafeFileSystem {
             throw FileSystemError(.alreadyExists, "'\(path)' changed on disk before it could be deleted; not deleting it")
         }
         let history = try agentFolder(ContainerLayout.historyName)
+        try makeDurable(leaf, in: parent.fd, display: path.rawValue)
         if st.st_nlink > 1 {
             try copyIntoHistory(leaf, in: parent.fd, as: name, history: history.fd, display: path.rawValue)
             guard unlinkat(parent.fd, leaf, 0) == 0 else {
@@ -62,9 +63,21 @@ extension SafeFileSystem {
         }
         if st.st_nlink > 1 {
             try copyIntoHistory(leaf, in: parent, as: name, history: history, display: display)
-        } else if linkat(parent, leaf, history, name, 0) != 0 {
+            return
+        }
+        try makeDurable(leaf, in: parent, display: display)
+        guard linkat(parent, leaf, history, name, 0) == 0 else {
             throw FileSystemError.posix(errno, "keep the replaced version in the history", display)
         }
+    }
+
+    /// Flushes a file's bytes before it goes to the history: a client's last write may not be
+    /// on disk yet, and a power cut would leave the history holding other bytes than it lists.
+    private func makeDurable(_ leaf: String, in parent: Int32, display: String) throws(FileSystemError) {
+        let fd = openat(parent, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystemError.posix(errno, "open to keep", display) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw FileSystemError.posix(errno, "flush before keeping", display) }
     }
 
     /// Copies (in the kernel, sharing extents where the file system can) `leaf` of `parent`

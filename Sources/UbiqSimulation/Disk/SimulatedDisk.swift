@@ -159,6 +159,7 @@ public final class SimulatedDisk: ContainerDisk {
                             tree.detach(.temporary(name))
                             throw DiskError(.alreadyExists, "'\(file.path)' is no longer the file to replace; not replacing it")
                         }
+                        tree.sync(old)
                         tree.attach(old, at: .history(keep))
                         kept = keep
                     }
@@ -268,6 +269,7 @@ public final class SimulatedDisk: ContainerDisk {
             if let expected, tree.stat(of: number) != expected {
                 throw DiskError(.alreadyExists, "'\(path)' changed on disk before it could be deleted; not deleting it")
             }
+            tree.sync(number)
             tree.move(.tree(path), to: .history(name))
             return true
         }

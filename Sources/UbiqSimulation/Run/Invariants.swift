@@ -5,7 +5,8 @@ import UbiqTestSupport
 
 /// What must hold once the simulated world has settled (issue 18; DESIGN.md §8): every
 /// device the same tree and the same conflict versions, nothing lost and nothing made up
-/// (``WriteLog``), no temporary files, and each index agreeing with its disk.
+/// (``WriteLog``), no temporary files, and each index agreeing with its disk, its history
+/// too.
 enum Invariants {
     /// One device's settled state in the form the write log judges.
     static func settled(_ device: SimDevice) -> SettledState {
@@ -155,6 +156,30 @@ enum Invariants {
             let leftovers = device.disk.temporaryFiles()
             if !leftovers.isEmpty { problems.append("device \(device.number): temporary files left: \(leftovers)") }
             problems += indexAgrees(device, container: world.container)
+            problems += historyAgrees(device, container: world.container)
+        }
+        return problems
+    }
+
+    /// Every version the history lists is kept, with the bytes it lists, and nothing else is
+    /// in the history folder: a kept version never changes after it left its path.
+    static func historyAgrees(_ device: SimDevice, container: ContainerID) -> [String] {
+        let entries: [HistoryEntry]
+        do { entries = try device.index.history(container) } catch { return ["device \(device.number): history unreadable: \(error)"] }
+        let kept = device.disk.keptVersions()
+        var problems: [String] = []
+        for entry in entries {
+            guard let bytes = kept[entry.name] else {
+                problems.append("device \(device.number): the history lists \(entry.path) (\(entry.name)), whose file is gone")
+                continue
+            }
+            if FileChunker().chunks(of: bytes).map(\.hash) != entry.item.chunks.map(\.hash) {
+                problems.append("device \(device.number): the kept version \(entry.name) of \(entry.path) is not the version listed")
+            }
+        }
+        let listed = Set(entries.map(\.name))
+        for name in kept.keys.sorted() where !listed.contains(name) {
+            problems.append("device \(device.number): \(name) is in the history folder but not listed")
         }
         return problems
     }
