@@ -106,6 +106,20 @@ extension SafeFileSystem {
         }
     }
 
+    /// Moves a stored conflict version (`.ubiq/versions/`) into the history as `name`.
+    public func moveVersionToHistory(named version: String, as name: String) throws(FileSystemError) {
+        try Self.checkHistoryName(name)
+        try Self.checkHistoryName(version)
+        let versions = try agentFolder(ContainerLayout.versionsName)
+        let history = try agentFolder(ContainerLayout.historyName)
+        guard renameat(versions.fd, version, history.fd, name) == 0 else {
+            throw FileSystemError.posix(errno, "move a conflict version into the history", version)
+        }
+        if fsync(history.fd) != 0 || fsync(versions.fd) != 0 {
+            logger.warning("cannot sync folders after keeping a conflict version", metadata: ["version": "\(version)"])
+        }
+    }
+
     /// Opens a kept version for reading.
     public func openHistory(_ name: String) throws(FileSystemError) -> Int32 {
         try Self.checkHistoryName(name)

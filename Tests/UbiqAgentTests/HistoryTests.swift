@@ -159,6 +159,44 @@ import UbiqTestSupport
         #expect(try Self.keptBytes(a, kept) == "balance: 100")
     }
 
+    /// Settling a conflict drops its other versions on every device; each device keeps
+    /// them in its history.
+    @Test func conflictVersionsAResolutionDropsAreKept() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let path = "Documents/plan.txt"
+        try a.write(path, "version zero")
+        try await waitForConvergence([a, b], "the first version on beta") { _ in b.read(path) == "version zero" }
+        let original = try await a.versions(path).current.id
+        b.stop()
+        try a.write(path, "alpha's plan")
+        try await waitUntil("alpha to record its edit") { try await a.versions(path).current.id != original }
+        try b.write(path, "beta's plan, later")
+        try await b.startAndWait()
+        try await waitUntil("both agents to keep alpha's plan as the conflict version") {
+            for agent in [a, b] {
+                guard try await agent.versions(path).conflicts.count == 1,
+                      ((try? FileManager.default.contentsOfDirectory(atPath: agent.path(".ubiq/versions"))) ?? []).count == 1
+                else { return false }
+            }
+            return true
+        }
+        _ = try await a.withClient { try await $0.resolve(container: a.container, path: path, keep: .current) }
+        try await waitUntil("both agents to keep the dropped plan in their history") {
+            for agent in [a, b] {
+                let kept = try await Self.history(agent, path).versions.filter { $0.reason == "resolved" }
+                guard try await agent.versions(path).conflicts.isEmpty, kept.count == 1,
+                      try Self.keptBytes(agent, kept[0]) == "alpha's plan"
+                else { return false }
+            }
+            return true
+        }
+        #expect(a.read(path) == "beta's plan, later" && b.read(path) == "beta's plan, later")
+    }
+
     /// Four versions kept within a minute: two hours later one is left (one per hour), and
     /// past the maximum age none. The agent's clock is moved with the test hook.
     @Test func retentionThinsVersionsAsTheClockAdvances() async throws {

@@ -257,6 +257,12 @@ struct FileSystemDisk: ContainerDisk {
         }
     }
 
+    func moveVersionToHistory(named version: String, as name: String) throws {
+        do { try files.moveVersionToHistory(named: version, as: name) } catch {
+            throw DiskError(error.code == .notFound ? .notFound : .io, error.message)
+        }
+    }
+
     func removeHistory(named name: String) throws { try files.removeHistory(name) }
 
     func historyNames() throws -> Set<String> { try files.historyNames() }

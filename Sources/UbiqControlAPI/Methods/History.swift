@@ -28,7 +28,7 @@ public struct HistoryVersion: Hashable, Sendable, Codable {
     public var version: String
     /// When it left its path.
     public var keptAt: Date
-    /// `"replaced"` or `"deleted"`.
+    /// `"replaced"`, `"deleted"`, or `"resolved"` (a conflict version a resolution dropped).
     public var reason: String
     /// The device whose change replaced or deleted it.
     public var by: DeviceID

@@ -8,11 +8,14 @@ public struct HistoryEntry: Hashable, Sendable {
         case replaced = 0
         /// The file was deleted.
         case deleted = 1
+        /// A conflict version that a resolution dropped.
+        case resolved = 2
 
         public var name: String {
             switch self {
             case .replaced: "replaced"
             case .deleted: "deleted"
+            case .resolved: "resolved"
             }
         }
     }

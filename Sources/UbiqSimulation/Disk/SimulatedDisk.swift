@@ -285,6 +285,13 @@ public final class SimulatedDisk: ContainerDisk {
         }
     }
 
+    public func moveVersionToHistory(named version: String, as name: String) throws {
+        try locked { tree throws(DiskError) in
+            guard tree.versions[version] != nil else { throw DiskError(.notFound, "version file \(version) is missing") }
+            tree.move(.version(version), to: .history(name))
+        }
+    }
+
     public func removeHistory(named name: String) throws { locked { $0.detach(.history(name)) } }
 
     public func historyNames() throws -> Set<String> { locked { Set($0.history.keys) } }

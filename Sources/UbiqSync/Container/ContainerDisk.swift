@@ -182,6 +182,8 @@ public protocol ContainerDisk: Sendable {
     /// Copies the file at `path` into the history as `name` (sharing extents where the file
     /// system can), when it still has the stat `expected` (`DiskError.alreadyExists` otherwise).
     func copyToHistory(_ path: RelativePath, as name: String, expected: FileStat) throws
+    /// Moves a stored conflict version's file (`.ubiq/versions/`) into the history as `name`.
+    func moveVersionToHistory(named version: String, as name: String) throws
     /// Deletes a kept version's file; nothing happens where it is not there.
     func removeHistory(named name: String) throws
     /// The names of the files in the history.

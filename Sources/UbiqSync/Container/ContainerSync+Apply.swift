@@ -141,7 +141,7 @@ extension ContainerSync {
             if !contentFromRemote {
                 try await ensureVersions(of: merged)
                 try record([ItemWrite(item: merged, stat: local?.stat, settlesNeed: true)], origin: .remote)
-                try pruneVersions(of: merged)
+                try pruneVersions(of: merged, previous: local?.item.conflicts ?? [])
                 announce()
                 return
             }
@@ -154,7 +154,7 @@ extension ContainerSync {
         }
         try await ensureVersions(of: goal)
         try await materialize(goal, local: local, asked: asked)
-        try pruneVersions(of: goal)
+        try pruneVersions(of: goal, previous: local?.item.conflicts ?? [])
         announce()
     }
 
@@ -490,11 +490,16 @@ extension ContainerSync {
     }
 
     /// Removes kept versions of the item that are no longer unresolved.
-    func pruneVersions(of item: Item) throws {
+    /// `previous`: the conflict versions the item listed before; those a resolution drops go
+    /// to the history (but one whose content is now current).
+    func pruneVersions(of item: Item, previous: [ConflictVersion] = []) throws {
         let keep = Set(item.conflicts.map(\.id))
+        let known = Dictionary(previous.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for versionID in try disk.storedVersionIDs(of: item.path) where !keep.contains(versionID) {
-            try disk.removeVersion(of: item.path, id: versionID)
-            try index.setVersionFile(id, name: try disk.versionName(of: item.path, id: versionID), chunks: nil)
+            let name = try disk.versionName(of: item.path, id: versionID)
+            let kept = try known[versionID].map { try keepDropped($0, of: item, storedAs: name) } ?? false
+            if !kept { try disk.removeVersion(of: item.path, id: versionID) }
+            try index.setVersionFile(id, name: name, chunks: nil)
         }
     }
 }

@@ -81,6 +81,23 @@ extension ContainerSync {
         }
     }
 
+    /// Moves the stored file of a conflict version a resolution dropped into the history;
+    /// false where it is not kept (history off, not a file, or its content is now current).
+    func keepDropped(_ version: ConflictVersion, of item: Item, storedAs name: String) throws -> Bool {
+        guard historyRetention != nil, version.kind == .file, item.deleted || item.chunks.map(\.hash) != version.chunks.map(\.hash) else {
+            return false
+        }
+        let kept = Item(path: item.path, kind: .file, size: version.size, mtime: version.mtime, permissions: version.permissions,
+                        attributes: version.attributes, chunks: version.chunks, version: version.version, modifiedBy: version.modifiedBy)
+        let entries = try reserveHistory([HistoryEntry(item: kept, name: disk.newHistoryName(), keptAt: clock.wallNanoseconds / 1_000_000,
+                                                       reason: .resolved, by: item.modifiedBy)])
+        do { try disk.moveVersionToHistory(named: name, as: entries[0].name) } catch {
+            dropHistory(entries)
+            throw error
+        }
+        return true
+    }
+
     /// Notes when the history began (for point-in-time restores), drops rows whose file is
     /// missing (a crash before the move) and removes files no row names.
     func reconcileHistory() {

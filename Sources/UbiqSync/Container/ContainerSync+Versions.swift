@@ -69,7 +69,7 @@ extension ContainerSync {
         resolved.conflicts = []
         resolved = resolved.changedContent(by: device, after: current.item.version)
         try record([ItemWrite(item: resolved, stat: stat)], origin: .local)
-        try pruneVersions(of: resolved)
+        try pruneVersions(of: resolved, previous: current.item.conflicts)
         announce()
         logger.info("conflict resolved", metadata: ["path": "\(path)", "kept": "\(versionID ?? "current")"])
         return resolved
