@@ -39,11 +39,13 @@ struct HistoryMethods: Sendable {
     private func trash(_ request: HistoryListParams) throws -> [TrashEntry] {
         let container = try status.container(request.container)
         let root = try request.path.flatMap { try ControlPath.itemOrRoot($0) }
+        let entries = try container.history(under: root)
+        let current = try container.items(at: Array(Set(entries.map(\.path))))
         var seen = Set<RelativePath>()
         var result: [TrashEntry] = []
-        for entry in try container.history(under: root) where !seen.contains(entry.path) {
+        for entry in entries where !seen.contains(entry.path) {
             seen.insert(entry.path)
-            guard entry.reason == .deleted, try container.item(at: entry.path).map({ $0.item.deleted }) ?? true else { continue }
+            guard entry.reason == .deleted, current[entry.path].map({ $0.item.deleted }) ?? true else { continue }
             result.append(TrashEntry(path: entry.path.rawValue, deletedAt: Date(timeIntervalSince1970: Double(entry.keptAt) / 1000),
                                      deletedBy: entry.by, size: Int64(entry.item.size), version: HistoryVersionID.format(entry.id)))
         }

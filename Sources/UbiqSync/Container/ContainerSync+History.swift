@@ -10,11 +10,14 @@ import UbiqModel
 /// between leaves a row without a file, which the next start drops (``reconcileHistory()``):
 /// a version is never in the history folder without the row that names it for long.
 extension ContainerSync {
+    /// Now on the wall clock, in the history's unit.
+    nonisolated var wallMilliseconds: Int64 { clock.wallNanoseconds / 1_000_000 }
+
     /// The entry that would keep `local`'s file, about to be replaced or deleted by `by`'s
     /// change; nil where nothing is kept (history off, or no downloaded file there).
     func plannedHistory(of local: IndexedItem?, reason: HistoryEntry.Reason, by: DeviceID) -> HistoryEntry? {
         guard historyRetention != nil, let local, local.item.kind == .file, !local.item.deleted, local.downloaded else { return nil }
-        return HistoryEntry(item: local.item, name: disk.newHistoryName(), keptAt: clock.wallNanoseconds / 1_000_000, reason: reason, by: by)
+        return HistoryEntry(item: local.item, name: disk.newHistoryName(), keptAt: wallMilliseconds, reason: reason, by: by)
     }
 
     /// Stores entries whose files are about to move into the history.
@@ -89,7 +92,7 @@ extension ContainerSync {
         }
         let kept = Item(path: item.path, kind: .file, size: version.size, mtime: version.mtime, permissions: version.permissions,
                         attributes: version.attributes, chunks: version.chunks, version: version.version, modifiedBy: version.modifiedBy)
-        let entries = try reserveHistory([HistoryEntry(item: kept, name: disk.newHistoryName(), keptAt: clock.wallNanoseconds / 1_000_000,
+        let entries = try reserveHistory([HistoryEntry(item: kept, name: disk.newHistoryName(), keptAt: wallMilliseconds,
                                                        reason: .resolved, by: item.modifiedBy)])
         do { try disk.moveVersionToHistory(named: name, as: entries[0].name) } catch {
             dropHistory(entries)
@@ -102,7 +105,7 @@ extension ContainerSync {
     /// missing (a crash before the move) and removes files no row names.
     func reconcileHistory() {
         do {
-            if historyRetention != nil { try index.noteHistoryStart(id, at: clock.wallNanoseconds / 1_000_000) }
+            if historyRetention != nil { try index.noteHistoryStart(id, at: wallMilliseconds) }
             let names = try disk.historyNames()
             let entries = try index.history(id)
             let named = Set(entries.map(\.name))
@@ -130,7 +133,7 @@ extension ContainerSync {
                 let content = entry.item.chunks.map(\.hash)
                 return (!item.deleted && item.chunks.map(\.hash) == content) || item.conflicts.contains { $0.chunks.map(\.hash) == content }
             }.map(\.id))
-            let removed = retention.prune(entries, now: clock.wallNanoseconds / 1_000_000, protected: protected)
+            let removed = retention.prune(entries, now: wallMilliseconds, protected: protected)
             guard !removed.isEmpty else { return }
             try index.removeHistory(id, ids: removed)
             for entry in entries where removed.contains(entry.id) {

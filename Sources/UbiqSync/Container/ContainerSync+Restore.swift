@@ -23,11 +23,7 @@ extension ContainerSync {
         if onDisk == nil, let twin = try index.caseTwin(id, of: path) {
             throw RestoreError(.busy, "'\(path)' differs only in case from '\(twin)', which is there now; move it away first")
         }
-        // Folders the commit creates again are recorded with the file.
-        var scanRoot = path
-        while let parent = scanRoot.parent, (try index.item(id, parent)).map({ $0.item.deleted }) ?? true {
-            scanRoot = parent
-        }
+        let scanRoot = try scanRoot(creating: path)
         let staged = try await assemble(entry.item.chunks, path: path)
         // Looked at again after the fetch: the puller or a client may have changed the path.
         guard try index.item(id, path) == before, disk.stat(path) == onDisk?.stat else {

@@ -39,11 +39,7 @@ extension ContainerSync {
         if let twin = try index.caseTwin(id, of: destination) {
             throw SaveVersionError(.alreadyExists, "'\(destination)' differs only in case from '\(twin)'; choose another path")
         }
-        // Folders the commit creates are recorded with the file.
-        var scanRoot = destination
-        while let parent = scanRoot.parent, (try index.item(id, parent)).map({ $0.item.deleted }) ?? true {
-            scanRoot = parent
-        }
+        let scanRoot = try scanRoot(creating: destination)
         let staged = try await assemble(source.chunks, path: path)
         do {
             _ = try disk.commitNew(staged, to: destination, metadata: FileMetadata(of: source))
@@ -62,6 +58,19 @@ extension ContainerSync {
             throw SaveVersionError(.busy, "'\(destination)' was written but changed before it was recorded; it will be picked up by the next scan")
         }
         return (saved, source.id)
+    }
+}
+
+extension ContainerSync {
+    /// The path to scan after writing a file at `path` that a commit may give new folders:
+    /// the outermost folder above it the index does not hold (or holds as deleted), so the
+    /// folders are recorded with the file; `path` itself where its folder is indexed.
+    func scanRoot(creating path: RelativePath) throws -> RelativePath {
+        var root = path
+        while let parent = root.parent, (try index.item(id, parent)).map({ $0.item.deleted }) ?? true {
+            root = parent
+        }
+        return root
     }
 }
 

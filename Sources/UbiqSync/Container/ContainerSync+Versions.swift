@@ -26,6 +26,11 @@ extension ContainerSync {
         try index.item(id, path)
     }
 
+    /// The indexed items at these paths, in one read.
+    public nonisolated func items(at paths: [RelativePath]) throws -> [RelativePath: IndexedItem] {
+        try index.items(id, at: paths)
+    }
+
     /// Settles a path's conflict: keep the current version (`nil`) or make the kept version
     /// with that ID current. Either way the conflict versions are dropped here, and the new
     /// version vector makes every other device drop them too.
