@@ -40,7 +40,8 @@ public struct AgentRuntime: Sendable {
             let disk = FileSystemDisk(settings: settings, logger: logger)
             let container = ContainerSync(id: settings.id, disk: disk, index: index, device: identity.deviceID,
                                           onDemand: settings.download == .onDemand, environment: environment, logger: logger)
-            await container.setHistory(settings.history.retention(fileSystemBytes: FileSystemDisk.capacity(of: settings.path)))
+            await container.setHistory(settings.history.retention(fileSystemBytes: FileSystemDisk.capacity(of: settings.path)),
+                                       prunesByItself: !TestHooks.pruneOnlyWhenAsked)
             containers.append(container)
         }
         let stores = try config.kvstores.map { raw in
@@ -54,6 +55,7 @@ public struct AgentRuntime: Sendable {
         let leases = FileLeases()
         for container in containers {
             await container.setFetcher(EngineChunkFetcher(engine: engine))
+            container.setPeerHistories(EnginePeerHistories(engine: engine))
             await container.setLeases(leases)
             try await container.start()
         }

@@ -30,6 +30,10 @@ enum TestHooks {
         else { return 0 }
         return Int64(seconds * 1000)
     }
+
+    /// `UBIQ_TEST_HISTORY_PRUNE=manual`: apply the history's retention only when
+    /// `history.prune` asks, so a test sees what that one call lets go of.
+    static var pruneOnlyWhenAsked: Bool { ProcessInfo.processInfo.environment["UBIQ_TEST_HISTORY_PRUNE"] == "manual" }
 }
 
 /// A step of putting a file in place at which a test wants the agent to die.

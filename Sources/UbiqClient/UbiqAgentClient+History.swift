@@ -22,6 +22,11 @@ extension UbiqAgentClient {
                                   params: HistoryRestoreParams(container: container, path: path, version: version))
     }
 
+    /// Applies the history's retention now: what it let go of.
+    public func pruneHistory(container: ContainerID) async throws -> HistoryPruneResult {
+        try await connection.call(ControlMethod.historyPrune.rawValue, params: ContainerURLParams(container: container))
+    }
+
     /// Puts everything under `path` back as it was at `at`: changed files get their old
     /// version, deleted ones come back, files created since move to the history.
     public func restoreFolder(container: ContainerID, path: String, at: Date) async throws -> HistoryRestoreFolderResult {

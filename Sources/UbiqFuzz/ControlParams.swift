@@ -34,7 +34,7 @@ enum ControlParams {
             return try paths(request, \.path)
         case .historyRestoreFolder:
             return try paths(decode(HistoryRestoreFolderParams.self, params), \.path)
-        case .containerURL, .containerRescan:
+        case .containerURL, .containerRescan, .historyPrune:
             return try JSONValue(encoding: decode(ContainerURLParams.self, params))
         case .kvGet:
             return try JSONValue(encoding: decode(KeyValueGetParams.self, params))

@@ -37,6 +37,12 @@ enum PeerFrameSeeds {
         groupsRequest.path = large.path.rawValue
         groupsRequest.groups = grouped.chunkGroups.map(\.hash)
         let items = try indexItems().enumerated().map { ItemMapping.fileInfo($1, sequence: Int64($0 + 1), absent: $0 == 1) }
+        let kept = [HistoryEntry(id: 2, item: large, name: "", keptAt: 1_795_000_000_000, reason: .replaced, by: DeviceID(ourDevice)),
+                    HistoryEntry(id: 1, item: try item("Notes/gone.txt", chunks: 2), name: "", keptAt: 1_794_000_000_000, reason: .deleted,
+                                 by: DeviceID(peerDevice))]
+        let containerID = try ContainerID(container)
+        let listing = HistoryMapping.request(id: 5, container: containerID, path: nil)
+        let wanted = HistoryMapping.request(id: 6, container: containerID, path: large.path, versions: [2])
         return [
             ("hello", .hello(.with {
                 $0.protocolVersions = Handshake.supportedVersions
@@ -75,6 +81,10 @@ enum PeerFrameSeeds {
                 $0.data = Data("data".utf8)
                 $0.zeroRuns = [.with { $0.offset = 2; $0.length = 4096 }, .with { $0.offset = 4100; $0.length = 8192 }]
             })),
+            ("history-request", .historyRequest(listing)),
+            ("history-response", .historyResponse(HistoryMapping.response(to: listing, entries: kept, since: 1_790_000_000_000))),
+            ("history-request-versions", .historyRequest(wanted)),
+            ("history-response-versions", .historyResponse(HistoryMapping.response(to: wanted, entries: [kept[0]], since: nil))),
             ("key-value-update", .keyValueUpdate(.with {
                 $0.storeID = store
                 $0.indexID = 4

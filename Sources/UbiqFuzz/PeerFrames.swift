@@ -13,7 +13,7 @@ extension FuzzTarget {
     /// at once when it is 255), so frames also arrive split across reads.
     public static let peerFrames = FuzzTarget(
         name: "peer-frames",
-        summary: "frame decoder, Envelope, hello, index and key-value entries, chunk lists",
+        summary: "frame decoder, Envelope, hello, index and key-value entries, chunk lists, histories",
         testOneInput: { data, size in
             PeerFrames.run(UnsafeRawBufferPointer(fuzzInput: data, size))
             return 0
@@ -95,6 +95,15 @@ enum PeerFrames {
                 Self.checkAgainstSwiftProtobuf(envelope, payload: payload)
                 if let restored = try? ChunkZeroRuns.restore(response.data, runs: response.zeroRuns, limit: 1 << 20) {
                     precondition(restored.count == response.data.count + response.zeroRuns.reduce(0) { $0 + Int($1.length) })
+                }
+            case .historyRequest(let request):
+                _ = try? HistoryMapping.path(of: request)
+                precondition(HistoryMapping.wanted(request).count <= HistoryMapping.maxWithChunks)
+            case .historyResponse(let response):
+                _ = HistoryMapping.entries(response, withChunks: false)
+                for entry in HistoryMapping.entries(response, withChunks: true).entries {
+                    let again = HistoryMapping.entries(.with { $0.versions = [HistoryMapping.keptVersion(entry, withChunks: true)] }, withChunks: true)
+                    precondition(again.entries == [entry], "a kept version does not survive its own encoding")
                 }
             case .keyValueAck, .ping, .close, nil:
                 break

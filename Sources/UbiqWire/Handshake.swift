@@ -4,7 +4,9 @@ import UbiqModel
 public enum Handshake {
     /// Versions of the peer protocol this build speaks, newest last. Version 2 adds chunk
     /// groups: a large file's entry names groups of chunks, fetched with `ChunkListRequest`.
-    public static let supportedVersions: [UInt32] = [1, 2]
+    /// Version 3 adds `HistoryRequest`: a device lists its peers' kept versions and restores
+    /// one through them.
+    public static let supportedVersions: [UInt32] = [1, 2, 3]
 
     public struct Agreement: Sendable, Equatable {
         public var version: UInt32

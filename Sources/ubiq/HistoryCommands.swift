@@ -4,7 +4,8 @@ import UbiqClient
 import UbiqControlAPI
 import UbiqModel
 
-/// `ubiq history CONTAINER [PATH]`: the versions this device replaced or deleted.
+/// `ubiq history CONTAINER [PATH] [--prune]`: the versions this device and its connected
+/// peers replaced or deleted.
 struct HistoryCommand: AgentCommand {
     static let configuration = CommandConfiguration(
         commandName: "history", abstract: "List the versions kept of a file, or of everything under a folder.")
@@ -14,9 +15,17 @@ struct HistoryCommand: AgentCommand {
     var container: ContainerID
     @Argument(help: "A file or folder inside the container (default: all of it).")
     var path: String?
+    @Flag(help: "Apply the retention rules now, before listing, instead of at the next periodic pass.")
+    var prune = false
     @OptionGroup var output: OutputOptions
 
     func run(with agent: UbiqAgentClient) async throws {
+        if prune {
+            let pruned = try await agent.pruneHistory(container: container)
+            if output.json { return Terminal.printJSON(try JSONValue(encoding: pruned)) }
+            print("Pruned \(pruned.removed) versions (\(ByteCount.format(pruned.freedBytes))); "
+                + "\(pruned.count) kept (\(ByteCount.format(pruned.bytes))).")
+        }
         if output.json {
             let params = try JSONValue(encoding: HistoryListParams(container: container, path: path))
             return Terminal.printJSON(try await agent.connection.call(ControlMethod.historyList.rawValue, params: params))
@@ -26,13 +35,15 @@ struct HistoryCommand: AgentCommand {
 
     static func render(_ history: HistoryList, container: ContainerID) -> String {
         guard !history.versions.isEmpty else { return "No kept versions here (\(history.count) in the container)." }
-        var table = TextTable(header: ["ID", "PATH", "SIZE", "MODIFIED", "KEPT", "WHY", "BY"],
-                              alignments: [.left, .left, .right, .left, .left, .left, .left])
+        var table = TextTable(header: ["ID", "PATH", "SIZE", "MODIFIED", "KEPT", "WHY", "BY", "KEPT ON"],
+                              alignments: [.left, .left, .right, .left, .left, .left, .left, .left])
         for version in history.versions {
             table.append([version.id, version.path, ByteCount.format(version.size), DateDisplay.format(version.mtime),
-                          DateDisplay.format(version.keptAt), version.reason, version.by.rawValue.shortDeviceID])
+                          DateDisplay.format(version.keptAt), version.reason, version.by.rawValue.shortDeviceID,
+                          version.devices.map(\.rawValue.shortDeviceID).joined(separator: ",")])
         }
-        return table.render() + "\n\(history.count) versions kept in the container, \(ByteCount.format(history.bytes)); "
+        let peers = history.peersAsked.isEmpty ? "no peer connected" : "\(history.peersAsked.count) connected peers asked"
+        return table.render() + "\n\(history.count) versions kept here in the container, \(ByteCount.format(history.bytes)); \(peers); "
             + "restore one with: ubiq restore \(container) PATH --version ID"
     }
 }

@@ -227,6 +227,97 @@ import UbiqTestSupport
         #expect(b.read(path) == "version 5")
     }
 
+    /// `history.prune` applies retention at once. Beta is started with automatic pruning off
+    /// (a test hook) and its clock two hours on: its four versions of the last minute stay
+    /// until `ubiq history --prune` thins them to one.
+    @Test func pruneAppliesRetentionWhenAsked() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        b.environment["UBIQ_TEST_HISTORY_PRUNE"] = "manual"
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let path = "Documents/log.txt"
+        for version in 1...5 {
+            try a.write(path, "version \(version)")
+            try await waitForConvergence([a, b], "version \(version) on beta") { _ in b.read(path) == "version \(version)" }
+        }
+        b.stop()
+        b.environment["UBIQ_TEST_CLOCK_OFFSET_SECONDS"] = "7200"
+        try await b.startAndWait()
+        #expect(try await Self.history(b, path).count == 4)
+
+        let output = try AgentProcess.cli(["--socket", b.socket, "history", b.container.rawValue, path, "--prune"])
+        #expect(output.contains("Pruned 3 versions (27 B); 1 kept (9 B)"), "\(output)")
+        let left = try await Self.history(b, path)
+        #expect(left.count == 1 && left.versions.map(\.size) == [9])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: b.path(".ubiq/history")).count == 1)
+        let again = try await b.withClient { try await $0.pruneHistory(container: b.container) }
+        #expect(again.removed == 0 && again.count == 1)
+    }
+
+    /// A device keeps no version of its own edits in place or of what it deleted itself; its
+    /// peers do. Alpha lists versions only beta keeps, restores an overwritten file and a
+    /// file it deleted through beta (the bytes are nowhere else), and puts a folder it
+    /// overwrote back as it was from beta's history alone.
+    @Test func versionsOnlyAPeerKeepsAreListedAndRestoredThroughIt() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let beta = try await b.status().device.id
+        let (draft, plan) = ("Documents/draft.txt", "Documents/old/plan.txt")
+        let names = (0..<20).map { "Documents/album/img\($0).txt" }
+        try a.write(draft, "the first draft, which only beta will keep")
+        try a.write(plan, "the plan")
+        for (index, name) in names.enumerated() { try a.write(name, "photo \(index)") }
+        try await waitForConvergence([a, b], "everything on beta") { tree in tree[plan] != nil && names.allSatisfy { tree[$0] != nil } }
+        let before = Date()
+        try a.write(draft, "REWRITTEN")
+        #expect(unlink(a.path(plan)) == 0)
+        for (index, name) in names.enumerated() { try a.write(name, "LOCKED \(index)") }
+        try await waitForConvergence([a, b], "the changes on beta") { tree in
+            b.read(draft) == "REWRITTEN" && tree[plan] == nil && names.enumerated().allSatisfy { b.read($1) == "LOCKED \($0)" }
+        }
+
+        let listed = try await Self.history(a, draft)
+        #expect(listed.count == 0 && listed.peersAsked == [beta], "alpha keeps nothing itself: \(listed)")
+        let version = try #require(listed.versions.first)
+        #expect(listed.versions.count == 1 && version.devices == [beta] && version.id.hasSuffix("@\(beta)") && version.size == 42)
+        let trash = try await a.withClient { try await $0.trash(container: a.container, path: "Documents/old") }
+        let deleted = try #require(trash.first { $0.path == plan }, "alpha's trash: \(trash)")
+        #expect(deleted.version.hasSuffix("@\(beta)"))
+
+        let output = try AgentProcess.cli(["--socket", a.socket, "restore", a.container.rawValue, draft, "--version", version.id])
+        #expect(output.contains("Restored \(draft)"), "\(output)")
+        _ = try await a.withClient { try await $0.restore(container: a.container, path: plan, version: deleted.version) }
+        try await waitForConvergence([a, b], "the draft and the plan back on both") { _ in
+            b.read(draft) == "the first draft, which only beta will keep" && b.read(plan) == "the plan"
+        }
+        #expect(a.read(draft) == "the first draft, which only beta will keep" && a.read(plan) == "the plan")
+        // What the restore replaced is now in alpha's own history.
+        let alpha = try await a.status().device.id
+        #expect(try await Self.history(a, draft).versions.contains { $0.size == 9 && $0.devices.first == alpha })
+
+        let result = try await a.withClient { try await $0.restoreFolder(container: a.container, path: "Documents/album", at: before) }
+        #expect(result.failed.isEmpty && result.restored.count == 20, "\(result)")
+        try await waitForConvergence([a, b], "the album back on both") { _ in
+            names.enumerated().allSatisfy { a.read($1) == "photo \($0)" && b.read($1) == "photo \($0)" }
+        }
+
+        // A version no device keeps, or a peer that is not connected: an error, nothing changed.
+        for bad in ["h999@\(beta)", "h1@NOBODY-00"] {
+            do {
+                _ = try await a.withClient { try await $0.restore(container: a.container, path: draft, version: bad) }
+                Issue.record("restoring \(bad) was accepted")
+            } catch let error as RPCError {
+                #expect(error.code == .notFound, "\(bad): \(error)")
+            }
+        }
+        #expect(a.read(draft) == "the first draft, which only beta will keep")
+    }
+
     @Test func badRestoresChangeNothing() async throws {
         let cluster = try LiveCluster(["alpha"])
         defer { cluster.stopAll() }

@@ -63,7 +63,7 @@ struct AgentControlHandler: ControlHandler {
                 case .busy: throw RPCError(.unavailable, error.reason)
                 }
             }
-        case .historyList, .trashList, .historyRestore, .historyRestoreFolder:
+        case .historyList, .trashList, .historyRestore, .historyRestoreFolder, .historyPrune:
             return try await HistoryMethods(status: status).handle(known, params: params)
         case .containerURL, .containerRescan, .versionsSave:
             return try await ContainerMethods(status: status).handle(known, params: params)

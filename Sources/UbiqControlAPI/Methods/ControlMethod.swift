@@ -20,6 +20,8 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case historyRestore = "history.restore"
     /// ``HistoryRestoreFolderParams`` → ``HistoryRestoreFolderResult``
     case historyRestoreFolder = "history.restoreFolder"
+    /// ``ContainerURLParams`` → ``HistoryPruneResult``
+    case historyPrune = "history.prune"
     /// ``HistoryListParams`` → `[TrashEntry]`
     case trashList = "trash.list"
     /// ``ContainerURLParams`` → ``ContainerURLResult``

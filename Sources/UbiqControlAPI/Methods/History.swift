@@ -32,7 +32,8 @@ public struct HistoryVersion: Hashable, Sendable, Codable {
     public var reason: String
     /// The device whose change replaced or deleted it.
     public var by: DeviceID
-    /// The devices known to hold it (this one).
+    /// The devices that keep it: this one first where it does, then the connected peers
+    /// that said so.
     public var devices: [DeviceID]
 
     public init(id: String, path: String, size: Int64, mtime: Date, modifiedBy: DeviceID, version: String, keptAt: Date,
@@ -50,18 +51,21 @@ public struct HistoryVersion: Hashable, Sendable, Codable {
     }
 }
 
-/// The result of `history.list`: the kept versions, newest first, and the container's
-/// history as a whole.
+/// The result of `history.list`: the versions kept here and on the connected peers, newest
+/// first, and this device's history of the container as a whole.
 public struct HistoryList: Hashable, Sendable, Codable {
     public var versions: [HistoryVersion]
-    /// Versions kept in the whole container, and their bytes.
+    /// Versions kept on this device in the whole container, and their bytes.
     public var count: Int
     public var bytes: Int64
+    /// The connected peers whose histories are listed beside this device's.
+    public var peersAsked: [DeviceID]
 
-    public init(versions: [HistoryVersion], count: Int, bytes: Int64) {
+    public init(versions: [HistoryVersion], count: Int, bytes: Int64, peersAsked: [DeviceID] = []) {
         self.versions = versions
         self.count = count
         self.bytes = bytes
+        self.peersAsked = peersAsked
     }
 }
 
@@ -114,16 +118,21 @@ public struct HistoryRestoreResult: Hashable, Sendable, Codable {
 }
 
 /// A kept version's id as clients see it: `h` and the index's number for it, so that it is
-/// never taken for a conflict version's id.
+/// never taken for a conflict version's id; for a version only a peer keeps, `@` and that
+/// peer's device ID follow (the number is the peer's).
 public enum HistoryVersionID {
-    public static func format(_ number: Int64) -> String { "h\(number)" }
+    public static func format(_ number: Int64, on device: DeviceID? = nil) -> String {
+        device.map { "h\(number)@\($0)" } ?? "h\(number)"
+    }
 
-    /// The number in an id; an `invalidParams` error for anything else.
-    public static func parse(_ id: String) throws -> Int64 {
-        guard id.hasPrefix("h"), let number = Int64(id.dropFirst()), number > 0 else {
-            throw RPCError(.invalidParams, "'\(id)' is not the id of a kept version (one of `ubiq history`'s, like h12)")
+    /// The number in an id and the peer it names, if any; an `invalidParams` error for
+    /// anything else.
+    public static func parse(_ id: String) throws -> (number: Int64, device: DeviceID?) {
+        let parts = id.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+        guard id.hasPrefix("h"), let number = Int64(parts[0].dropFirst()), number > 0, parts.count == 1 || !parts[1].isEmpty else {
+            throw RPCError(.invalidParams, "'\(id.prefix(200))' is not the id of a kept version (one of `ubiq history`'s, like h12 or h7@DEVICE)")
         }
-        return number
+        return (number, parts.count == 2 ? DeviceID(String(parts[1])) : nil)
     }
 }
 
@@ -164,5 +173,21 @@ public struct HistoryRestoreFolderResult: Hashable, Sendable, Codable {
         self.removed = removed
         self.unchanged = unchanged
         self.failed = failed
+    }
+}
+
+/// The result of `history.prune`: what retention let go of now, and what the container's
+/// history on this device keeps after it.
+public struct HistoryPruneResult: Hashable, Sendable, Codable {
+    public var removed: Int
+    public var freedBytes: Int64
+    public var count: Int
+    public var bytes: Int64
+
+    public init(removed: Int, freedBytes: Int64, count: Int, bytes: Int64) {
+        self.removed = removed
+        self.freedBytes = freedBytes
+        self.count = count
+        self.bytes = bytes
     }
 }

@@ -52,6 +52,7 @@ public final class SimDevice: Sendable {
         current.withLock { $0 = Life(executor: executor, sync: sync, engine: engine, leases: leases) }
         Task(executorPreference: executor) {
             await sync.setFetcher(EngineChunkFetcher(engine: engine))
+            sync.setPeerHistories(EnginePeerHistories(engine: engine))
             await sync.setLeases(leases)
             do { try await sync.start() } catch {
                 logger.error("simulated container did not start", metadata: ["error": "\(error)"])

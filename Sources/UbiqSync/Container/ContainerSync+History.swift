@@ -120,31 +120,38 @@ extension ContainerSync {
         }
     }
 
-    /// Lets go of what retention no longer keeps. A version whose content is the current
-    /// one's or a conflict version's at its path is never pruned: it may be the only copy.
+    /// Lets go of what retention no longer keeps (at start and every few minutes).
     func pruneHistory() {
-        guard let retention = historyRetention else { return }
-        do {
-            let entries = try index.history(id)
-            guard !entries.isEmpty else { return }
-            let current = try index.items(id, at: Array(Set(entries.map(\.path))))
-            let protected = Set(entries.filter { entry in
-                guard let item = current[entry.path]?.item else { return false }
-                let content = entry.item.chunks.map(\.hash)
-                return (!item.deleted && item.chunks.map(\.hash) == content) || item.conflicts.contains { $0.chunks.map(\.hash) == content }
-            }.map(\.id))
-            let removed = retention.prune(entries, now: wallMilliseconds, protected: protected)
-            guard !removed.isEmpty else { return }
-            try index.removeHistory(id, ids: removed)
-            for entry in entries where removed.contains(entry.id) {
-                do { try disk.removeHistory(named: entry.name) } catch {
-                    logger.warning("could not remove a pruned version's file; the next start does", metadata: ["error": "\(error)"])
-                }
-            }
-            logger.info("pruned the history", metadata: ["removed": "\(removed.count)", "kept": "\(entries.count - removed.count)"])
-        } catch {
+        do { _ = try pruneHistoryNow() } catch {
             logger.warning("could not prune the history", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// Lets go of what retention no longer keeps, now (`history.prune`): how many versions
+    /// and bytes went. A version whose content is the current one's or a conflict version's
+    /// at its path is never pruned: it may be the only copy.
+    public func pruneHistoryNow() throws -> (removed: Int, bytes: UInt64) {
+        guard let retention = historyRetention else { return (0, 0) }
+        let entries = try index.history(id)
+        guard !entries.isEmpty else { return (0, 0) }
+        let current = try index.items(id, at: Array(Set(entries.map(\.path))))
+        let protected = Set(entries.filter { entry in
+            guard let item = current[entry.path]?.item else { return false }
+            let content = entry.item.chunks.map(\.hash)
+            return (!item.deleted && item.chunks.map(\.hash) == content) || item.conflicts.contains { $0.chunks.map(\.hash) == content }
+        }.map(\.id))
+        let removed = retention.prune(entries, now: wallMilliseconds, protected: protected)
+        guard !removed.isEmpty else { return (0, 0) }
+        try index.removeHistory(id, ids: removed)
+        var bytes: UInt64 = 0
+        for entry in entries where removed.contains(entry.id) {
+            bytes += entry.item.size
+            do { try disk.removeHistory(named: entry.name) } catch {
+                logger.warning("could not remove a pruned version's file; the next start does", metadata: ["error": "\(error)"])
+            }
+        }
+        logger.info("pruned the history", metadata: ["removed": "\(removed.count)", "kept": "\(entries.count - removed.count)"])
+        return (removed.count, bytes)
     }
 }
 

@@ -7,11 +7,27 @@ extension ContainerSync {
     /// Puts the kept version `historyID` of `path` back at `path`, complete or not at all:
     /// assembled from the kept file (or from peers, for any chunk not here), the file there
     /// now kept in the history in its place, and recorded as a local change. A deleted file
-    /// comes back, with any folders above it.
-    public func restore(_ path: RelativePath, historyID: Int64) async throws -> (item: Item, restored: HistoryEntry) {
-        guard let entry = try index.historyEntry(id, id: historyID), entry.path == path else {
-            throw RestoreError(.versionNotFound, "'\(path)' has no kept version '\(historyID)'; see `ubiq history`")
+    /// comes back, with any folders above it. With `device` (a peer), the version is the one
+    /// that peer keeps under that id, and its chunks come from that peer where not here.
+    public func restore(_ path: RelativePath, historyID: Int64, from device: DeviceID? = nil) async throws -> (item: Item, restored: HistoryEntry) {
+        guard let holder = device, holder != self.device else {
+            guard let entry = try index.historyEntry(id, id: historyID), entry.path == path else {
+                throw RestoreError(.versionNotFound, "'\(path)' has no kept version '\(historyID)'; see `ubiq history`")
+            }
+            return try await restore(path, entry: entry, holders: [])
         }
+        guard let peers = peerHistorySource.withLock({ $0 }) else {
+            throw RestoreError(.versionNotFound, "this device does not ask peers for their histories")
+        }
+        let entry: HistoryEntry
+        do { entry = try await peers.version(container: id, path: path, id: historyID, from: holder) } catch {
+            throw RestoreError(.versionNotFound, "\(holder) does not hand over its kept version '\(historyID)' of '\(path)': \(error)")
+        }
+        return try await restore(path, entry: entry, holders: [holder])
+    }
+
+    /// Restores `entry`; chunks not here are asked of `holders` first.
+    private func restore(_ path: RelativePath, entry: HistoryEntry, holders: [DeviceID]) async throws -> (item: Item, restored: HistoryEntry) {
         let before = try index.item(id, path)
         let onDisk = before.flatMap { $0.item.deleted ? nil : $0 }
         if let onDisk, onDisk.item.kind == .directory {
@@ -24,7 +40,9 @@ extension ContainerSync {
             throw RestoreError(.busy, "'\(path)' differs only in case from '\(twin)', which is there now; move it away first")
         }
         let scanRoot = try scanRoot(creating: path)
-        let staged = try await assemble(entry.item.chunks, path: path)
+        var facts = assemblyFacts(for: [AssemblyFacts.File(path: path, chunks: entry.item.chunks, version: nil)])
+        facts.holders[path] = holders
+        let staged = try await assemble(entry.item.chunks, path: path, facts: facts)
         // Looked at again after the fetch: the puller or a client may have changed the path.
         guard try index.item(id, path) == before, disk.stat(path) == onDisk?.stat else {
             staged.discard()
@@ -50,7 +68,9 @@ extension ContainerSync {
         guard let restored = try index.item(id, path)?.item, !restored.deleted, restored.chunks.map(\.hash) == entry.item.chunks.map(\.hash) else {
             throw RestoreError(.busy, "'\(path)' was restored but changed before it was recorded; the next scan records it")
         }
-        logger.info("restored a kept version", metadata: ["path": "\(path)", "kept": "\(historyID)", "version": "\(restored.version)"])
+        logger.info("restored a kept version", metadata: [
+            "path": "\(path)", "kept": "\(entry.id)", "from": "\(holders.first ?? device)", "version": "\(restored.version)",
+        ])
         return (restored, entry)
     }
 }

@@ -14,31 +14,34 @@ extension ContainerSync {
 
     /// Puts every file under `root` back as it was at `at` (ms since 1970): a file changed
     /// since gets the version it had then, one deleted since comes back, one created since
-    /// moves to the history. Each is a local change, so every device follows. The version a
+    /// moves to the history. Each is a local change, so every device follows. Versions that
+    /// only connected peers keep count too (this device's own edits are in theirs). The version a
     /// path had at `at` is the first kept after `at` (it was in place until then), unless its
     /// own bytes were written after `at`; with none kept after `at`, the current one, unless
     /// written after `at` (created since).
     public func restoreFolder(_ root: RelativePath, at: Int64) async throws -> FolderRestore {
-        guard let start = try index.historySince(id), at >= start else {
-            let since = try index.historySince(id).map { "starts at \(Self.display($0))" } ?? "is off"
-            throw RestoreError(.beforeHistory, "this device's history of the container \(since); choose a later time")
+        let (known, peers) = try await knownHistory(under: root)
+        let starts = ([try index.historySince(id)] + peers.map(\.since)).compactMap { $0 }
+        guard let start = starts.min(), at >= start else {
+            let since = starts.min().map { "starts at \(Self.display($0))" } ?? "is off"
+            throw RestoreError(.beforeHistory, "the history of the container on this device and its connected peers \(since); choose a later time")
         }
-        let history = try index.history(id).filter { $0.path == root || $0.path.isInside(root) }
         let moment = at * 1_000_000
-        let byPath = Dictionary(grouping: history, by: \.path)
+        let byPath = Dictionary(grouping: known, by: \.path)
         let current = try index.items(id, under: root).filter { $0.item.kind == .file && !$0.item.deleted }
         let paths = Set(byPath.keys).union(current.map(\.item.path)).sorted { $0.rawValue.utf8.lexicographicallyPrecedes($1.rawValue.utf8) }
         let currentByPath = Dictionary(current.map { ($0.item.path, $0) }, uniquingKeysWith: { first, _ in first })
         var result = FolderRestore()
         for path in paths {
-            let then = byPath[path]?.filter { $0.keptAt > at }.min { ($0.keptAt, $0.id) < ($1.keptAt, $1.id) }
+            let then = byPath[path]?.filter { $0.entry.keptAt > at }.min { ($0.entry.keptAt, $0.entry.id) < ($1.entry.keptAt, $1.entry.id) }
             let now = currentByPath[path]
             do {
-                if let then, then.item.mtime <= moment {
-                    if let now, now.item.chunks.map(\.hash) == then.item.chunks.map(\.hash) {
+                if let then, then.entry.item.mtime <= moment {
+                    if let now, now.item.version == then.entry.item.version
+                        || (!then.entry.item.chunks.isEmpty && now.item.chunks.map(\.hash) == then.entry.item.chunks.map(\.hash)) {
                         result.unchanged += 1
                     } else {
-                        _ = try await restore(path, historyID: then.id)
+                        try await restore(then)
                         result.restored.append(path)
                     }
                 } else if let now, then != nil || now.item.mtime > moment {

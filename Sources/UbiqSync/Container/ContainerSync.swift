@@ -20,11 +20,16 @@ public actor ContainerSync {
     public nonisolated let device: DeviceID
     let logger: Logger
     var fetcher: (any ChunkFetcher)?
+    /// Peers' histories (``setPeerHistories(_:)``); read without the actor, by listings too.
+    nonisolated let peerHistorySource = Mutex<(any PeerHistories)?>(nil)
     /// How long replaced and deleted versions are kept (``setHistory(_:)``); nil: not kept.
     private nonisolated let retention = Mutex<HistoryRetention?>(HistoryRetention())
     /// Copies kept for clients' write leases, by lease.
     var writeLeaseKeeps: [UInt64: [LeaseKeep]] = [:]
     public nonisolated var historyRetention: HistoryRetention? { retention.withLock { $0 } }
+    /// Whether retention is applied by itself, at the first pass and every few minutes; when
+    /// not, only `history.prune` applies it.
+    private var prunesByItself = true
     /// Set once at start (``setLeases(_:)``); read without the actor, by serving too.
     private nonisolated let coordination = Mutex<FileLeases?>(nil)
     nonisolated var leases: FileLeases? { coordination.withLock { $0 } }
@@ -73,8 +78,16 @@ public actor ContainerSync {
 
     public func setFetcher(_ fetcher: any ChunkFetcher) { self.fetcher = fetcher }
 
+    /// Lets the history list and restore versions that connected peers keep.
+    public nonisolated func setPeerHistories(_ peers: any PeerHistories) { peerHistorySource.withLock { $0 = peers } }
+
     /// Keeps replaced and deleted versions for as long as `retention` says; nil: frees them.
-    public func setHistory(_ retention: HistoryRetention?) { self.retention.withLock { $0 = retention } }
+    /// `prunesByItself` false leaves applying it to `history.prune` (a test that ages versions
+    /// by moving the clock).
+    public func setHistory(_ retention: HistoryRetention?, prunesByItself: Bool = true) {
+        self.retention.withLock { $0 = retention }
+        self.prunesByItself = prunesByItself
+    }
 
     /// Makes the container respect file coordination: it takes a write lease before it
     /// replaces a file and a read lease while it hashes or serves one.
@@ -147,7 +160,7 @@ public actor ContainerSync {
         let plan = await pullNeeds()
         if state.passEnded(plan) { requestPull() }
         if state.keptVersionsCheckDue(at: clock.now) { await restoreMissingVersions() }
-        if state.historyPruneDue(at: clock.now) { pruneHistory() }
+        if state.historyPruneDue(at: clock.now), prunesByItself { pruneHistory() }
     }
 
     /// A stream that yields at once and whenever the container's sequence moves (new things
@@ -384,12 +397,17 @@ public actor ContainerSync {
     // MARK: serving
 
     /// Reads a run of chunks for a peer under a read lease on the file, so a client's write
-    /// in progress is never served; nil while a client holds a write lease there (the peer
-    /// asks elsewhere or again later).
+    /// in progress is never served. While a write lease is held there (a client's, or this
+    /// device's own while it applies a change nearby), the first chunk comes from any other
+    /// place here that holds it (a kept version, another file), or nil (the peer asks
+    /// elsewhere or again later).
     public nonisolated func serveChunks(path: String, run: [ChunkRef]) async -> Data? {
         guard let leases else { return readChunks(path: path, run: run) }
         guard let relative = try? RelativePath(path) else { return nil }
-        return await leases.with([readClaim(relative)], for: .agent("serve"), wait: nil) { readChunks(path: path, run: run) } ?? nil
+        if let served = await leases.with([readClaim(relative)], for: .agent("serve"), wait: nil, { readChunks(path: path, run: run) }) {
+            return served
+        }
+        return run.first.flatMap { readLocal(hash: $0.hash, size: $0.size, avoiding: relative) }
     }
 
     /// Reads a run of chunks for a peer from where it says, with one read, and returns the
@@ -421,9 +439,11 @@ public actor ContainerSync {
         return readLocal(hash: first.hash, size: first.size)
     }
 
-    nonisolated func readLocal(hash: ChunkHash, size: UInt32) -> Data? {
+    /// The chunk from any place here that holds it, verified; not from the file at `avoiding`.
+    nonisolated func readLocal(hash: ChunkHash, size: UInt32, avoiding: RelativePath? = nil) -> Data? {
         guard let locations = try? index.locations(of: hash) else { return nil }
         for location in locations where location.container == id && location.size == size {
+            if let avoiding, location.file == .item(avoiding) { continue }
             if let bytes = try? disk.read(location.file, offset: location.offset, size: location.size),
                ChunkHasher.hash(bytes) == hash {
                 return bytes

@@ -3,11 +3,12 @@ import UbiqIndex
 import UbiqModel
 import UbiqWire
 
-/// A request from the peer that this device answers: chunks of a file, or a large file's
-/// chunk lists.
+/// A request from the peer that this device answers: chunks of a file, a large file's
+/// chunk lists, or the versions its history keeps.
 enum PeerRequest: Sendable {
     case chunks(Ubiq_Wire_ChunkRequest)
     case chunkList(Ubiq_Wire_ChunkListRequest)
+    case history(Ubiq_Wire_HistoryRequest)
 }
 
 /// Answering the peer's requests, off the receive loop: at most ``servingWidth`` at a time
@@ -29,6 +30,7 @@ extension PeerSession {
                     switch request {
                     case .chunks(let request): await answer(request, shared: shared, link: link, serving: serving)
                     case .chunkList(let request): await answer(request, shared: shared, link: link, index: index)
+                    case .history(let request): await answer(request, shared: shared, link: link, index: index)
                     }
                 }
             }
@@ -66,6 +68,28 @@ extension PeerSession {
         }
         let response = ChunkListMapping.response(to: request, chunks: chunks)
         try? await link.send(Ubiq_Wire_Envelope(.chunkListResponse(response)))
+    }
+
+    /// Answers a history request from our history of the container: the versions kept under
+    /// the path, or those asked for by id with their chunk lists. A container not shared, a
+    /// bad path or an unreadable index gets an empty answer.
+    private nonisolated static func answer(_ request: Ubiq_Wire_HistoryRequest, shared: [ContainerID: ContainerSync],
+                                           link: any PeerLink, index: SyncIndex) async {
+        var entries: [HistoryEntry] = []
+        var since: Int64?
+        if let container = (try? ContainerID(request.containerID)).flatMap({ shared[$0] })?.id,
+           case .success(let path) = Result(catching: { () throws(WireError) in try HistoryMapping.path(of: request) }) {
+            let wanted = HistoryMapping.wanted(request)
+            if !wanted.isEmpty, let path {
+                entries = (try? index.history(container, path: path).filter { wanted.contains($0.id) }) ?? []
+            } else if wanted.isEmpty {
+                let all = (try? index.history(container)) ?? []
+                entries = path.map { root in all.filter { $0.path == root || $0.path.isInside(root) } } ?? all
+            }
+            since = try? index.historySince(container)
+        }
+        let response = HistoryMapping.response(to: request, entries: entries, since: since)
+        try? await link.send(Ubiq_Wire_Envelope(.historyResponse(response)))
     }
 
     /// The chunks a request asks for, with their offsets; nil when a size or hash is invalid.

@@ -230,6 +230,10 @@ public actor PeerSession {
             try queue(.chunkList(request))
         case .chunkListResponse(let response):
             answer(response.id, .chunkListResponse(response))
+        case .historyRequest(let request):
+            try queue(.history(request))
+        case .historyResponse(let response):
+            answer(response.id, .historyResponse(response))
         case .close(let close):
             logger.info("peer closed the connection", metadata: ["reason": "\(close.reason)"])
             await end()

@@ -104,6 +104,44 @@ public nonisolated enum Ubiq_Wire_ChunkError: SwiftProtobuf.Enum, Swift.CaseIter
 
 }
 
+public nonisolated enum Ubiq_Wire_KeptReason: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case replaced // = 0
+  case deleted // = 1
+  case resolved // = 2
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .replaced
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .replaced
+    case 1: self = .deleted
+    case 2: self = .resolved
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .replaced: return 0
+    case .deleted: return 1
+    case .resolved: return 2
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Ubiq_Wire_KeptReason] = [
+    .replaced,
+    .deleted,
+    .resolved,
+  ]
+
+}
+
 public nonisolated enum Ubiq_Wire_CloseCode: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
   case normal // = 0
@@ -234,6 +272,22 @@ public nonisolated struct Ubiq_Wire_Envelope: Sendable {
     set {message = .chunkListResponse(newValue)}
   }
 
+  public var historyRequest: Ubiq_Wire_HistoryRequest {
+    get {
+      if case .historyRequest(let v)? = message {return v}
+      return Ubiq_Wire_HistoryRequest()
+    }
+    set {message = .historyRequest(newValue)}
+  }
+
+  public var historyResponse: Ubiq_Wire_HistoryResponse {
+    get {
+      if case .historyResponse(let v)? = message {return v}
+      return Ubiq_Wire_HistoryResponse()
+    }
+    set {message = .historyResponse(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Message: Equatable, Sendable {
@@ -248,6 +302,8 @@ public nonisolated struct Ubiq_Wire_Envelope: Sendable {
     case keyValueAck(Ubiq_Wire_KeyValueAck)
     case chunkListRequest(Ubiq_Wire_ChunkListRequest)
     case chunkListResponse(Ubiq_Wire_ChunkListResponse)
+    case historyRequest(Ubiq_Wire_HistoryRequest)
+    case historyResponse(Ubiq_Wire_HistoryResponse)
 
   }
 
@@ -671,6 +727,78 @@ public nonisolated struct Ubiq_Wire_ZeroRun: Sendable {
   public init() {}
 }
 
+/// Asks for the versions the receiver's history keeps (protocol 3): of a file, or of
+/// everything under a folder ("" for the whole container); or, with `versions` set, those
+/// of the receiver's kept versions of `path`, with their whole chunk lists.
+public nonisolated struct Ubiq_Wire_HistoryRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var id: UInt64 = 0
+
+  public var containerID: String = String()
+
+  public var path: String = String()
+
+  public var versions: [UInt64] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Ubiq_Wire_HistoryResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var id: UInt64 = 0
+
+  public var versions: [Ubiq_Wire_KeptVersion] = []
+
+  /// More versions are kept than one answer holds; the newest are sent.
+  public var truncated: Bool = false
+
+  /// When the receiver's history of the container starts, in ms since 1970; 0 when off.
+  public var historySinceMs: Int64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// One version in a device's history. Its item names chunk groups unless the request named
+/// it in `versions`.
+public nonisolated struct Ubiq_Wire_KeptVersion: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var id: UInt64 = 0
+
+  public var item: Ubiq_Wire_FileInfo {
+    get {_item ?? Ubiq_Wire_FileInfo()}
+    set {_item = newValue}
+  }
+  /// Returns true if `item` has been explicitly set.
+  public var hasItem: Bool {self._item != nil}
+  /// Clears the value of `item`. Subsequent reads from it will return its default value.
+  public mutating func clearItem() {self._item = nil}
+
+  public var keptAtMs: Int64 = 0
+
+  public var reason: Ubiq_Wire_KeptReason = .replaced
+
+  public var by: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _item: Ubiq_Wire_FileInfo? = nil
+}
+
 /// A key-value store the sender takes part in, with what it already holds of the
 /// receiver's copy (as ContainerOffer does for a container).
 public nonisolated struct Ubiq_Wire_StoreOffer: Sendable {
@@ -796,13 +924,17 @@ nonisolated extension Ubiq_Wire_ChunkError: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CHUNK_ERROR_NONE\0\u{1}CHUNK_ERROR_NOT_FOUND\0\u{1}CHUNK_ERROR_INVALID\0")
 }
 
+nonisolated extension Ubiq_Wire_KeptReason: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0KEPT_REASON_REPLACED\0\u{1}KEPT_REASON_DELETED\0\u{1}KEPT_REASON_RESOLVED\0")
+}
+
 nonisolated extension Ubiq_Wire_CloseCode: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CLOSE_CODE_NORMAL\0\u{1}CLOSE_CODE_NO_COMMON_VERSION\0\u{1}CLOSE_CODE_PROTOCOL_ERROR\0\u{1}CLOSE_CODE_WRONG_DEVICE\0")
 }
 
 nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{3}index_update\0\u{3}chunk_request\0\u{3}chunk_response\0\u{3}key_value_update\0\u{2}\u{2}ping\0\u{1}close\0\u{3}key_value_ack\0\u{3}chunk_list_request\0\u{3}chunk_list_response\0\u{c}\u{6}\u{1}")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{3}index_update\0\u{3}chunk_request\0\u{3}chunk_response\0\u{3}key_value_update\0\u{2}\u{2}ping\0\u{1}close\0\u{3}key_value_ack\0\u{3}chunk_list_request\0\u{3}chunk_list_response\0\u{3}history_request\0\u{3}history_response\0\u{c}\u{6}\u{1}")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -940,6 +1072,32 @@ nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
           self.message = .chunkListResponse(v)
         }
       }()
+      case 12: try {
+        var v: Ubiq_Wire_HistoryRequest?
+        var hadOneofValue = false
+        if let current = self.message {
+          hadOneofValue = true
+          if case .historyRequest(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.message = .historyRequest(v)
+        }
+      }()
+      case 13: try {
+        var v: Ubiq_Wire_HistoryResponse?
+        var hadOneofValue = false
+        if let current = self.message {
+          hadOneofValue = true
+          if case .historyResponse(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.message = .historyResponse(v)
+        }
+      }()
       default: break
       }
     }
@@ -990,6 +1148,14 @@ nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
     case .chunkListResponse?: try {
       guard case .chunkListResponse(let v)? = self.message else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
+    }()
+    case .historyRequest?: try {
+      guard case .historyRequest(let v)? = self.message else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 12)
+    }()
+    case .historyResponse?: try {
+      guard case .historyResponse(let v)? = self.message else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 13)
     }()
     case nil: break
     }
@@ -1854,6 +2020,150 @@ nonisolated extension Ubiq_Wire_ZeroRun: SwiftProtobuf.Message, SwiftProtobuf._M
   public static func ==(lhs: Ubiq_Wire_ZeroRun, rhs: Ubiq_Wire_ZeroRun) -> Bool {
     if lhs.offset != rhs.offset {return false}
     if lhs.length != rhs.length {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_HistoryRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".HistoryRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}container_id\0\u{1}path\0\u{1}versions\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.id) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.containerID) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.path) }()
+      case 4: try { try decoder.decodeRepeatedUInt64Field(value: &self.versions) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.id != 0 {
+      try visitor.visitSingularUInt64Field(value: self.id, fieldNumber: 1)
+    }
+    if !self.containerID.isEmpty {
+      try visitor.visitSingularStringField(value: self.containerID, fieldNumber: 2)
+    }
+    if !self.path.isEmpty {
+      try visitor.visitSingularStringField(value: self.path, fieldNumber: 3)
+    }
+    if !self.versions.isEmpty {
+      try visitor.visitPackedUInt64Field(value: self.versions, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_HistoryRequest, rhs: Ubiq_Wire_HistoryRequest) -> Bool {
+    if lhs.id != rhs.id {return false}
+    if lhs.containerID != rhs.containerID {return false}
+    if lhs.path != rhs.path {return false}
+    if lhs.versions != rhs.versions {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_HistoryResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".HistoryResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}versions\0\u{1}truncated\0\u{3}history_since_ms\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.id) }()
+      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.versions) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.truncated) }()
+      case 4: try { try decoder.decodeSingularInt64Field(value: &self.historySinceMs) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.id != 0 {
+      try visitor.visitSingularUInt64Field(value: self.id, fieldNumber: 1)
+    }
+    if !self.versions.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.versions, fieldNumber: 2)
+    }
+    if self.truncated != false {
+      try visitor.visitSingularBoolField(value: self.truncated, fieldNumber: 3)
+    }
+    if self.historySinceMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.historySinceMs, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_HistoryResponse, rhs: Ubiq_Wire_HistoryResponse) -> Bool {
+    if lhs.id != rhs.id {return false}
+    if lhs.versions != rhs.versions {return false}
+    if lhs.truncated != rhs.truncated {return false}
+    if lhs.historySinceMs != rhs.historySinceMs {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_KeptVersion: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".KeptVersion"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}item\0\u{3}kept_at_ms\0\u{1}reason\0\u{1}by\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.id) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._item) }()
+      case 3: try { try decoder.decodeSingularInt64Field(value: &self.keptAtMs) }()
+      case 4: try { try decoder.decodeSingularEnumField(value: &self.reason) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.by) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if self.id != 0 {
+      try visitor.visitSingularUInt64Field(value: self.id, fieldNumber: 1)
+    }
+    try { if let v = self._item {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    if self.keptAtMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.keptAtMs, fieldNumber: 3)
+    }
+    if self.reason != .replaced {
+      try visitor.visitSingularEnumField(value: self.reason, fieldNumber: 4)
+    }
+    if !self.by.isEmpty {
+      try visitor.visitSingularStringField(value: self.by, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_KeptVersion, rhs: Ubiq_Wire_KeptVersion) -> Bool {
+    if lhs.id != rhs.id {return false}
+    if lhs._item != rhs._item {return false}
+    if lhs.keptAtMs != rhs.keptAtMs {return false}
+    if lhs.reason != rhs.reason {return false}
+    if lhs.by != rhs.by {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
