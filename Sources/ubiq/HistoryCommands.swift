@@ -43,7 +43,7 @@ struct HistoryCommand: AgentCommand {
                           version.devices.map(\.rawValue.shortDeviceID).joined(separator: ",")])
         }
         let peers = history.peersAsked.isEmpty ? "no peer connected" : "\(history.peersAsked.count) connected peers asked"
-        return table.render() + "\n\(history.count) versions kept here in the container, \(ByteCount.format(history.bytes)); \(peers); "
+        return table.render() + "\nKept here in the container: \(history.count) versions, \(ByteCount.format(history.bytes)); \(peers); "
             + "restore one with: ubiq restore \(container) PATH --version ID"
     }
 }
