@@ -42,6 +42,7 @@ public struct AgentRuntime: Sendable {
                                           onDemand: settings.download == .onDemand, environment: environment, logger: logger)
             await container.setHistory(settings.history.retention(fileSystemBytes: FileSystemDisk.capacity(of: settings.path)),
                                        prunesByItself: !TestHooks.pruneOnlyWhenAsked)
+            container.setIgnoreSettings(config: settings.ignore, defaults: settings.ignoreDefaults)
             containers.append(container)
         }
         let stores = try config.kvstores.map { raw in

@@ -8,7 +8,7 @@ extension ConfigLayer {
         static let agent = ["state", "device_name", "listen", "socket", "discovery", "peers", "log_level"]
         static let sync = ["package_extensions", "close_delay_ms", "modify_delay_ms", "max_delay_ms"]
         static let container = ["id", "path", "download", "extended_attributes", "ignore_permissions", "history", "history_max_age_days",
-                                "history_max_disk_percent"]
+                                "history_max_disk_percent", "ignore", "ignore_defaults"]
         static let kvstore = ["id"]
         static let kvstoreLimits = ["max_store_bytes", "max_keys", "max_key_bytes", "max_value_bytes"]
     }
@@ -128,9 +128,13 @@ extension ConfigLayer {
             maximumDiskPercent: try table.checked("history_max_disk_percent", try table.int("history_max_disk_percent")) { value throws(ConfigError) in
                 try ValueRules.limit(value, name: "history_max_disk_percent", ceiling: 100)
             } ?? defaults.maximumDiskPercent)
+        let ignore = try table.checked("ignore", try table.strings("ignore")) { patterns throws(ConfigError) in
+            try ValueRules.ignorePatterns(patterns)
+        } ?? []
         let settings = ContainerSettings(id: id, path: path, download: download,
                                          extendedAttributes: try table.bool("extended_attributes") ?? true,
-                                         ignorePermissions: try table.bool("ignore_permissions") ?? false, history: history)
+                                         ignorePermissions: try table.bool("ignore_permissions") ?? false, history: history,
+                                         ignore: ignore, ignoreDefaults: try table.bool("ignore_defaults") ?? true)
         return Container(settings: settings, origin: table.origin(of: "id"))
     }
 }

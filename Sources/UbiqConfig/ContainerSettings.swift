@@ -1,7 +1,8 @@
 import UbiqModel
 
 /// One ubiquity container this device takes part in: where its folder is, whether file
-/// contents are fetched eagerly, and which facts of a file beside its bytes travel.
+/// contents are fetched eagerly, which facts of a file beside its bytes travel, and what is
+/// not synced.
 public struct ContainerSettings: Hashable, Sendable {
     /// Whether a container's file contents come down as soon as they are known.
     public enum Download: String, Hashable, Sendable, CaseIterable {
@@ -22,9 +23,15 @@ public struct ContainerSettings: Hashable, Sendable {
     public var ignorePermissions: Bool
     /// Replaced and deleted versions kept on this device.
     public var history: HistorySettings
+    /// This device's own ignore patterns, beside the synced `.ubiqignore`.
+    public var ignore: [String]
+    /// Whether editors' and desktops' temporary files are ignored (``IgnoreRules/defaultPatterns``).
+    public var ignoreDefaults: Bool
 
     public init(id: ContainerID, path: String, download: Download = .all, extendedAttributes: Bool = true, ignorePermissions: Bool = false,
-                history: HistorySettings = HistorySettings()) {
+                history: HistorySettings = HistorySettings(), ignore: [String] = [], ignoreDefaults: Bool = true) {
+        self.ignore = ignore
+        self.ignoreDefaults = ignoreDefaults
         self.id = id
         self.path = path
         self.download = download

@@ -50,6 +50,16 @@ enum ValueRules {
         return value
     }
 
+    /// Ignore patterns, each a valid gitignore line.
+    static func ignorePatterns(_ patterns: [String]) throws(ConfigError) -> [String] {
+        for (index, text) in patterns.enumerated() {
+            do { _ = try IgnorePattern(text, source: .config, line: index + 1) } catch {
+                throw ConfigError(.invalidValue, "ignore pattern \(index + 1) '\(text)' is no pattern: \(error.reason)")
+            }
+        }
+        return patterns
+    }
+
     static func limit(_ value: Int, name: String, ceiling: Int) throws(ConfigError) -> Int {
         guard value > 0, value <= ceiling else {
             throw ConfigError(.invalidValue, "\(name) is \(value); it must be between 1 and \(ceiling)")

@@ -7,7 +7,8 @@ import UbiqModel
 
 /// Walks a container and reports what changed since a baseline, hashing only files whose
 /// stat facts differ. Never follows symbolic links; skips `.ubiq/` at the top, every
-/// `*.nosync` name at any depth, and sockets, fifos and devices.
+/// `*.nosync` name at any depth, what the ignore rules name (never entering an ignored
+/// folder), and sockets, fifos and devices.
 ///
 /// Blocking: run it off the cooperative thread pool for large trees.
 public struct ContainerScanner: Sendable {
@@ -32,9 +33,11 @@ public struct ContainerScanner: Sendable {
     /// Scans the whole container, or only `subtree` (a folder's whole subtree, or one file
     /// or link). A missing subtree gives an empty `seen`; a missing root throws `.notFound`,
     /// so an unmounted container is never mistaken for one whose files were all deleted.
-    public func scan(under subtree: RelativePath? = nil, baseline: some ScanBaseline) throws(FileSystemError) -> ScanResult {
+    public func scan(under subtree: RelativePath? = nil, baseline: some ScanBaseline, ignoring: IgnoreRules = .none) throws(FileSystemError)
+        -> ScanResult
+    {
         let root = try openRoot()
-        var walk = ScanWalk(scanner: self, baseline: baseline)
+        var walk = ScanWalk(scanner: self, baseline: baseline, ignoring: ignoring)
         if let subtree {
             walk.visit(subtree, root: root, recursive: true)
         } else {
@@ -46,9 +49,11 @@ public struct ContainerScanner: Sendable {
     }
 
     /// Looks at one path only: a folder is reported without descending into it.
-    public func scanSingle(_ path: RelativePath, baseline: some ScanBaseline) throws(FileSystemError) -> ScanResult {
+    public func scanSingle(_ path: RelativePath, baseline: some ScanBaseline, ignoring: IgnoreRules = .none) throws(FileSystemError)
+        -> ScanResult
+    {
         let root = try openRoot()
-        var walk = ScanWalk(scanner: self, baseline: baseline)
+        var walk = ScanWalk(scanner: self, baseline: baseline, ignoring: ignoring)
         walk.visit(path, root: root, recursive: false)
         return described(walk.result)
     }
@@ -72,15 +77,19 @@ public struct ContainerScanner: Sendable {
 private struct ScanWalk<Baseline: ScanBaseline> {
     let scanner: ContainerScanner
     let baseline: Baseline
+    let ignoring: IgnoreRules
     var result = ScanResult()
 
-    init(scanner: ContainerScanner, baseline: Baseline) {
+    init(scanner: ContainerScanner, baseline: Baseline, ignoring: IgnoreRules) {
         self.scanner = scanner
         self.baseline = baseline
+        self.ignoring = ignoring
     }
 
     mutating func visit(_ path: RelativePath, root: OwnedDescriptor, recursive: Bool) {
         guard path.isSyncable else { return }
+        // The folders above are not walked: a path inside an ignored one is ignored.
+        if let folder = path.parent, ignoring.ignoring(folder, isDirectory: true) != nil { return }
         let components = path.components
         var parent = root
         for component in components.dropLast() {
@@ -127,7 +136,12 @@ private struct ScanWalk<Baseline: ScanBaseline> {
         }
         let fileStat = FileStat(st)
         let unchanged = baseline.stat(of: path) == fileStat
-        switch Posix.kind(of: st.st_mode) {
+        let kind = Posix.kind(of: st.st_mode)
+        if let pattern = ignoring.ignoringItself(path, isDirectory: kind == .directory) {
+            result.ignored[path] = pattern
+            return
+        }
+        switch kind {
         case .regular:
             result.seen.insert(path)
             if st.st_nlink > 1 { result.linked[path] = UInt64(st.st_ino) }

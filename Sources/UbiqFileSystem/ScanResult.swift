@@ -22,6 +22,9 @@ public struct ScanResult: Sendable {
     /// Files and folders whose `user.` attributes pass ``ExtendedAttributes/limit``, with
     /// their size: they sync without a change of attributes.
     public var oversizedAttributes: [RelativePath: Int] = [:]
+    /// Paths left out by the ignore rules, with the deciding line; not what is inside an
+    /// ignored folder, which is never walked.
+    public var ignored: [RelativePath: IgnorePattern] = [:]
 
     public init() {}
 }

@@ -43,6 +43,7 @@ struct ListCommand: AgentCommand {
             }
             if item.conflicts > 0 { status.append(item.conflicts == 1 ? "1 conflict" : "\(item.conflicts) conflicts") }
             if !item.downloaded { status.append("not downloaded") }
+            if let line = item.ignoredBy { status.append("ignored (\(line.source) line \(line.line): \(line.pattern))") }
             table.append([
                 item.kind == .directory ? "dir" : item.kind == .symlink ? "link" : "file",
                 item.kind == .directory ? "-" : ByteCount.format(item.size),

@@ -45,6 +45,7 @@ struct StatusCommand: AgentCommand {
                 notes += container.transfers.map { ProgressBar.line(path: $0.path, done: $0.done, total: $0.total) }
                 notes += container.failures.map { "\(container.id.rawValue): cannot apply \($0.path) yet (will retry): \($0.error)" }
                 notes += (container.notSynced ?? []).map { "\(container.id.rawValue): \($0.path): \($0.reason)" }
+                notes += (container.ignore?.problems ?? []).map { "\(container.id.rawValue): ignore rules: \($0)" }
                 if let history = container.history, history.versions > 0 {
                     let cap = history.maxBytes.map { ", at most \(ByteCount.format($0))" } ?? ""
                     notes.append("\(container.id.rawValue): history keeps \(history.versions) version\(history.versions == 1 ? "" : "s") "

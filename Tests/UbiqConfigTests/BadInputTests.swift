@@ -117,7 +117,10 @@ struct BadInputTests {
         #expect(try home.error(ConfigOverrides(logLevel: "loud"))?.code == .invalidValue)
         #expect(try home.error(ConfigOverrides(deviceName: ""))?.code == .invalidValue)
         #expect(try home.error(file: "[sync]\nclose_delay_ms = -1\n")?.code == .invalidValue)
-        for bad in ["history_max_age_days = 0", "history_max_disk_percent = 101", "history = \"yes\""] {
+        let pattern = try #require(try home.error(file: "[[container]]\nid = \"TEAMID.com.example.a\"\nignore = [\"ok\", \"[broken\"]\n"))
+        #expect(pattern.code == .invalidValue && pattern.line == 3 && pattern.reason.contains("ignore pattern 2 '[broken'"), "\(pattern)")
+        for bad in ["history_max_age_days = 0", "history_max_disk_percent = 101", "history = \"yes\"", "ignore = \"*.log\"",
+                    "ignore_defaults = 1"] {
             #expect(try home.error(file: "[[container]]\nid = \"TEAMID.com.example.a\"\n\(bad)\n")?.code != nil, "\(bad)")
         }
         #expect(try home.error(file: "[sync]\npackage_extensions = [\"a/b\"]\n")?.code == .invalidValue)

@@ -30,6 +30,8 @@ struct FileParsingTests {
             history = false
             history_max_age_days = 30
             history_max_disk_percent = 5
+            ignore = ["*.log", "build/"]
+            ignore_defaults = false
 
             [[container]]
             id = "TEAMID.com.example.photos"
@@ -63,7 +65,8 @@ struct FileParsingTests {
         #expect(config.containers == [
             ContainerSettings(id: try ContainerID("TEAMID.com.example.notes"), path: h + "/Notes", download: .onDemand,
                               extendedAttributes: false, ignorePermissions: true,
-                              history: HistorySettings(enabled: false, maximumAgeDays: 30, maximumDiskPercent: 5)),
+                              history: HistorySettings(enabled: false, maximumAgeDays: 30, maximumDiskPercent: 5),
+                              ignore: ["*.log", "build/"], ignoreDefaults: false),
             ContainerSettings(id: try ContainerID("TEAMID.com.example.photos"), path: h + "/Ubiquity/TEAMID.com.example.photos", download: .all),
         ])
         #expect(config.kvstores == ["TEAMID.com.example.notes", "TEAMID.com.example.settings"])

@@ -40,8 +40,8 @@ struct FileSystemDisk: ContainerDisk {
         try files.removeTemporaryFiles(keepingPartials: true)
     }
 
-    func scan(under root: RelativePath?, baseline: @escaping @Sendable (RelativePath) -> FileStat?) throws -> ScanOutcome {
-        let result = try scanner.scan(under: root, baseline: Baseline(lookup: baseline))
+    func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?) throws -> ScanOutcome {
+        let result = try scanner.scan(under: root, baseline: Baseline(lookup: baseline), ignoring: ignoring)
         var seen = result.seen
         // Files that changed while hashed, or could not be read, are not deletions.
         if !result.unstable.isEmpty || !result.failures.isEmpty {
@@ -56,6 +56,8 @@ struct FileSystemDisk: ContainerDisk {
         } + result.oversizedAttributes.map { path, bytes in
             ScanProblem(path: path.rawValue, reason: "extended attributes not synced: their \(bytes) bytes pass the limit of "
                             + "\(ExtendedAttributes.limit) (names and values together); the file syncs without this change of them")
+        } + result.ignored.map { path, pattern in
+            ScanProblem(path: path.rawValue, reason: "not synced: ignored by \(IgnoreRules.describe(pattern))", ignoredBy: pattern)
         }
         return ScanOutcome(changed: result.changed, seen: seen, filesHashed: result.filesHashed, problems: problems, linked: result.linked)
     }

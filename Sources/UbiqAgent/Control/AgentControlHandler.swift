@@ -30,7 +30,11 @@ struct AgentControlHandler: ControlHandler {
             let request = try RPCParams.decode(ItemsListParams.self, from: params)
             let container = try status.container(request.container)
             let parent = try request.path.flatMap { try ControlPath.itemOrRoot($0) }
-            let entries = try container.children(of: parent).filter { !$0.item.deleted }.map(Self.entry)
+            let entries = try container.children(of: parent).filter { !$0.item.deleted }.map { indexed in
+                var entry = Self.entry(indexed)
+                entry.ignoredBy = container.ignoring(indexed.item.path, isDirectory: indexed.item.kind == .directory).map(IgnoreLine.init)
+                return entry
+            }
             return try JSONValue(encoding: entries)
         case .versionsList:
             let request = try RPCParams.decode(VersionsListParams.self, from: params)

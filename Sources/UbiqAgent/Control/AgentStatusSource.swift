@@ -49,7 +49,14 @@ struct AgentStatusSource: Sendable {
                 ApplyFailureStatus(path: $0.item.path.rawValue, version: "\($0.item.version)", error: $0.reason)
             }
             let problems = container.scanProblems()
-            entry.notSynced = problems.isEmpty ? nil : problems.map { NotSyncedStatus(path: $0.path, reason: $0.reason) }
+            entry.notSynced = problems.isEmpty ? nil : problems.map { problem in
+                NotSyncedStatus(path: problem.path, reason: problem.reason, ignoredBy: problem.ignoredBy.map(IgnoreLine.init))
+            }
+            let rules = container.ignoreRules
+            let ignoreProblems = rules.problems.map(\.description) + (container.ignoreFileProblem.map { [$0] } ?? [])
+            if !rules.isEmpty || !ignoreProblems.isEmpty {
+                entry.ignore = IgnoreStatus(patterns: rules.patterns.count, problems: ignoreProblems)
+            }
             if let retention = container.historyRetention {
                 let kept = try container.historySize()
                 entry.history = HistoryStatus(versions: kept.count, bytes: Int64(clamping: kept.bytes),

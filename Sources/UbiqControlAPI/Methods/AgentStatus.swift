@@ -79,6 +79,8 @@ public struct ContainerStatus: Hashable, Sendable, Codable {
     /// The versions this device keeps of what it replaced or deleted; absent when history is
     /// off for the container.
     public var history: HistoryStatus? = nil
+    /// The ignore rules in force; absent where there are none.
+    public var ignore: IgnoreStatus? = nil
 
     public init(
         id: ContainerID, path: String, items: Int, files: Int, directories: Int, symlinks: Int, bytes: Int64,
@@ -104,10 +106,43 @@ public struct ContainerStatus: Hashable, Sendable, Codable {
 public struct NotSyncedStatus: Hashable, Sendable, Codable {
     public var path: String
     public var reason: String
+    /// The ignore line that leaves the path out, where that is why.
+    public var ignoredBy: IgnoreLine?
 
-    public init(path: String, reason: String) {
+    public init(path: String, reason: String, ignoredBy: IgnoreLine? = nil) {
         self.path = path
         self.reason = reason
+        self.ignoredBy = ignoredBy
+    }
+}
+
+/// One line of a container's ignore rules: where it is and what it says.
+public struct IgnoreLine: Hashable, Sendable, Codable {
+    /// `.ubiqignore`, `config` or `defaults`.
+    public var source: String
+    public var line: Int
+    public var pattern: String
+
+    public init(source: String, line: Int, pattern: String) {
+        self.source = source
+        self.line = line
+        self.pattern = pattern
+    }
+
+    public init(_ pattern: IgnorePattern) {
+        self.init(source: pattern.source.rawValue, line: pattern.line, pattern: pattern.text)
+    }
+}
+
+/// A container's ignore rules in status: how many lines apply, and those that do not, why.
+public struct IgnoreStatus: Hashable, Sendable, Codable {
+    public var patterns: Int
+    /// Malformed lines (each left out), and a `.ubiqignore` that cannot be read.
+    public var problems: [String]
+
+    public init(patterns: Int, problems: [String]) {
+        self.patterns = patterns
+        self.problems = problems
     }
 }
 

@@ -31,6 +31,9 @@ public struct ItemEntry: Hashable, Sendable, Codable {
     public var conflicts: Int
     /// True where this device holds the current content.
     public var downloaded: Bool
+    /// The ignore line that stops the item syncing now (it keeps its last synced version);
+    /// absent where it syncs.
+    public var ignoredBy: IgnoreLine? = nil
 
     public init(
         path: String, kind: ItemKind, size: Int64, mtime: Date, executable: Bool = false, permissions: String? = nil,

@@ -43,6 +43,11 @@ public struct IgnoreRules: Sendable, Hashable {
 
     public var isEmpty: Bool { patterns.isEmpty }
 
+    /// How a line is named to people: `.ubiqignore line 3: node_modules/`.
+    public static func describe(_ pattern: IgnorePattern) -> String {
+        "\(pattern.source.rawValue) line \(pattern.line): \(pattern.text)"
+    }
+
     /// The line that makes `path` ignored (its own, or a folder's above it); nil where the
     /// path is synced.
     public func ignoring(_ path: RelativePath, isDirectory: Bool) -> IgnorePattern? {
@@ -53,6 +58,13 @@ public struct IgnoreRules: Sendable, Hashable {
             if let pattern = decision(for: next, isDirectory: true) { return pattern }
             folder = next
         }
+        return decision(for: path, isDirectory: isDirectory)
+    }
+
+    /// The line that ignores `path` itself, its folders aside: for a walk that never enters
+    /// an ignored folder.
+    public func ignoringItself(_ path: RelativePath, isDirectory: Bool) -> IgnorePattern? {
+        guard !patterns.isEmpty, path.rawValue != Self.fileName else { return nil }
         return decision(for: path, isDirectory: isDirectory)
     }
 

@@ -48,8 +48,10 @@ public final class SimulatedDisk: ContainerDisk {
         }
     }
 
-    public func scan(under root: RelativePath?, baseline: @escaping @Sendable (RelativePath) -> FileStat?) throws -> ScanOutcome {
-        let found = locked { $0.scannable(under: root) }
+    public func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?) throws
+        -> ScanOutcome
+    {
+        let found = locked { $0.scannable(under: root) }.filter { ignoring.ignoring($0.path, isDirectory: $0.kind == .folder) == nil }
         var outcome = ScanOutcome(changed: [], seen: [])
         for node in found {
             outcome.seen.insert(node.path)

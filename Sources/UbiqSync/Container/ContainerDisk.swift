@@ -32,11 +32,14 @@ public struct ScanProblem: Sendable, Hashable {
     public var reason: String
     /// What is there, where the scanner got as far as seeing it.
     public var kind: ItemKind?
+    /// The ignore line that leaves it out, where that is why it is not synced.
+    public var ignoredBy: IgnorePattern?
 
-    public init(path: String, reason: String, kind: ItemKind? = nil) {
+    public init(path: String, reason: String, kind: ItemKind? = nil, ignoredBy: IgnorePattern? = nil) {
         self.path = path
         self.reason = reason
         self.kind = kind
+        self.ignoredBy = ignoredBy
     }
 
     /// Whether it lies in the subtree `root` (nil: the whole container).
@@ -121,7 +124,8 @@ public struct DiskError: Error, Sendable, CustomStringConvertible {
 /// never follows a symlink out of the container; the implementation lives beside this.
 public protocol ContainerDisk: Sendable {
     func prepare() throws
-    func scan(under root: RelativePath?, baseline: @escaping @Sendable (RelativePath) -> FileStat?) throws -> ScanOutcome
+    /// What is under `root` (the whole container when nil), leaving out what `ignoring` names.
+    func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?) throws -> ScanOutcome
     func stat(_ path: RelativePath) -> FileStat?
     func read(_ file: ChunkLocation.File, offset: UInt64, size: UInt32) throws -> Data
     /// Copies `length` bytes of a file at `offset` into a staged file at `target`, without

@@ -10,7 +10,11 @@ extension ContainerSync {
     /// One pull pass: applies every need that no other pass has taken on. Returns what it
     /// took (nil: nothing).
     func pullNeeds() async -> PullPlan? {
-        guard let allNeeds = try? index.needs(id) else { return nil }
+        // A peer's change to an ignored path waits until the path is synced again.
+        let ignores = ignoreRules
+        guard let allNeeds = (try? index.needs(id))?.filter({ ignores.ignoring($0.path, isDirectory: $0.kind == .directory) == nil }) else {
+            return nil
+        }
         let plan: PullPlan
         switch state.passBegins(needs: allNeeds, at: clock.now) {
         case .nothingNeeded(let sweep):

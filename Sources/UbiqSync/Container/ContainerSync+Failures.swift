@@ -36,7 +36,11 @@ extension ContainerSync {
     func reportProblems(_ problems: [ScanProblem], under root: RelativePath?) {
         let known = state.scanProblems
         for problem in problems where known[problem.path] != problem {
-            logger.warning("cannot sync a path on disk", metadata: ["path": "\(problem.path)", "reason": "\(problem.reason)"])
+            if problem.ignoredBy != nil {
+                logger.debug("ignored path on disk", metadata: ["path": "\(problem.path)", "reason": "\(problem.reason)"])
+            } else {
+                logger.warning("cannot sync a path on disk", metadata: ["path": "\(problem.path)", "reason": "\(problem.reason)"])
+            }
             problemFeed.yield(problem)
         }
         state.scanned(root, problems: problems)

@@ -20,7 +20,8 @@ extension ContainerSync {
     /// The folders holding the scanned `roots`, where their own mtime or permissions changed:
     /// their new versions or fingerprints. Folders the puller is working in are left to it.
     func changedFolders(around roots: [RelativePath?], previous: inout [RelativePath: Item]) throws -> LocalChanges.Plan {
-        let folders = Set(roots.compactMap { $0?.parent }).filter { !state.isApplying(inside: $0) }
+        let ignores = ignoreRules
+        let folders = Set(roots.compactMap { $0?.parent }).filter { !state.isApplying(inside: $0) && ignores.ignoring($0, isDirectory: true) == nil }
         guard !folders.isEmpty else { return LocalChanges.Plan() }
         var entries: [LocalEntry] = []
         var existing: [RelativePath: IndexedItem] = [:]

@@ -20,6 +20,8 @@ public actor ContainerSync {
     public nonisolated let device: DeviceID
     let logger: Logger
     var fetcher: (any ChunkFetcher)?
+    /// What is not synced and where it comes from (`ContainerSync+Ignore`).
+    nonisolated let ignoreSources = Mutex(IgnoreSources())
     /// Peers' histories (``setPeerHistories(_:)``); read without the actor, by listings too.
     nonisolated let peerHistorySource = Mutex<(any PeerHistories)?>(nil)
     /// How long replaced and deleted versions are kept (``setHistory(_:)``); nil: not kept.
@@ -112,6 +114,7 @@ public actor ContainerSync {
     /// next request and at least every `retryInterval`.
     public func run(retryInterval: Duration = .seconds(5)) async {
         await withTaskExecutorPreference(environment.executor) {
+            refreshIgnoreRules()
             do { try scan(under: nil) } catch {
                 logger.error("could not scan the container; changes on disk wait for the next scan", metadata: ["error": "\(error)"])
             }
@@ -161,6 +164,8 @@ public actor ContainerSync {
         if state.passEnded(plan) { requestPull() }
         if state.keptVersionsCheckDue(at: clock.now) { await restoreMissingVersions() }
         if state.historyPruneDue(at: clock.now), prunesByItself { pruneHistory() }
+        // This pass may have put a peer's `.ubiqignore` in place.
+        if refreshIgnoreRules() { await localChanges([nil]) }
     }
 
     /// A stream that yields at once and whenever the container's sequence moves (new things
@@ -227,6 +232,8 @@ public actor ContainerSync {
     }
 
     private func leasedScan(_ roots: [RelativePath?]) async throws -> ScanSummary {
+        // Changed rules may sync paths no scan looked at: all of the container is scanned.
+        let roots = refreshIgnoreRules() ? [nil] : roots
         let summary = try await leased(roots.map { readClaim($0) }, for: .agent("scan"), wait: Self.leaseWait) {
             defer { requestPull() }
             return try scan(roots)
@@ -262,10 +269,11 @@ public actor ContainerSync {
         var baselinesByRoot = try index.baselines(id, under: roots)
         var statOnly: [(RelativePath, FileStat)] = []
         var linked: [RelativePath: UInt64] = [:]
+        let ignores = ignoreRules
         for (position, root) in roots.enumerated() {
             let baselines = baselinesByRoot[position]
             baselinesByRoot[position] = [:]
-            let outcome = try disk.scan(under: root) { baselines[$0]?.stat }
+            let outcome = try disk.scan(under: root, ignoring: ignores) { baselines[$0]?.stat }
             seen += outcome.seen.count
             linked.merge(outcome.linked) { _, new in new }
             reportProblems(outcome.problems, under: root)
@@ -282,7 +290,10 @@ public actor ContainerSync {
             let existing = try index.items(id, at: involved)
             for (path, indexed) in existing { previousItems[path] = indexed.item }
             let needs = try index.needs(id, at: outcome.changed.map(\.path))
-            let present = existing.filter { $0.value.downloaded || outcome.seen.contains($0.key) }
+            // An ignored path keeps its entry: it is deleted nowhere.
+            let present = existing.filter { path, indexed in
+                (indexed.downloaded || outcome.seen.contains(path)) && ignores.ignoring(path, isDirectory: indexed.item.kind == .directory) == nil
+            }
             let plan = LocalChanges.plan(outcome, existing: present, needs: needs, device: device,
                                          now: clock.wallNanoseconds, applying: { [state] in state.isApplying(inside: $0) })
             statOnly += plan.statOnly
