@@ -53,6 +53,7 @@ public struct AgentRuntime: Sendable {
         let engine = SyncEngine(device: identity.deviceID, deviceName: config.deviceName, agentVersion: Self.version,
                                 index: index, containers: containers, stores: stores,
                                 protocolVersions: TestHooks.protocolVersions ?? Handshake.supportedVersions, logger: logger)
+        try await engine.loadPause()
         let leases = FileLeases()
         for container in containers {
             await container.setFetcher(EngineChunkFetcher(engine: engine))

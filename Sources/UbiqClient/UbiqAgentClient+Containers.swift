@@ -1,12 +1,23 @@
 import UbiqControlAPI
 import UbiqModel
 
-/// `container.url`, `container.rescan` and `versions.save`.
+/// `container.url`, `container.rescan`, `sync.pause`, `sync.resume` and `versions.save`.
 extension UbiqAgentClient {
     /// Where `container`'s folder is on this device; `url` is nil when the device does not
     /// sync it (no error).
     public func containerURL(_ container: ContainerID) async throws -> ContainerURLResult {
         try await connection.call(ControlMethod.containerURL.rawValue, params: ContainerURLParams(container: container))
+    }
+
+    /// Pauses syncing of `container`, or (nil) of the whole agent, until ``resume(_:)``;
+    /// kept across restarts. Local changes are still indexed.
+    public func pause(_ container: ContainerID? = nil) async throws -> PauseResult {
+        try await connection.call(ControlMethod.syncPause.rawValue, params: PauseParams(container: container))
+    }
+
+    /// Resumes what ``pause(_:)`` paused: the container, or (nil) the whole agent.
+    public func resume(_ container: ContainerID? = nil) async throws -> PauseResult {
+        try await connection.call(ControlMethod.syncResume.rawValue, params: PauseParams(container: container))
     }
 
     /// Compares the container's folder with the index now and records what changed; returns

@@ -32,6 +32,8 @@ enum ControlParams {
             let request = try decode(HistoryRestoreParams.self, params)
             _ = try HistoryVersionID.parse(request.version)
             return try paths(request, \.path)
+        case .syncPause, .syncResume:
+            return try JSONValue(encoding: decode(PauseParams.self, params))
         case .historyRestoreFolder:
             return try paths(decode(HistoryRestoreFolderParams.self, params), \.path)
         case .containerURL, .containerRescan, .historyPrune:

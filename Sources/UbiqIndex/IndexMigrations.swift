@@ -153,6 +153,13 @@ enum IndexMigrations {
                 ALTER TABLE container ADD COLUMN historySince INTEGER;
                 """)
         }
+        // Pauses survive restarts: a container's in its row, the whole agent's as a setting.
+        migrator.registerMigration("v10: pause") { db in
+            try db.execute(sql: """
+                ALTER TABLE container ADD COLUMN paused INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE setting (name TEXT PRIMARY KEY, value INTEGER NOT NULL) STRICT;
+                """)
+        }
         return migrator
     }
 }

@@ -23,6 +23,7 @@ struct StatusCommand: AgentCommand {
         summary.append(["Discovery", status.discovery])
         summary.append(["Transfer", "\(ByteCount.format(status.bytesToFetch)) to fetch, sent \(ByteCount.format(status.bytesSent)), received \(ByteCount.format(status.bytesReceived))"])
         summary.append(["Conflicts", status.conflicts == 0 ? "none" : "\(status.conflicts) unresolved (see ubiq versions)"])
+        if status.paused { summary.append(["Paused", "all syncing (ubiq resume resumes it)"]) }
         var sections = [summary.render()]
 
         if status.containers.isEmpty {
@@ -34,7 +35,7 @@ struct StatusCommand: AgentCommand {
             var notes: [String] = []
             for container in status.containers {
                 let need = container.needItems == 0 ? "-" : "\(container.needItems) (\(ByteCount.format(container.needBytes)))"
-                let state = container.scanning ? "scanning" : !container.failures.isEmpty ? "failing"
+                let state = status.paused || container.paused ? "paused" : container.scanning ? "scanning" : !container.failures.isEmpty ? "failing"
                     : container.needItems > 0 ? "syncing" : "idle"
                 table.append([container.id.rawValue, "\(container.items)", ByteCount.format(container.bytes), need,
                               "\(container.conflicts)", state, container.path])

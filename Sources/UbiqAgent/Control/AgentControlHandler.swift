@@ -67,6 +67,8 @@ struct AgentControlHandler: ControlHandler {
                 case .busy: throw RPCError(.unavailable, error.reason)
                 }
             }
+        case .syncPause, .syncResume:
+            return try await PauseMethods(status: status).handle(known, params: params)
         case .historyList, .trashList, .historyRestore, .historyRestoreFolder, .historyPrune:
             return try await HistoryMethods(status: status).handle(known, params: params)
         case .containerURL, .containerRescan, .versionsSave:

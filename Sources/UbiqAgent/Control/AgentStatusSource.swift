@@ -52,6 +52,7 @@ struct AgentStatusSource: Sendable {
             entry.notSynced = problems.isEmpty ? nil : problems.map { problem in
                 NotSyncedStatus(path: problem.path, reason: problem.reason, ignoredBy: problem.ignoredBy.map(IgnoreLine.init))
             }
+            entry.paused = container.isPaused
             let rules = container.ignoreRules
             let ignoreProblems = rules.problems.map(\.description) + (container.ignoreFileProblem.map { [$0] } ?? [])
             if !rules.isEmpty || !ignoreProblems.isEmpty {
@@ -66,10 +67,12 @@ struct AgentStatusSource: Sendable {
             result.append(entry)
         }
         let peers = await peers()
-        return AgentStatus(
+        var status = AgentStatus(
             device: .init(id: identity.deviceID, name: deviceName), identityToken: identity.identityToken,
             agentVersion: AgentRuntime.version, listen: listening, discovery: await discovery(), containers: result, peers: peers,
             bytesToFetch: result.reduce(0) { $0 + $1.needBytes }, conflicts: result.reduce(0) { $0 + $1.conflicts },
             bytesSent: peers.reduce(0) { $0 + $1.bytesSent }, bytesReceived: peers.reduce(0) { $0 + $1.bytesReceived })
+        status.paused = await engine.paused
+        return status
     }
 }

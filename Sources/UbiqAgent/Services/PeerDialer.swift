@@ -109,6 +109,11 @@ actor PeerDialer: Service {
         }
         while !Task.isCancelled {
             guard let addresses = await hosts() else { return }
+            if await engine.paused {
+                delay = minimumDelay
+                try? await Task.sleep(for: connectedCheck)
+                continue
+            }
             if let device, await engine.connectedDevices.contains(device) {
                 try? await Task.sleep(for: connectedCheck)
                 continue

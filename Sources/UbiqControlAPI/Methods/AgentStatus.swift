@@ -28,6 +28,8 @@ public struct AgentStatus: Hashable, Sendable, Codable {
     public var conflicts: Int
     public var bytesSent: Int64
     public var bytesReceived: Int64
+    /// The whole agent is paused (`sync.pause`): no peer connection is kept or taken.
+    public var paused: Bool = false
 
     public init(
         device: Device, identityToken: String?, agentVersion: String, listen: [String], discovery: String,
@@ -81,6 +83,8 @@ public struct ContainerStatus: Hashable, Sendable, Codable {
     public var history: HistoryStatus? = nil
     /// The ignore rules in force; absent where there are none.
     public var ignore: IgnoreStatus? = nil
+    /// Paused on its own (`sync.pause`): nothing of it is sent or applied.
+    public var paused: Bool = false
 
     public init(
         id: ContainerID, path: String, items: Int, files: Int, directories: Int, symlinks: Int, bytes: Int64,

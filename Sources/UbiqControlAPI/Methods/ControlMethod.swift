@@ -24,6 +24,10 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case historyPrune = "history.prune"
     /// ``HistoryListParams`` → `[TrashEntry]`
     case trashList = "trash.list"
+    /// ``PauseParams`` → ``PauseResult``
+    case syncPause = "sync.pause"
+    /// ``PauseParams`` → ``PauseResult``
+    case syncResume = "sync.resume"
     /// ``ContainerURLParams`` → ``ContainerURLResult``
     case containerURL = "container.url"
     /// ``ContainerURLParams`` → ``ContainerRescanResult``, when the scan is complete

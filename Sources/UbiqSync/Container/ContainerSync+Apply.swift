@@ -352,6 +352,7 @@ extension ContainerSync {
                 }
             }
             while try await group.next() != nil {
+                if isPaused { throw SyncPaused() }
                 if let run = next.next() {
                     group.addTask {
                         try await Self.fetchVerified(run, path: path, container: container, fetcher: fetcher, holders: holders,

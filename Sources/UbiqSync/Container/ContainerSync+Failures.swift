@@ -14,6 +14,8 @@ extension ContainerSync {
     /// level after the first failed try of this version, at debug level after later ones (a
     /// nil `what`: the caller logged it); subscribers hear of it when the reason is new.
     func failed(_ item: Item, _ error: any Error, _ what: String?) {
+        // The need stays; the resume applies it.
+        if error is SyncPaused { return }
         let reason = "\(error)"
         let note = state.failed(item, reason: reason, at: clock.now)
         if let what {

@@ -20,6 +20,8 @@ public actor ContainerSync {
     public nonisolated let device: DeviceID
     let logger: Logger
     var fetcher: (any ChunkFetcher)?
+    /// Whether the container is paused (`ContainerSync+Pause`); read by serving and sending too.
+    nonisolated let pauseFlag = Mutex(false)
     /// What is not synced and where it comes from (`ContainerSync+Ignore`).
     nonisolated let ignoreSources = Mutex(IgnoreSources())
     /// Peers' histories (``setPeerHistories(_:)``); read without the actor, by listings too.
@@ -106,6 +108,7 @@ public actor ContainerSync {
     /// Prepares the folder.
     public func start() throws {
         try disk.prepare()
+        try loadPause()
         reconcileHistory()
     }
 
@@ -160,8 +163,10 @@ public actor ContainerSync {
     public nonisolated func requestPull() { pullTrigger.yield() }
 
     private func pullPass() async {
-        let plan = await pullNeeds()
+        // A paused container's pass takes nothing, and still ends, so a resume can start one.
+        let plan = isPaused ? nil : await pullNeeds()
         if state.passEnded(plan) { requestPull() }
+        guard !isPaused else { return }
         if state.keptVersionsCheckDue(at: clock.now) { await restoreMissingVersions() }
         if state.historyPruneDue(at: clock.now), prunesByItself { pruneHistory() }
         // This pass may have put a peer's `.ubiqignore` in place.

@@ -45,7 +45,7 @@ extension PeerSession {
         await serving.with(run.map { $0.reduce(0) { $0 + Int($1.size) } } ?? 0) {
             var response = Ubiq_Wire_ChunkResponse()
             response.id = request.id
-            if let run, let container, let bytes = await container.serveChunks(path: request.path, run: run) {
+            if let run, let container, !container.isPaused, let bytes = await container.serveChunks(path: request.path, run: run) {
                 if request.acceptsZeroRuns, let elided = ChunkZeroRuns.elide(bytes) {
                     (response.data, response.zeroRuns) = elided
                 } else {

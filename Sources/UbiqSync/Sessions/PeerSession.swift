@@ -198,6 +198,8 @@ public actor PeerSession {
         var sent: Int64 = offer.peerIndexID == state.indexID ? Int64(clamping: offer.peerMaxSequence) : 0
         let limit = 1000
         for await _ in container.sequenceChanges() {
+            // A resume announces again.
+            if container.isPaused { continue }
             while true {
                 let batch = try index.items(container.id, after: sent, limit: limit)
                 guard let last = batch.last else { break }

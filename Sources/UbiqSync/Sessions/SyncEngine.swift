@@ -36,6 +36,8 @@ public actor SyncEngine {
     nonisolated let serving = ByteBudget(limit: SyncEngine.servingBytes)
     /// How many bytes of chunks this device holds at most for peers' requests at once.
     public static let servingBytes = 16 << 20
+    /// Whether the whole agent is paused: no peer connection is kept or taken.
+    public private(set) var paused = false
     /// Bytes moved by sessions that have ended, per peer, so counters survive reconnects.
     private var pastBytes: [DeviceID: (sent: UInt64, received: UInt64)] = [:]
 
@@ -61,6 +63,11 @@ public actor SyncEngine {
     @discardableResult
     public func serve(_ link: any PeerLink) async -> Bool {
         let remote = link.remoteDevice
+        guard !paused else {
+            logger.debug("refused a connection while paused", metadata: ["peer": "\(remote)", "address": "\(link.remoteAddress)"])
+            await link.close()
+            return false
+        }
         guard remote != device else {
             logger.warning("refused a connection to ourselves", metadata: ["address": "\(link.remoteAddress)"])
             await link.close()
@@ -109,6 +116,22 @@ public actor SyncEngine {
         }
         if !name.isEmpty { records[remote]?.name = name }
         return await session.agreed
+    }
+
+    /// Pauses or resumes all syncing: paused, every connection ends and none is taken, so
+    /// nothing is sent or received; local changes are still indexed. Kept in the index.
+    public func setPaused(_ paused: Bool) async throws {
+        try index.setAgentPaused(paused)
+        self.paused = paused
+        logger.info(paused ? "agent paused: every peer connection ends" : "agent resumed")
+        guard paused else { return }
+        for session in sessions.values { await session.end() }
+    }
+
+    /// Reads the pause kept across restarts.
+    public func loadPause() throws {
+        paused = try index.isAgentPaused()
+        if paused { logger.info("agent paused since before the restart; `ubiq resume` resumes it") }
     }
 
     /// The device that dialed `link`.

@@ -12,5 +12,13 @@ extension NamespaceLAN {
             try CommandRunner.check(tools.ip, ["-n", bridgeNamespace, "addr", "add", Self.blackHoleRouter + "/64", "dev", "br0", "nodad"])
         }
         try CommandRunner.check(tools.ip, ["-n", host.namespace, "route", "add", prefix, "via", Self.blackHoleRouter])
+        // The router's hardware address is given, not discovered: a neighbour discovery that
+        // fails on a busy machine would make the kernel answer "no route to host" at once.
+        let link = try CommandRunner.check(tools.ip, ["-n", bridgeNamespace, "-o", "link", "show", "br0"]).stdout
+        guard let mac = link.split(separator: " ").drop(while: { $0 != "link/ether" }).dropFirst().first else {
+            throw LANError(.commandFailed, "the bridge br0 has no hardware address: \(link)")
+        }
+        try CommandRunner.check(tools.ip, ["-n", host.namespace, "neigh", "replace", Self.blackHoleRouter, "lladdr", String(mac),
+                                           "dev", host.interface, "nud", "permanent"])
     }
 }

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+import UbiqClient
+import UbiqControlAPI
+import UbiqTestSupport
+
+/// Pause and resume with real agents: a paused container neither applies nor sends, still
+/// indexes local changes, and a resume completes the transfer it stopped from where it was;
+/// the whole agent's pause drops every connection and survives a restart.
+@Suite(.serialized) struct PauseTests {
+    @Test func pausingStopsATransferAndResumingCompletesIt() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        let link = try await cluster.startThroughSlowLink(bytesPerSecond: 4 << 20)
+        defer { link.close() }
+        let size = 24 << 20
+        try a.write("Documents/video.bin.nosync", DeltaTransferTests.randomData(size, seed: 7))
+        let expected = try TreeDigest.fileHash(a.path("Documents/video.bin.nosync"))
+        #expect(rename(a.path("Documents/video.bin.nosync"), a.path("Documents/video.bin")) == 0)
+        try await waitUntil("beta to be half way", timeout: .seconds(60), every: .milliseconds(20)) {
+            try await b.status().bytesReceived > Int64(size) / 2
+        }
+
+        let paused = try AgentProcess.cli(["--socket", b.socket, "pause", b.container.rawValue])
+        #expect(paused.contains("Paused: \(b.container.rawValue)"), "\(paused)")
+        try await waitUntil("the transfer to stop") { try await b.status().containers.first?.transfers.isEmpty == true }
+        // Heard of, not applied: a paused container still takes in its peers' index.
+        try a.write("Documents/later.txt", "written while beta is paused")
+        try b.write("Documents/local.txt", "beta's own, written while paused")
+        try await waitUntil("beta to hear of alpha's file and index its own") {
+            let status = try #require(try await b.status().containers.first)
+            let indexed = try await b.items(in: "Documents").contains { $0.path == "Documents/local.txt" }
+            return status.needItems == 2 && status.paused && indexed
+        }
+        #expect(b.read("Documents/later.txt") == nil && !FileManager.default.fileExists(atPath: b.path("Documents/video.bin")))
+        #expect(try await b.status().containers.first?.failures.isEmpty == true, "a pause was taken for a failure")
+        #expect(try AgentProcess.cli(["--socket", b.socket, "status"]).contains("paused"))
+
+        let resumed = try await b.withClient { try await $0.resume(b.container) }
+        #expect(resumed == PauseResult(agentPaused: false, pausedContainers: []))
+        link.limit(bytesPerSecond: nil)
+        try await waitForConvergence([a, b], timeout: .seconds(120), "everything on both after the resume") { tree in
+            tree["Documents/video.bin"] == expected && tree["Documents/later.txt"] != nil && tree["Documents/local.txt"] != nil
+        }
+        let received = try await b.status().bytesReceived
+        #expect(received < Int64(size) * 13 / 10, "\(received) bytes received for a \(size)-byte file: the resume started over")
+    }
+
+    /// The whole agent paused: every connection ends and none is taken, across a restart;
+    /// local changes are indexed meanwhile and reach the peer on resume.
+    @Test func theWholeAgentPausedStaysPausedAcrossARestart() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let result = try await b.withClient { try await $0.pause() }
+        #expect(result.agentPaused)
+        try await waitUntil("both to see the connection gone") {
+            let alphaAlone = try await a.status().peers.allSatisfy { !$0.connected }
+            let betaAlone = try await b.status().peers.allSatisfy { !$0.connected }
+            return alphaAlone && betaAlone
+        }
+        b.stop()
+        try await b.startAndWait()
+        #expect(try await b.status().paused)
+        try b.write("Documents/offline.txt", "from beta")
+        try await waitUntil("beta to index its file") { (try await b.items(in: "Documents")).contains { $0.path == "Documents/offline.txt" } }
+        let betaAlone = try await b.status().peers.allSatisfy { !$0.connected }
+        let alphaAlone = try await a.status().peers.allSatisfy { !$0.connected }
+        #expect(betaAlone && alphaAlone)
+
+        _ = try AgentProcess.cli(["--socket", b.socket, "resume"])
+        try await waitUntil("beta's file on alpha after the resume") { a.read("Documents/offline.txt") == "from beta" }
+        #expect(try await b.status().paused == false)
+    }
+}
