@@ -63,15 +63,17 @@ public struct AgentRuntime: Sendable {
         }
 
         let transport = try PeerTransport(identity: identity, logger: logger)
+        let limits = BandwidthLimits(send: config.maxSendKiBPerSecond.map { Int64($0) * 1024 },
+                                     receive: config.maxReceiveKiBPerSecond.map { Int64($0) * 1024 })
         var services: [any Service] = []
         var listening: [String] = []
         var listeners: [PeerListener] = []
         for opened in try await PeerListening.open(config, transport: transport, logger: logger) {
             listening.append(opened.address)
             listeners.append(opened.listener)
-            services.append(PeerAcceptor(listener: opened.listener, engine: engine))
+            services.append(PeerAcceptor(listener: opened.listener, engine: engine, limits: limits))
         }
-        let dialer = PeerDialer(transport: transport, engine: engine, logger: logger)
+        let dialer = PeerDialer(transport: transport, engine: engine, limits: limits, logger: logger)
         for peer in config.peers {
             await dialer.set("static \(peer)", .init(hosts: [peer.host], port: peer.port, device: nil))
         }
@@ -89,7 +91,8 @@ public struct AgentRuntime: Sendable {
         }
         let status = AgentStatusSource(identity: identity, deviceName: config.deviceName, engine: engine, containers: containers,
                                        roots: Dictionary(uniqueKeysWithValues: config.containers.map { ($0.id, $0.path) }),
-                                       listening: listening, discovery: { [discovery] in await discovery?.state ?? "disabled" })
+                                       listening: listening, discovery: { [discovery] in await discovery?.state ?? "disabled" },
+                                       limits: limits)
         let onDemand = OnDemandMethods(status: status)
         let control = ControlServer(configuration: .init(socketPath: config.socketPath),
                                     handler: AgentControlHandler(status: status, keyValue: KeyValueMethods(stores: engine.stores),

@@ -20,6 +20,16 @@ extension UbiqAgentClient {
         try await connection.call(ControlMethod.syncResume.rawValue, params: PauseParams(container: container))
     }
 
+    /// The bandwidth limits and the rates now.
+    public func limits() async throws -> LimitsStatus {
+        try await connection.call(ControlMethod.limitsGet.rawValue, params: JSONValue.object([:]))
+    }
+
+    /// Changes bandwidth limits at run time; connections stay.
+    public func setLimits(_ change: LimitsSetParams) async throws -> LimitsStatus {
+        try await connection.call(ControlMethod.limitsSet.rawValue, params: change)
+    }
+
     /// Compares the container's folder with the index now and records what changed; returns
     /// when the scan is complete.
     public func rescan(_ container: ContainerID) async throws -> ContainerRescanResult {

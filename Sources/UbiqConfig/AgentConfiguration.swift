@@ -34,6 +34,13 @@ public struct AgentConfiguration: Hashable, Sendable {
     public var keyValueLimits: KeyValueLimits
     /// One of `logLevels`, the raw values of swift-log's `Logger.Level`.
     public var logLevel: String
+    /// The most KiB a second sent to all peers together, and received; nil: no limit.
+    /// Changed at run time with `limits.set`.
+    public var maxSendKiBPerSecond: Int? = nil
+    public var maxReceiveKiBPerSecond: Int? = nil
+
+    /// The highest rate limit taken: 100 GiB a second.
+    public static let maxRateKiB = 100 << 20
 
     public static let defaultPort = 22100
     /// Dual-stack: IPv6 peers and IPv4 peers (as v4-mapped addresses) on one socket.

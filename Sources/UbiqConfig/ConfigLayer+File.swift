@@ -5,7 +5,8 @@ extension ConfigLayer {
     /// The keys of `Config/ubiqd.toml`, by table; anything else is refused.
     enum Keys {
         static let top = ["agent", "sync", "container", "kvstore", "kvstore_limits"]
-        static let agent = ["state", "device_name", "listen", "socket", "discovery", "peers", "log_level"]
+        static let agent = ["state", "device_name", "listen", "socket", "discovery", "peers", "log_level", "max_send_kib_per_second",
+                            "max_receive_kib_per_second"]
         static let sync = ["package_extensions", "close_delay_ms", "modify_delay_ms", "max_delay_ms"]
         static let container = ["id", "path", "download", "extended_attributes", "ignore_permissions", "history", "history_max_age_days",
                                 "history_max_disk_percent", "ignore", "ignore_defaults"]
@@ -60,6 +61,11 @@ extension ConfigLayer {
         deviceName = try agent.checked("device_name", try agent.string("device_name"), ValueRules.deviceName)
         logLevel = try agent.checked("log_level", try agent.string("log_level"), ValueRules.logLevel)
         discovery = try agent.bool("discovery")
+        for (key, target) in [("max_send_kib_per_second", \ConfigLayer.maxSendKiB), ("max_receive_kib_per_second", \ConfigLayer.maxReceiveKiB)] {
+            self[keyPath: target] = try agent.checked(key, try agent.int(key)) { value throws(ConfigError) in
+                try ValueRules.limit(value, name: key, ceiling: AgentConfiguration.maxRateKiB)
+            }
+        }
         listen = try agent.checked("listen", try agent.strings("listen")) { list throws(ConfigError) in
             var result: [HostPort] = []
             for raw in list { result.append(try HostPort(raw, allowPortZero: true)) }

@@ -18,6 +18,8 @@ extension ConfigLayer {
         config.peers = peers ?? defaults.peers
         config.discovery = discovery ?? defaults.discovery
         config.logLevel = logLevel ?? defaults.logLevel
+        config.maxSendKiBPerSecond = maxSendKiB
+        config.maxReceiveKiBPerSecond = maxReceiveKiB
         config.packageExtensions = packageExtensions ?? defaults.packageExtensions
         config.closeDelayMs = closeDelayMs ?? defaults.closeDelayMs
         config.modifyDelayMs = modifyDelayMs ?? defaults.modifyDelayMs

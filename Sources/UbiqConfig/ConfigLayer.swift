@@ -32,6 +32,8 @@ struct ConfigLayer: Sendable {
     var maxValueBytes: Int?
     /// Where `modifyDelayMs` and `maxDelayMs` came from, for the cross-check.
     var delayOrigin: ConfigOrigin?
+    var maxSendKiB: Int?
+    var maxReceiveKiB: Int?
 
     /// Each key `other` sets wins; lists are replaced, not merged.
     func overridden(by other: ConfigLayer) -> ConfigLayer {
@@ -53,7 +55,9 @@ struct ConfigLayer: Sendable {
             maxKeys: other.maxKeys ?? maxKeys,
             maxKeyBytes: other.maxKeyBytes ?? maxKeyBytes,
             maxValueBytes: other.maxValueBytes ?? maxValueBytes,
-            delayOrigin: other.delayOrigin ?? delayOrigin
+            delayOrigin: other.delayOrigin ?? delayOrigin,
+            maxSendKiB: other.maxSendKiB ?? maxSendKiB,
+            maxReceiveKiB: other.maxReceiveKiB ?? maxReceiveKiB
         )
     }
 }

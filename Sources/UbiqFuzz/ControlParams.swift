@@ -10,7 +10,7 @@ enum ControlParams {
     static func check(method: String, params: JSONValue?) throws -> JSONValue {
         guard let known = ControlMethod(rawValue: method) else { throw RPCError.methodNotFound(method) }
         switch known {
-        case .agentStatus, .accountIdentity, .peersList:
+        case .agentStatus, .accountIdentity, .peersList, .limitsGet:
             return .object([:])
         case .itemsList:
             let request = try decode(ItemsListParams.self, params)
@@ -32,6 +32,8 @@ enum ControlParams {
             let request = try decode(HistoryRestoreParams.self, params)
             _ = try HistoryVersionID.parse(request.version)
             return try paths(request, \.path)
+        case .limitsSet:
+            return try JSONValue(encoding: decode(LimitsSetParams.self, params))
         case .syncPause, .syncResume:
             return try JSONValue(encoding: decode(PauseParams.self, params))
         case .historyRestoreFolder:

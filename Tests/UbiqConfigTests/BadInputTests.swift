@@ -125,6 +125,9 @@ struct BadInputTests {
         }
         #expect(try home.error(file: "[sync]\npackage_extensions = [\"a/b\"]\n")?.code == .invalidValue)
         #expect(try home.error(file: "[kvstore_limits]\nmax_keys = 0\n")?.code == .invalidValue)
+        for bad in ["max_send_kib_per_second = 0", "max_receive_kib_per_second = -1", "max_send_kib_per_second = 999999999999"] {
+            #expect(try home.error(file: "[agent]\n\(bad)\n")?.code == .invalidValue, "\(bad)")
+        }
         #expect(try home.error(file: "[kvstore_limits]\nmax_value_bytes = 4194305\n")?.code == .invalidValue)
         #expect(try home.error(file: "[[container]]\nid = \"a.b\"\ndownload = \"some\"\n")?.code == .invalidValue)
         let delays = try #require(try home.error(file: "[sync]\nmodify_delay_ms = 100\nmax_delay_ms = 50\n"))

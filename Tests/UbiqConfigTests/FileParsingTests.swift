@@ -14,6 +14,8 @@ struct FileParsingTests {
             discovery = false
             peers = ["192.168.1.20:22100", "desk.lan:9"]
             log_level = "debug"
+            max_send_kib_per_second = 8192
+            max_receive_kib_per_second = 512
 
             [sync]
             package_extensions = ["pages", ".Sketch", "pages"]
@@ -58,6 +60,7 @@ struct FileParsingTests {
         #expect(!config.discovery)
         #expect(config.peers.map(\.description) == ["192.168.1.20:22100", "desk.lan:9"])
         #expect(config.logLevel == "debug")
+        #expect(config.maxSendKiBPerSecond == 8192 && config.maxReceiveKiBPerSecond == 512)
         #expect(config.packageExtensions == ["pages", "sketch"])
         #expect(config.closeDelayMs == 5)
         #expect(config.modifyDelayMs == 300)

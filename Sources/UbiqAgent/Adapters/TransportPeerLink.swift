@@ -8,6 +8,8 @@ import UbiqWire
 struct TransportPeerLink: PeerLink {
     let connection: PeerConnection
     let isOutgoing: Bool
+    /// The agent's bandwidth limits, which every frame passes.
+    let limits: BandwidthLimits
 
     var remoteDevice: DeviceID { connection.remoteDeviceID }
     var remoteAddress: String { connection.remoteAddress }
@@ -15,7 +17,9 @@ struct TransportPeerLink: PeerLink {
     var bytesReceived: UInt64 { UInt64(connection.bytesReceived) }
 
     func send(_ envelope: Ubiq_Wire_Envelope) async throws {
-        try await connection.send(envelope.frame())
+        let frame = envelope.frame()
+        try await limits.sending(frame.count + FrameCodec.headerLength, to: remoteDevice)
+        try await connection.send(frame)
     }
 
     /// Frames are read from the connection only as the session asks for envelopes, so a peer
@@ -23,8 +27,11 @@ struct TransportPeerLink: PeerLink {
     /// filling memory.
     func envelopes() -> AsyncThrowingStream<Ubiq_Wire_Envelope, any Error> {
         let frames = FrameReader(connection.frames.makeAsyncIterator())
+        let (limits, device) = (limits, remoteDevice)
         return AsyncThrowingStream {
-            try await frames.next().map { try Ubiq_Wire_Envelope(payload: $0) }
+            guard let frame = try await frames.next() else { return nil }
+            try await limits.receiving(frame.readableBytes + FrameCodec.headerLength, from: device)
+            return try Ubiq_Wire_Envelope(payload: frame)
         }
     }
 

@@ -67,6 +67,8 @@ struct AgentControlHandler: ControlHandler {
                 case .busy: throw RPCError(.unavailable, error.reason)
                 }
             }
+        case .limitsGet, .limitsSet:
+            return try await LimitMethods(limits: status.limits).handle(known, params: params)
         case .syncPause, .syncResume:
             return try await PauseMethods(status: status).handle(known, params: params)
         case .historyList, .trashList, .historyRestore, .historyRestoreFolder, .historyPrune:

@@ -3,6 +3,7 @@ import UbiqControlAPI
 import UbiqIdentity
 import UbiqModel
 import UbiqSync
+import UbiqTransport
 
 /// Gathers what `agent.status`, `peers.list` and the item methods answer, from the engine
 /// and the containers.
@@ -15,6 +16,7 @@ struct AgentStatusSource: Sendable {
     let roots: [ContainerID: String]
     let listening: [String]
     let discovery: @Sendable () async -> String
+    let limits: BandwidthLimits
 
     func container(_ id: ContainerID) throws(RPCError) -> ContainerSync {
         guard let container = containers.first(where: { $0.id == id }) else {
@@ -73,6 +75,7 @@ struct AgentStatusSource: Sendable {
             bytesToFetch: result.reduce(0) { $0 + $1.needBytes }, conflicts: result.reduce(0) { $0 + $1.conflicts },
             bytesSent: peers.reduce(0) { $0 + $1.bytesSent }, bytesReceived: peers.reduce(0) { $0 + $1.bytesReceived })
         status.paused = await engine.paused
+        status.limits = await LimitMethods(limits: limits).status()
         return status
     }
 }

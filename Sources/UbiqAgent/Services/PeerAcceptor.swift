@@ -7,6 +7,7 @@ import UbiqTransport
 struct PeerAcceptor: Service {
     let listener: PeerListener
     let engine: SyncEngine
+    let limits: BandwidthLimits
 
     func run() async throws {
         await withDiscardingTaskGroup { group in
@@ -15,7 +16,7 @@ struct PeerAcceptor: Service {
                 await listener.close()
             }
             for await connection in listener.connections.cancelOnGracefulShutdown() {
-                group.addTask { await engine.serve(TransportPeerLink(connection: connection, isOutgoing: false)) }
+                group.addTask { await engine.serve(TransportPeerLink(connection: connection, isOutgoing: false, limits: limits)) }
             }
         }
     }

@@ -23,6 +23,7 @@ actor PeerDialer: Service {
 
     let transport: PeerTransport
     let engine: SyncEngine
+    let limits: BandwidthLimits
     let logger: Logger
     private var loops: [String: Loop] = [:]
     private var nextLoop: UInt64 = 0
@@ -48,9 +49,10 @@ actor PeerDialer: Service {
     /// that would be made and then replaced.
     static let yieldToSmallerDialer: Duration = .seconds(1)
 
-    init(transport: PeerTransport, engine: SyncEngine, logger: Logger) {
+    init(transport: PeerTransport, engine: SyncEngine, limits: BandwidthLimits, logger: Logger) {
         self.transport = transport
         self.engine = engine
+        self.limits = limits
         self.logger = logger
     }
 
@@ -70,7 +72,7 @@ actor PeerDialer: Service {
         nextLoop += 1
         let number = nextLoop
         loops[key] = Loop(target: target, number: number, task: Task { [transport, engine, logger] in
-            await Self.dial(target, transport: transport, engine: engine, logger: logger) { [weak self] in
+            await Self.dial(target, transport: transport, engine: engine, limits: limits, logger: logger) { [weak self] in
                 await self?.hosts(key, loop: number)
             }
         })
@@ -97,7 +99,7 @@ actor PeerDialer: Service {
     }
 
     /// `hosts` gives the target's addresses as they are at each dial; nil ends the loop.
-    private static func dial(_ target: Target, transport: PeerTransport, engine: SyncEngine, logger: Logger,
+    private static func dial(_ target: Target, transport: PeerTransport, engine: SyncEngine, limits: BandwidthLimits, logger: Logger,
                              hosts: @escaping @Sendable () async -> [String]?) async {
         var delay = minimumDelay
         // A static address's device is learned from its certificate on the first connection:
@@ -121,7 +123,7 @@ actor PeerDialer: Service {
             do {
                 let connection = try await transport.connect(hosts: addresses, port: target.port, expecting: target.device)
                 device = connection.remoteDeviceID
-                let agreed = await engine.serve(TransportPeerLink(connection: connection, isOutgoing: true))
+                let agreed = await engine.serve(TransportPeerLink(connection: connection, isOutgoing: true, limits: limits))
                 delay = agreed ? minimumDelay : refusedDelay
             } catch {
                 logger.debug("peer unreachable", metadata: [

@@ -30,6 +30,8 @@ public struct AgentStatus: Hashable, Sendable, Codable {
     public var bytesReceived: Int64
     /// The whole agent is paused (`sync.pause`): no peer connection is kept or taken.
     public var paused: Bool = false
+    /// Bandwidth limits and the rates now (`limits.get`).
+    public var limits: LimitsStatus? = nil
 
     public init(
         device: Device, identityToken: String?, agentVersion: String, listen: [String], discovery: String,

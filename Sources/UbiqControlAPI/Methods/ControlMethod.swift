@@ -24,6 +24,10 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case historyPrune = "history.prune"
     /// ``HistoryListParams`` → `[TrashEntry]`
     case trashList = "trash.list"
+    /// → ``LimitsStatus``
+    case limitsGet = "limits.get"
+    /// ``LimitsSetParams`` → ``LimitsStatus``
+    case limitsSet = "limits.set"
     /// ``PauseParams`` → ``PauseResult``
     case syncPause = "sync.pause"
     /// ``PauseParams`` → ``PauseResult``

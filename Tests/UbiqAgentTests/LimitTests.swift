@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+import UbiqClient
+import UbiqControlAPI
+import UbiqTestSupport
+
+/// Bandwidth limits with real agents: a receive limit holds a transfer to its rate, and a
+/// change at run time takes effect without dropping the connection.
+@Suite(.serialized) struct LimitTests {
+    static func size(_ agent: AgentProcess, _ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: agent.path(path))[.size] as? Int) ?? nil
+    }
+
+    @Test func aReceiveLimitHoldsATransferAndAChangeKeepsTheConnection() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let since = try #require(try await b.status().peers.first?.since)
+        let shown = try AgentProcess.cli(["--socket", b.socket, "limit", "--receive", "2MiB"])
+        #expect(shown.contains("2.0 MiB/s"), "\(shown)")
+
+        let size = 6 << 20
+        try a.write("Documents/one.bin.nosync", DeltaTransferTests.randomData(size, seed: 3))
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect(rename(a.path("Documents/one.bin.nosync"), a.path("Documents/one.bin")) == 0)
+        try await waitUntil("the file on beta", timeout: .seconds(60)) { Self.size(b, "Documents/one.bin") == size }
+        let elapsed = clock.now - start
+        // 6 MiB at 2 MiB a second, less the tenth of a second the bucket saves: at least 2.5 s
+        // however fast the machine.
+        #expect(elapsed > .milliseconds(2500), "6 MiB arrived in \(elapsed) under a 2 MiB/s limit")
+        #expect(try await b.status().limits?.receive.limit == 2 << 20)
+
+        _ = try await b.withClient { try await $0.setLimits(LimitsSetParams(receive: .bytesPerSecond(256 << 10))) }
+        let before = try await b.status().bytesReceived
+        try a.write("Documents/two.bin.nosync", DeltaTransferTests.randomData(size, seed: 4))
+        #expect(rename(a.path("Documents/two.bin.nosync"), a.path("Documents/two.bin")) == 0)
+        try await waitUntil("beta to receive 512 KiB of it") { try await b.status().bytesReceived > before + (512 << 10) }
+        let lifted = try await b.withClient { try await $0.setLimits(LimitsSetParams(receive: .unlimited)) }
+        #expect(lifted.receive.limit == nil)
+        try await waitUntil("the second file on beta", timeout: .seconds(30)) { Self.size(b, "Documents/two.bin") == size }
+        let peer = try #require(try await b.status().peers.first)
+        #expect(peer.connected && peer.since == since, "the connection was replaced")
+
+        for bad in ["0", "-5", "fast", "200GiB"] {
+            #expect(throws: (any Error).self, "\(bad)") { try AgentProcess.cli(["--socket", b.socket, "limit", "--send", bad]) }
+        }
+        do {
+            _ = try await b.withClient { try await $0.connection.call(ControlMethod.limitsSet.rawValue, params: JSONValue.object(["send": 0])) as LimitsStatus }
+            Issue.record("a limit of 0 was taken")
+        } catch let error as RPCError {
+            #expect(error.code == .invalidParams)
+        }
+    }
+}
