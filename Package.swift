@@ -97,6 +97,9 @@ let package = Package(
         // The benchmark's hostile peer for the status-latency figure under an index flood.
         .executableTarget(name: "ubiq-bench-flood", dependencies: ["UbiqIdentity", "UbiqTransport", "UbiqWire", "UbiqModel", "UbiqTestSupport", log],
                           path: "bench/flood", swiftSettings: swiftSettings),
+        // The bandwidth-limit benchmark on a LAN of network namespaces.
+        .executableTarget(name: "ubiq-bench-lan-limit", dependencies: ["UbiqTestSupport"], path: "bench/lan-limit",
+                          swiftSettings: swiftSettings),
         .executableTarget(name: "ubiq-fuzz", dependencies: ["UbiqFuzz"], swiftSettings: swiftSettings),
         .executableTarget(name: "ubiq-sim", dependencies: [
             "UbiqSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser"), log,

@@ -24,6 +24,10 @@ struct StatusCommand: AgentCommand {
         summary.append(["Transfer", "\(ByteCount.format(status.bytesToFetch)) to fetch, sent \(ByteCount.format(status.bytesSent)), received \(ByteCount.format(status.bytesReceived))"])
         summary.append(["Conflicts", status.conflicts == 0 ? "none" : "\(status.conflicts) unresolved (see ubiq versions)"])
         if status.paused { summary.append(["Paused", "all syncing (ubiq resume resumes it)"]) }
+        if let limits = status.limits, limits.send.limit != nil || limits.receive.limit != nil {
+            summary.append(["Limits", "send \(RateText.format(limits.send.limit)) (now \(RateText.format(limits.send.rate))), "
+                + "receive \(RateText.format(limits.receive.limit)) (now \(RateText.format(limits.receive.rate)))"])
+        }
         var sections = [summary.render()]
 
         if status.containers.isEmpty {

@@ -14,7 +14,7 @@ import UbiqTestSupport
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         let link = try await cluster.startThroughSlowLink(bytesPerSecond: 4 << 20)
         defer { link.close() }
-        let size = 24 << 20
+        let size = 32 << 20
         try a.write("Documents/video.bin.nosync", DeltaTransferTests.randomData(size, seed: 7))
         let expected = try TreeDigest.fileHash(a.path("Documents/video.bin.nosync"))
         #expect(rename(a.path("Documents/video.bin.nosync"), a.path("Documents/video.bin")) == 0)

@@ -1,0 +1,124 @@
+// The bandwidth-limit benchmark on a LAN of network namespaces (DESIGN.md §7): two hosts,
+// each with its own agent, found over mDNS. A 64 MiB file is sent under an 8 MiB/s send
+// limit (the target: 8 s ± 10%); then a second 64 MiB file starts at 2 MiB/s and the limit
+// is raised to 16 MiB/s mid-transfer (the target: the receiving rate follows within a
+// second). Prints the figures; docs/benchmarks.md records them with the machine.
+//
+// Usage: ubiq-bench-lan-limit [--json FILE]   (root, with ip, dbus and avahi-daemon)
+import Foundation
+import UbiqTestSupport
+
+func randomData(_ count: Int, seed: UInt64) -> Data {
+    var generator = SplitMixBytes(seed: seed)
+    var data = Data(count: count)
+    data.withUnsafeMutableBytes { raw in
+        for i in raw.bindMemory(to: UInt64.self).indices { raw.bindMemory(to: UInt64.self)[i] = generator.next() }
+    }
+    return data
+}
+
+/// SplitMix64, for incompressible bytes that are the same every run.
+struct SplitMixBytes {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+func fileSize(_ agent: AgentProcess, _ path: String) -> Int {
+    ((try? FileManager.default.attributesOfItem(atPath: agent.path(path))[.size]) as? Int) ?? -1
+}
+
+/// Puts a file in place on `agent` at once (written under a `.nosync` name, then renamed).
+func place(_ agent: AgentProcess, _ path: String, _ data: Data) throws {
+    try agent.write(path + ".nosync", data)
+    guard rename(agent.path(path + ".nosync"), agent.path(path)) == 0 else { throw CocoaError(.fileWriteUnknown) }
+}
+
+@main
+struct LANLimitBenchmark {
+    static func main() async throws { try await run() }
+
+    nonisolated static func run() async throws {
+        guard NamespaceLAN.isSupported else {
+            print("skipped: needs root, network namespaces, dbus and avahi-daemon")
+            return
+        }
+        let jsonPath = CommandLine.arguments.firstIndex(of: "--json").map { CommandLine.arguments[$0 + 1] }
+        let directory = try TempDirectory(prefix: "ubiq-bench-lan")
+        let lan = try NamespaceLAN(hosts: 2, prefix: "ubiqbench-lim")
+        defer { try? lan.close() }
+        var agents: [AgentProcess] = []
+        for i in 1...2 {
+            let agent = try AgentProcess(name: "h\(i)", in: directory, port: AgentProcess.defaultPort)
+            agent.discovery = true
+            agent.lanHost = lan.host(i)
+            agents.append(agent)
+        }
+        defer { for agent in agents { agent.stop() } }
+        let (a, b) = (agents[0], agents[1])
+        try a.createAccount()
+        try b.join(a)
+        for agent in agents { try await agent.startAndWait() }
+        try await waitUntil("the hosts to find each other", timeout: .seconds(60)) {
+            try await a.status().peers.contains { $0.connected }
+        }
+        let size = 64 << 20
+        let clock = ContinuousClock()
+
+        // 1. 64 MiB under 8 MiB/s.
+        _ = try AgentProcess.cli(["--socket", a.socket, "limit", "--send", "8MiB"])
+        let start = clock.now
+        try place(a, "Documents/first.bin", randomData(size, seed: 1))
+        try await waitUntil("the first file", timeout: .seconds(120), every: .milliseconds(10)) { fileSize(b, "Documents/first.bin") == size }
+        let limited = seconds(clock.now - start)
+        print(String(format: "64 MiB under an 8 MiB/s send limit: %.2f s (target 8 s ± 10%%)", limited))
+
+        // 2. 2 MiB/s, raised to 16 MiB/s after 2 s of transfer.
+        _ = try AgentProcess.cli(["--socket", a.socket, "limit", "--send", "2MiB"])
+        let before = try await b.status().bytesReceived
+        try place(a, "Documents/second.bin", randomData(size, seed: 2))
+        try await waitUntil("the second transfer to start", timeout: .seconds(60), every: .milliseconds(10)) {
+            try await b.status().bytesReceived > before + (1 << 20)
+        }
+        try await Task.sleep(for: .seconds(2))
+        var samples: [(Double, Int64)] = []
+        let changed = clock.now
+        _ = try AgentProcess.cli(["--socket", a.socket, "limit", "--send", "16MiB"])
+        let changeTook = seconds(clock.now - changed)
+        while seconds(clock.now - changed) < 3, fileSize(b, "Documents/second.bin") != size {
+            samples.append((seconds(clock.now - changed), try await b.status().bytesReceived))
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        // The first moment from which a quarter second moved at more than 12 MiB/s.
+        var followed: Double?
+        for (index, sample) in samples.enumerated() {
+            guard let earlier = samples[..<index].last(where: { sample.0 - $0.0 >= 0.25 }) else { continue }
+            let rate = Double(sample.1 - earlier.1) / (sample.0 - earlier.0)
+            if rate > 12 * 1024 * 1024 {
+                followed = earlier.0
+                break
+            }
+        }
+        try await waitUntil("the second file", timeout: .seconds(120), every: .milliseconds(10)) { fileSize(b, "Documents/second.bin") == size }
+        if let followed {
+            print(String(format: "limit raised from 2 to 16 MiB/s mid-transfer: the rate passed 12 MiB/s %.2f s after the change "
+                + "(the CLI call took %.2f s; target: within 1 s)", followed, changeTook))
+        } else {
+            print("limit raised from 2 to 16 MiB/s mid-transfer: the rate never passed 12 MiB/s within 3 s")
+        }
+        if let jsonPath {
+            let figures: [String: Double] = ["limited_64mib_seconds": limited, "rate_change_seconds": followed ?? -1]
+            try JSONSerialization.data(withJSONObject: figures, options: [.sortedKeys]).write(to: URL(fileURLWithPath: jsonPath))
+        }
+    }
+}
