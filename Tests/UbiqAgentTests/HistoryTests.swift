@@ -17,6 +17,15 @@ import UbiqTestSupport
             .first { $0.utf8.count == version.size }
     }
 
+    /// Alpha writes `count` versions of `path`, each waited for on beta, which keeps the
+    /// ones before the last.
+    static func writeVersions(_ count: Int, of path: String, on a: AgentProcess, keptBy b: AgentProcess) async throws {
+        for version in 1...count {
+            try a.write(path, "version \(version)")
+            try await waitForConvergence([a, b], "version \(version) on beta") { _ in b.read(path) == "version \(version)" }
+        }
+    }
+
     @Test func aFileDeletedOnOneDeviceIsRestoredOnAnother() async throws {
         let cluster = try LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
@@ -206,10 +215,7 @@ import UbiqTestSupport
         try await cluster.start()
         try await cluster.waitConnected()
         let path = "Documents/log.txt"
-        for version in 1...5 {
-            try a.write(path, "version \(version)")
-            try await waitForConvergence([a, b], "version \(version) on beta") { _ in b.read(path) == "version \(version)" }
-        }
+        try await Self.writeVersions(5, of: path, on: a, keptBy: b)
         let kept = try await Self.history(b, path).versions
         #expect(kept.count == 4)
 
@@ -238,10 +244,7 @@ import UbiqTestSupport
         try await cluster.start()
         try await cluster.waitConnected()
         let path = "Documents/log.txt"
-        for version in 1...5 {
-            try a.write(path, "version \(version)")
-            try await waitForConvergence([a, b], "version \(version) on beta") { _ in b.read(path) == "version \(version)" }
-        }
+        try await Self.writeVersions(5, of: path, on: a, keptBy: b)
         b.stop()
         b.environment["UBIQ_TEST_CLOCK_OFFSET_SECONDS"] = "7200"
         try await b.startAndWait()
