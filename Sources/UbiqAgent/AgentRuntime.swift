@@ -43,6 +43,7 @@ public struct AgentRuntime: Sendable {
             await container.setHistory(settings.history.retention(fileSystemBytes: FileSystemDisk.capacity(of: settings.path)),
                                        prunesByItself: !TestHooks.pruneOnlyWhenAsked)
             container.setIgnoreSettings(config: settings.ignore, defaults: settings.ignoreDefaults)
+            container.setMode(settings.mode)
             containers.append(container)
         }
         let stores = try config.kvstores.map { raw in

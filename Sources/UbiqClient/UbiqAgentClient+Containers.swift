@@ -30,6 +30,16 @@ extension UbiqAgentClient {
         try await connection.call(ControlMethod.limitsSet.rawValue, params: change)
     }
 
+    /// The peers' versions not applied here (a send-only container's differences).
+    public func differences(_ container: ContainerID) async throws -> [DifferenceEntry] {
+        try await connection.call(ControlMethod.containerDifferences.rawValue, params: ContainerURLParams(container: container))
+    }
+
+    /// Makes the peers of a send-only container take this device's versions.
+    public func overrideDifferences(_ container: ContainerID) async throws -> OverrideResult {
+        try await connection.call(ControlMethod.containerOverride.rawValue, params: ContainerURLParams(container: container))
+    }
+
     /// Compares the container's folder with the index now and records what changed; returns
     /// when the scan is complete.
     public func rescan(_ container: ContainerID) async throws -> ContainerRescanResult {

@@ -9,7 +9,7 @@ extension ConfigLayer {
                             "max_receive_kib_per_second"]
         static let sync = ["package_extensions", "close_delay_ms", "modify_delay_ms", "max_delay_ms"]
         static let container = ["id", "path", "download", "extended_attributes", "ignore_permissions", "history", "history_max_age_days",
-                                "history_max_disk_percent", "ignore", "ignore_defaults"]
+                                "history_max_disk_percent", "ignore", "ignore_defaults", "mode"]
         static let kvstore = ["id"]
         static let kvstoreLimits = ["max_store_bytes", "max_keys", "max_key_bytes", "max_value_bytes"]
     }
@@ -137,10 +137,16 @@ extension ConfigLayer {
         let ignore = try table.checked("ignore", try table.strings("ignore")) { patterns throws(ConfigError) in
             try ValueRules.ignorePatterns(patterns)
         } ?? []
-        let settings = ContainerSettings(id: id, path: path, download: download,
+        var settings = ContainerSettings(id: id, path: path, download: download,
                                          extendedAttributes: try table.bool("extended_attributes") ?? true,
                                          ignorePermissions: try table.bool("ignore_permissions") ?? false, history: history,
                                          ignore: ignore, ignoreDefaults: try table.bool("ignore_defaults") ?? true)
+        settings.mode = try table.checked("mode", try table.string("mode")) { raw throws(ConfigError) in
+            guard let mode = FolderMode(rawValue: raw) else {
+                throw ConfigError(.invalidValue, "mode is '\(raw)'; it must be one of \(FolderMode.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return mode
+        } ?? .sendReceive
         return Container(settings: settings, origin: table.origin(of: "id"))
     }
 }

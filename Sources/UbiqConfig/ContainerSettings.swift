@@ -27,6 +27,8 @@ public struct ContainerSettings: Hashable, Sendable {
     public var ignore: [String]
     /// Whether editors' and desktops' temporary files are ignored (``IgnoreRules/defaultPatterns``).
     public var ignoreDefaults: Bool
+    /// Which way the container syncs on this device.
+    public var mode: FolderMode = .sendReceive
 
     public init(id: ContainerID, path: String, download: Download = .all, extendedAttributes: Bool = true, ignorePermissions: Bool = false,
                 history: HistorySettings = HistorySettings(), ignore: [String] = [], ignoreDefaults: Bool = true) {

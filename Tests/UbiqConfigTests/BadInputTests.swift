@@ -119,7 +119,7 @@ struct BadInputTests {
         #expect(try home.error(file: "[sync]\nclose_delay_ms = -1\n")?.code == .invalidValue)
         let pattern = try #require(try home.error(file: "[[container]]\nid = \"TEAMID.com.example.a\"\nignore = [\"ok\", \"[broken\"]\n"))
         #expect(pattern.code == .invalidValue && pattern.line == 3 && pattern.reason.contains("ignore pattern 2 '[broken'"), "\(pattern)")
-        for bad in ["history_max_age_days = 0", "history_max_disk_percent = 101", "history = \"yes\"", "ignore = \"*.log\"",
+        for bad in ["history_max_age_days = 0", "history_max_disk_percent = 101", "history = \"yes\"", "ignore = \"*.log\"", "mode = \"receive\"",
                     "ignore_defaults = 1"] {
             #expect(try home.error(file: "[[container]]\nid = \"TEAMID.com.example.a\"\n\(bad)\n")?.code != nil, "\(bad)")
         }

@@ -34,6 +34,7 @@ struct FileParsingTests {
             history_max_disk_percent = 5
             ignore = ["*.log", "build/"]
             ignore_defaults = false
+            mode = "send-only"
 
             [[container]]
             id = "TEAMID.com.example.photos"
@@ -65,11 +66,13 @@ struct FileParsingTests {
         #expect(config.closeDelayMs == 5)
         #expect(config.modifyDelayMs == 300)
         #expect(config.maxDelayMs == 2000)
+        var notes = ContainerSettings(id: try ContainerID("TEAMID.com.example.notes"), path: h + "/Notes", download: .onDemand,
+                                      extendedAttributes: false, ignorePermissions: true,
+                                      history: HistorySettings(enabled: false, maximumAgeDays: 30, maximumDiskPercent: 5),
+                                      ignore: ["*.log", "build/"], ignoreDefaults: false)
+        notes.mode = .sendOnly
         #expect(config.containers == [
-            ContainerSettings(id: try ContainerID("TEAMID.com.example.notes"), path: h + "/Notes", download: .onDemand,
-                              extendedAttributes: false, ignorePermissions: true,
-                              history: HistorySettings(enabled: false, maximumAgeDays: 30, maximumDiskPercent: 5),
-                              ignore: ["*.log", "build/"], ignoreDefaults: false),
+            notes,
             ContainerSettings(id: try ContainerID("TEAMID.com.example.photos"), path: h + "/Ubiquity/TEAMID.com.example.photos", download: .all),
         ])
         #expect(config.kvstores == ["TEAMID.com.example.notes", "TEAMID.com.example.settings"])

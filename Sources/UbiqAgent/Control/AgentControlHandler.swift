@@ -73,7 +73,7 @@ struct AgentControlHandler: ControlHandler {
             return try await PauseMethods(status: status).handle(known, params: params)
         case .historyList, .trashList, .historyRestore, .historyRestoreFolder, .historyPrune:
             return try await HistoryMethods(status: status).handle(known, params: params)
-        case .containerURL, .containerRescan, .versionsSave:
+        case .containerURL, .containerRescan, .versionsSave, .containerDifferences, .containerOverride:
             return try await ContainerMethods(status: status).handle(known, params: params)
         case .kvGet, .kvSet, .kvRemove, .kvList, .kvSynchronize, .kvSubscribe:
             return try await keyValue.handle(known, params: params, connection: connection)

@@ -55,6 +55,7 @@ struct AgentStatusSource: Sendable {
                 NotSyncedStatus(path: problem.path, reason: problem.reason, ignoredBy: problem.ignoredBy.map(IgnoreLine.init))
             }
             entry.paused = container.isPaused
+            entry.mode = container.mode.rawValue
             let rules = container.ignoreRules
             let ignoreProblems = rules.problems.map(\.description) + (container.ignoreFileProblem.map { [$0] } ?? [])
             if !rules.isEmpty || !ignoreProblems.isEmpty {

@@ -87,6 +87,8 @@ public struct ContainerStatus: Hashable, Sendable, Codable {
     public var ignore: IgnoreStatus? = nil
     /// Paused on its own (`sync.pause`): nothing of it is sent or applied.
     public var paused: Bool = false
+    /// `send-receive` or `send-only`.
+    public var mode: String = FolderMode.sendReceive.rawValue
 
     public init(
         id: ContainerID, path: String, items: Int, files: Int, directories: Int, symlinks: Int, bytes: Int64,

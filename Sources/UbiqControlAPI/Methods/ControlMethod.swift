@@ -32,6 +32,10 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case syncPause = "sync.pause"
     /// ``PauseParams`` → ``PauseResult``
     case syncResume = "sync.resume"
+    /// ``ContainerURLParams`` → `[DifferenceEntry]`
+    case containerDifferences = "container.differences"
+    /// ``ContainerURLParams`` → ``OverrideResult``
+    case containerOverride = "container.override"
     /// ``ContainerURLParams`` → ``ContainerURLResult``
     case containerURL = "container.url"
     /// ``ContainerURLParams`` → ``ContainerRescanResult``, when the scan is complete

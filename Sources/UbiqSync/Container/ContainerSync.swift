@@ -20,6 +20,8 @@ public actor ContainerSync {
     public nonisolated let device: DeviceID
     let logger: Logger
     var fetcher: (any ChunkFetcher)?
+    /// Which way the container syncs (`ContainerSync+Modes`).
+    nonisolated let modeFlag = Mutex(FolderMode.sendReceive)
     /// Whether the container is paused (`ContainerSync+Pause`); read by serving and sending too.
     nonisolated let pauseFlag = Mutex(false)
     /// What is not synced and where it comes from (`ContainerSync+Ignore`).
@@ -163,8 +165,9 @@ public actor ContainerSync {
     public nonisolated func requestPull() { pullTrigger.yield() }
 
     private func pullPass() async {
-        // A paused container's pass takes nothing, and still ends, so a resume can start one.
-        let plan = isPaused ? nil : await pullNeeds()
+        // A paused or send-only container's pass takes nothing, and still ends, so a resume
+        // can start one.
+        let plan = isPaused || mode == .sendOnly ? nil : await pullNeeds()
         if state.passEnded(plan) { requestPull() }
         guard !isPaused else { return }
         if state.keptVersionsCheckDue(at: clock.now) { await restoreMissingVersions() }

@@ -1,0 +1,8 @@
+/// Which way a container syncs on this device.
+public enum FolderMode: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Changes go both ways.
+    case sendReceive = "send-receive"
+    /// This device's changes go out; its peers' are not applied but listed as differences,
+    /// until `ubiq override` makes the peers take this device's versions.
+    case sendOnly = "send-only"
+}
