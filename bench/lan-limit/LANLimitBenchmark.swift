@@ -50,8 +50,8 @@ struct LANLimitBenchmark {
 
     nonisolated static func run() async throws {
         guard NamespaceLAN.isSupported else {
-            print("skipped: needs root, network namespaces, dbus and avahi-daemon")
-            return
+            FileHandle.standardError.write(Data("cannot run: needs root, network namespaces, dbus and avahi-daemon\n".utf8))
+            exit(1)
         }
         let jsonPath = CommandLine.arguments.firstIndex(of: "--json").map { CommandLine.arguments[$0 + 1] }
         let directory = try TempDirectory(prefix: "ubiq-bench-lan")

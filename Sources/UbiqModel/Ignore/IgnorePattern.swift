@@ -53,9 +53,13 @@ public struct IgnorePattern: Sendable, Hashable {
 
     /// Whether the pattern matches `path` itself (its folders are the caller's business).
     public func matches(_ path: RelativePath, isDirectory: Bool) -> Bool {
+        matches(path: Array(path.rawValue.unicodeScalars), name: Array(path.name.unicodeScalars), isDirectory: isDirectory)
+    }
+
+    /// As ``matches(_:isDirectory:)``, for a path and its last name already in scalars.
+    func matches(path: [Unicode.Scalar], name: [Unicode.Scalar], isDirectory: Bool) -> Bool {
         if directoryOnly && !isDirectory { return false }
-        let subject = anchored ? Array(path.rawValue.unicodeScalars) : Array(path.name.unicodeScalars)
-        return GlobToken.match(tokens, subject)
+        return GlobToken.match(tokens, anchored ? path : name)
     }
 }
 

@@ -49,28 +49,33 @@ public struct IgnoreRules: Sendable, Hashable {
     }
 
     /// The line that makes `path` ignored (its own, or a folder's above it); nil where the
-    /// path is synced.
+    /// path is synced. Each folder above is the path up to one of its slashes: the puller
+    /// asks this of every need in every pass, so no path value is built for them.
     public func ignoring(_ path: RelativePath, isDirectory: Bool) -> IgnorePattern? {
         guard !patterns.isEmpty, path.rawValue != Self.fileName else { return nil }
-        var folder: RelativePath?
-        for component in path.components.dropLast() {
-            guard let next = try? folder.map({ try $0.appending(String(component)) }) ?? RelativePath(String(component)) else { return nil }
-            if let pattern = decision(for: next, isDirectory: true) { return pattern }
-            folder = next
+        let scalars = Array(path.rawValue.unicodeScalars)
+        var nameStart = 0
+        for (index, scalar) in scalars.enumerated() where scalar == "/" {
+            if let pattern = decision(path: Array(scalars[..<index]), name: Array(scalars[nameStart..<index]), isDirectory: true) {
+                return pattern
+            }
+            nameStart = index + 1
         }
-        return decision(for: path, isDirectory: isDirectory)
+        return decision(path: scalars, name: Array(scalars[nameStart...]), isDirectory: isDirectory)
     }
 
     /// The line that ignores `path` itself, its folders aside: for a walk that never enters
     /// an ignored folder.
     public func ignoringItself(_ path: RelativePath, isDirectory: Bool) -> IgnorePattern? {
         guard !patterns.isEmpty, path.rawValue != Self.fileName else { return nil }
-        return decision(for: path, isDirectory: isDirectory)
+        return decision(path: Array(path.rawValue.unicodeScalars), name: Array(path.name.unicodeScalars), isDirectory: isDirectory)
     }
 
-    /// The last line that matches `path` itself, when it is an ignoring one.
-    private func decision(for path: RelativePath, isDirectory: Bool) -> IgnorePattern? {
-        guard let last = patterns.last(where: { $0.matches(path, isDirectory: isDirectory) }), !last.negated else { return nil }
+    /// The last line that matches the path itself, when it is an ignoring one.
+    private func decision(path: [Unicode.Scalar], name: [Unicode.Scalar], isDirectory: Bool) -> IgnorePattern? {
+        guard let last = patterns.last(where: { $0.matches(path: path, name: name, isDirectory: isDirectory) }), !last.negated else {
+            return nil
+        }
         return last
     }
 }

@@ -37,8 +37,10 @@ extension ContainerSync {
             let now = currentByPath[path]
             do {
                 if let then, then.entry.item.mtime <= moment {
+                    // A peer's listing leaves a large file's chunks out; an empty file has none.
+                    let listed = then.entry.item.size == 0 || !then.entry.item.chunks.isEmpty
                     if let now, now.item.version == then.entry.item.version
-                        || (!then.entry.item.chunks.isEmpty && now.item.chunks.map(\.hash) == then.entry.item.chunks.map(\.hash)) {
+                        || (listed && now.item.chunks.map(\.hash) == then.entry.item.chunks.map(\.hash)) {
                         result.unchanged += 1
                     } else {
                         try await restore(then)
