@@ -70,7 +70,11 @@ import UbiqIdentity
         var garbage = ByteBuffer()
         garbage.writeInteger(UInt32(3))
         garbage.writeBytes([1, 2, 3])
-        try await client.writeAndFlush(garbage)
+        do {
+            try await client.writeAndFlush(garbage)
+        } catch ChannelError.ioOnClosedChannel {
+            // On a loaded machine the listener's handshake timeout can close the channel first.
+        }
         try await within { try await client.closeFuture.get() }
         await listener.close()
     }
