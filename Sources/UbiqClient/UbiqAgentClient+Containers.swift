@@ -30,7 +30,8 @@ extension UbiqAgentClient {
         try await connection.call(ControlMethod.limitsSet.rawValue, params: change)
     }
 
-    /// The peers' versions not applied here (a send-only container's differences).
+    /// What a container's mode holds back: the peers' versions not applied here (send-only),
+    /// or the changes made here not sent (receive-only).
     public func differences(_ container: ContainerID) async throws -> [DifferenceEntry] {
         try await connection.call(ControlMethod.containerDifferences.rawValue, params: ContainerURLParams(container: container))
     }
@@ -38,6 +39,12 @@ extension UbiqAgentClient {
     /// Makes the peers of a send-only container take this device's versions.
     public func overrideDifferences(_ container: ContainerID) async throws -> OverrideResult {
         try await connection.call(ControlMethod.containerOverride.rawValue, params: ContainerURLParams(container: container))
+    }
+
+    /// Puts the account's versions back where a receive-only container was changed here; what
+    /// was changed goes to the history.
+    public func revertLocalChanges(_ container: ContainerID) async throws -> RevertResult {
+        try await connection.call(ControlMethod.containerRevert.rawValue, params: ContainerURLParams(container: container))
     }
 
     /// Compares the container's folder with the index now and records what changed; returns

@@ -38,7 +38,8 @@ enum ControlParams {
             return try JSONValue(encoding: decode(PauseParams.self, params))
         case .historyRestoreFolder:
             return try paths(decode(HistoryRestoreFolderParams.self, params), \.path)
-        case .containerURL, .containerRescan, .historyPrune, .containerDifferences, .containerOverride:
+        case .containerURL, .containerRescan, .historyPrune, .containerDifferences, .containerOverride,
+             .containerRevert:
             return try JSONValue(encoding: decode(ContainerURLParams.self, params))
         case .kvGet:
             return try JSONValue(encoding: decode(KeyValueGetParams.self, params))

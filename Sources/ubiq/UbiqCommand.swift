@@ -10,7 +10,7 @@ struct UbiqCommand: AsyncParsableCommand {
             StatusCommand.self, PeersCommand.self, ListCommand.self, QueryCommand.self, VersionsCommand.self, ResolveCommand.self,
             HistoryCommand.self, TrashCommand.self, RestoreCommand.self,
             KeyValueCommand.self, WatchCommand.self, DownloadCommand.self, EvictCommand.self, RescanCommand.self,
-            PauseCommand.self, ResumeCommand.self, LimitCommand.self, DifferencesCommand.self, OverrideCommand.self,
+            PauseCommand.self, ResumeCommand.self, LimitCommand.self, DifferencesCommand.self, OverrideCommand.self, RevertCommand.self,
             AccountCommand.self,
         ])
 

@@ -73,8 +73,10 @@ struct AgentControlHandler: ControlHandler {
             return try await PauseMethods(status: status).handle(known, params: params)
         case .historyList, .trashList, .historyRestore, .historyRestoreFolder, .historyPrune:
             return try await HistoryMethods(status: status).handle(known, params: params)
-        case .containerURL, .containerRescan, .versionsSave, .containerDifferences, .containerOverride:
+        case .containerURL, .containerRescan, .versionsSave:
             return try await ContainerMethods(status: status).handle(known, params: params)
+        case .containerDifferences, .containerOverride, .containerRevert:
+            return try await FolderModeMethods(status: status).handle(known, params: params)
         case .kvGet, .kvSet, .kvRemove, .kvList, .kvSynchronize, .kvSubscribe:
             return try await keyValue.handle(known, params: params, connection: connection)
         case .coordinateAcquire, .coordinateRelease, .presenterRegister, .presenterUnregister:

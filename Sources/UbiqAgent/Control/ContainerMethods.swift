@@ -5,8 +5,7 @@ import UbiqSync
 
 /// `container.url` (where a container's folder is on this device), `container.rescan` (compare
 /// the folder with the index now), `versions.save` (a version of a document written out
-/// under a new name, "keep both"), and a send-only container's `container.differences` and
-/// `container.override`.
+/// under a new name, "keep both").
 struct ContainerMethods: Sendable {
     let status: AgentStatusSource
 
@@ -21,19 +20,6 @@ struct ContainerMethods: Sendable {
         case .versionsSave:
             let request = try RPCParams.decode(VersionsSaveParams.self, from: params)
             return try JSONValue(encoding: try await save(request))
-        case .containerDifferences:
-            let container = try status.container(try RPCParams.decode(ContainerURLParams.self, from: params).container)
-            return try JSONValue(encoding: try container.differences().map { difference in
-                DifferenceEntry(path: difference.peer.path.rawValue, localVersion: difference.local.map { "\($0.version)" },
-                                peerVersion: "\(difference.peer.version)", peerModifiedBy: difference.peer.modifiedBy,
-                                peerDeleted: difference.peer.deleted)
-            })
-        case .containerOverride:
-            let container = try status.container(try RPCParams.decode(ContainerURLParams.self, from: params).container)
-            guard container.mode == .sendOnly else {
-                throw RPCError(.invalidParams, "\(container.id) is not send-only; override takes back a send-only container's differences")
-            }
-            return try JSONValue(encoding: OverrideResult(overridden: try await container.overrideDifferences().map(\.rawValue)))
         default:
             throw RPCError.methodNotFound(method.rawValue)
         }

@@ -36,6 +36,8 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case containerDifferences = "container.differences"
     /// ``ContainerURLParams`` → ``OverrideResult``
     case containerOverride = "container.override"
+    /// ``ContainerURLParams`` → ``RevertResult``
+    case containerRevert = "container.revert"
     /// ``ContainerURLParams`` → ``ContainerURLResult``
     case containerURL = "container.url"
     /// ``ContainerURLParams`` → ``ContainerRescanResult``, when the scan is complete

@@ -21,6 +21,8 @@ struct ContainerState: Sendable {
     private(set) var scanProblems: [String: ScanProblem] = [:]
     /// Files with several names, so that a change at one rescans the others.
     private(set) var hardLinks = HardLinks()
+    /// A receive-only container's own changes, not in the index.
+    private(set) var held = HeldChanges()
     /// Whether resumable staged files may be left by abandoned attempts (or a run before).
     private var partialFilesMayRemain = true
     private var retries = RetryBackoff()
@@ -155,12 +157,23 @@ struct ContainerState: Sendable {
 
     /// These paths were written (or their need dropped): nothing about them is pending.
     mutating func settled(_ paths: some Sequence<RelativePath>) {
+        held.settled(paths)
         guard !failures.isEmpty || !caseConflicts.isEmpty else { return }
         for path in paths {
             failures[path] = nil
             caseConflicts[path] = nil
         }
         retries.forget(paths)
+    }
+
+    /// A receive-only container's scan of `roots` found `changes` and saw `unchanged` as held.
+    mutating func heldChangesScanned(_ roots: [RelativePath?], changes: [RelativePath: HeldChanges.Change], unchanged: Set<RelativePath>) {
+        held.scanned(roots, held: changes, unchanged: unchanged)
+    }
+
+    /// A change made here is gone from disk without an index write (a revert removed it).
+    mutating func heldChangeUndone(_ path: RelativePath) {
+        held.settled([path])
     }
 
     /// A change to `path` was not written because `twin` differs from it only in case;

@@ -174,9 +174,10 @@ extension ContainerSync {
         return try index.caseTwin(id, of: goal.path)
     }
 
-    private func materialize(_ goal: Item, local: IndexedItem?, asked: Set<RelativePath>) async throws {
+    func materialize(_ goal: Item, local: IndexedItem?, asked: Set<RelativePath>) async throws {
         let path = goal.path
-        let onDisk = local.flatMap { $0.item.deleted ? nil : $0 }
+        // A receive-only container's change held back here is what gets replaced (and kept).
+        let onDisk = if let held = state.held[path] { held.onDisk } else { local.flatMap { $0.item.deleted ? nil : $0 } }
         if let onDisk, disk.stat(path) != onDisk.stat, onDisk.item.kind != .directory {
             throw DiskError(.io, "'\(path)' changed on disk while applying; it will be rescanned")
         }

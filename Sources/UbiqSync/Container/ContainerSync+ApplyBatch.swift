@@ -175,10 +175,11 @@ extension ContainerSync {
 
     /// The item to write when applying `target` is plainly creating a folder, or creating or
     /// replacing a file: no conflict version to keep or prune, no local edit since the last
-    /// scan, no case twin (`twins` of the new paths; nil when they could not be read), not an
-    /// on-demand container. Nil when the one-at-a-time path decides.
+    /// scan or held back in a receive-only container, no case twin (`twins` of the new paths;
+    /// nil when they could not be read), not an on-demand container. Nil when the
+    /// one-at-a-time path decides.
     private func plainGoal(_ target: Item, local: IndexedItem?, twins: [RelativePath: RelativePath]?) -> Item? {
-        guard !onDemand, !target.deleted, target.kind != .symlink,
+        guard !onDemand, !target.deleted, target.kind != .symlink, state.held[target.path] == nil,
               case .applyRemote(let goal) = Reconciliation.reconcile(local: local?.item, remote: target),
               goal.conflicts.isEmpty else { return nil }
         if let local, !local.item.deleted {

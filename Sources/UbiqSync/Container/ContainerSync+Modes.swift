@@ -2,9 +2,10 @@ import Foundation
 import UbiqIndex
 import UbiqModel
 
-/// A send-only container: its own changes go out, its peers' are recorded as needs but never
-/// applied; they are the differences, until an override makes the peers take this device's
-/// versions (each a new local version that covers the peer's).
+/// A container's mode. A send-only container: its own changes go out, its peers' are recorded
+/// as needs but never applied; they are the differences, until an override makes the peers
+/// take this device's versions (each a new local version that covers the peer's). Receive-only
+/// is in `ContainerSync+ReceiveOnly`.
 extension ContainerSync {
     public nonisolated var mode: FolderMode { modeFlag.withLock { $0 } }
 
@@ -13,18 +14,25 @@ extension ContainerSync {
         if mode == .sendReceive { requestPull() }
     }
 
-    /// A peer's version this device has not applied, beside this device's own.
+    /// A path where this device and the account differ on purpose: a peer's version a
+    /// send-only container has not applied, or a change a receive-only container has not sent.
     public struct Difference: Sendable {
+        public var path: RelativePath
+        /// What this device has; nil where it has nothing there (or deleted it).
         public var local: Item?
-        public var peer: Item
+        /// The peers' version; nil where they have nothing there (a file made here).
+        public var peer: Item?
+        /// Whether the change held back is this device's (receive-only) or a peer's.
+        public var changedHere: Bool
     }
 
-    /// The peers' versions this device has not applied, by path: in a send-only container,
-    /// everything its peers changed since.
-    public nonisolated func differences() throws -> [Difference] {
+    /// What differs by path: in a send-only container everything its peers changed since,
+    /// in a receive-only container everything changed here since.
+    public func differences() throws -> [Difference] {
+        if mode == .receiveOnly { return try heldDifferences().sorted { $0.path < $1.path } }
         let needs = try index.needs(id)
         let local = try index.items(id, at: needs.map(\.path))
-        return needs.map { Difference(local: local[$0.path]?.item, peer: $0) }.sorted { $0.peer.path < $1.peer.path }
+        return needs.map { Difference(path: $0.path, local: local[$0.path]?.item, peer: $0, changedHere: false) }.sorted { $0.path < $1.path }
     }
 
     /// Makes the peers take this device's versions where they differ: each path gets a new

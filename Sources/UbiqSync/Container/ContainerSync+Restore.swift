@@ -28,6 +28,9 @@ extension ContainerSync {
 
     /// Restores `entry`; chunks not here are asked of `holders` first.
     private func restore(_ path: RelativePath, entry: HistoryEntry, holders: [DeviceID]) async throws -> (item: Item, restored: HistoryEntry) {
+        if state.held[path] != nil {
+            throw RestoreError(.busy, "'\(path)' holds a change made here that this receive-only container does not send; `ubiq revert` it first")
+        }
         let before = try index.item(id, path)
         let onDisk = before.flatMap { $0.item.deleted ? nil : $0 }
         if let onDisk, onDisk.item.kind == .directory {

@@ -239,7 +239,7 @@ public actor ContainerSync {
         try await leasedScan([nil])
     }
 
-    private func leasedScan(_ roots: [RelativePath?]) async throws -> ScanSummary {
+    func leasedScan(_ roots: [RelativePath?]) async throws -> ScanSummary {
         // Changed rules may sync paths no scan looked at: all of the container is scanned.
         let roots = refreshIgnoreRules() ? [nil] : roots
         let summary = try await leased(roots.map { readClaim($0) }, for: .agent("scan"), wait: Self.leaseWait) {
@@ -278,11 +278,19 @@ public actor ContainerSync {
         var statOnly: [(RelativePath, FileStat)] = []
         var linked: [RelativePath: UInt64] = [:]
         let ignores = ignoreRules
+        // A receive-only container's changes held back are compared with what was found.
+        let receiveOnly = mode == .receiveOnly
+        let heldStats = receiveOnly ? state.held.stats : [:]
+        var heldUnchanged = Set<RelativePath>()
         for (position, root) in roots.enumerated() {
             let baselines = baselinesByRoot[position]
             baselinesByRoot[position] = [:]
-            let outcome = try disk.scan(under: root, ignoring: ignores) { baselines[$0]?.stat }
+            let outcome = try disk.scan(under: root, ignoring: ignores) { heldStats[$0] ?? baselines[$0]?.stat }
             seen += outcome.seen.count
+            if !heldStats.isEmpty {
+                let changed = Set(outcome.changed.map(\.path))
+                heldUnchanged.formUnion(heldStats.keys.filter { outcome.seen.contains($0) && !changed.contains($0) })
+            }
             linked.merge(outcome.linked) { _, new in new }
             reportProblems(outcome.problems, under: root)
             if root == nil {
@@ -313,6 +321,12 @@ public actor ContainerSync {
         let folders = try changedFolders(around: roots, previous: &previousItems)
         statOnly += folders.statOnly
         writes += folders.writes
+        if receiveOnly {
+            let split = Self.holdBack(writes, previous: previousItems)
+            writes = split.kept
+            statOnly += split.statOnly
+            state.heldChangesScanned(roots, changes: split.held, unchanged: heldUnchanged)
+        }
         try index.updateStats(id, statOnly)
         try recordLinks(roots, found: linked)
         guard !writes.isEmpty else { return ScanSummary(seen: seen, changed: 0) }
