@@ -28,6 +28,7 @@ struct ServerContext: Sendable {
 /// Starts a server at `<tmp>/run/agent.sock`, runs `body` once it listens, then cancels the
 /// server and waits for it to stop.
 func withServer<T: Sendable>(
+    deadline seconds: Double = 60,
     configure: (inout ControlServer.Configuration) -> Void = { _ in },
     _ body: @escaping @Sendable (ServerContext) async throws -> T
 ) async throws -> T {
@@ -38,7 +39,7 @@ func withServer<T: Sendable>(
     let handler = TestHandler()
     let server = ControlServer(configuration: configuration, handler: handler, logger: quietLogger)
     let context = ServerContext(folder: folder, socketPath: configuration.socketPath, server: server, handler: handler)
-    return try await withDeadline(60) {
+    return try await withDeadline(seconds) {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             try await server.waitUntilListening()
