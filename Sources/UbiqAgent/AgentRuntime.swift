@@ -51,9 +51,14 @@ public struct AgentRuntime: Sendable {
                               account: identity.identityToken, limits: config.keyValueLimits,
                               physicalTime: { Int64(Date().timeIntervalSince1970 * 1000) + clockOffset }, logger: logger)
         }
+        let signatures = try AccountSignatures(caCertificatePEM: identity.caCertificatePEM)
+        let devices = try AccountDevices(
+            me: DeviceRecord(id: identity.deviceID, name: config.deviceName, containers: config.containers.map(\.id),
+                             describedAt: Int64(Date().timeIntervalSince1970 * 1000) + clockOffset),
+            index: index, verify: { signatures.isValid($0) }, logger: logger)
         let engine = SyncEngine(device: identity.deviceID, deviceName: config.deviceName, agentVersion: Self.version,
                                 index: index, containers: containers, stores: stores,
-                                protocolVersions: TestHooks.protocolVersions ?? Handshake.supportedVersions, logger: logger)
+                                protocolVersions: TestHooks.protocolVersions ?? Handshake.supportedVersions, devices: devices, logger: logger)
         try await engine.loadPause()
         let leases = FileLeases()
         for container in containers {
@@ -63,7 +68,7 @@ public struct AgentRuntime: Sendable {
             try await container.start()
         }
 
-        let transport = try PeerTransport(identity: identity, logger: logger)
+        let transport = try PeerTransport(identity: identity, logger: logger, refusing: { devices.isRevoked($0) })
         let limits = BandwidthLimits(send: config.maxSendKiBPerSecond.map { Int64($0) * 1024 },
                                      receive: config.maxReceiveKiBPerSecond.map { Int64($0) * 1024 })
         var services: [any Service] = []
@@ -79,6 +84,7 @@ public struct AgentRuntime: Sendable {
             await dialer.set("static \(peer)", .init(hosts: [peer.host], port: peer.port, device: nil))
         }
         services.append(dialer)
+        services.append(DeviceRemovalService(devices: devices, engine: engine))
         var discovery: DiscoveryService?
         if config.discovery, let port = listeners.first?.localPort {
             let record = try DiscoveryRecord(deviceID: identity.deviceID, accountTag: try AccountTag(identity.accountTag),
@@ -100,7 +106,10 @@ public struct AgentRuntime: Sendable {
                                                                 coordination: CoordinationMethods(status: status, leases: leases, onDemand: onDemand),
                                                                 events: EventMethods(status: status),
                                                                 onDemand: onDemand,
-                                                                queries: QueryMethods(status: status)),
+                                                                queries: QueryMethods(status: status),
+                                                                devices: DeviceMethods(devices: devices, engine: engine,
+                                                                                       account: try IdentityStore(state: state).loadAccount(),
+                                                                                       now: { Int64(Date().timeIntervalSince1970 * 1000) + clockOffset })),
                                     logger: logger)
         services.append(ControlService(server: control))
 

@@ -10,8 +10,10 @@ enum ControlParams {
     static func check(method: String, params: JSONValue?) throws -> JSONValue {
         guard let known = ControlMethod(rawValue: method) else { throw RPCError.methodNotFound(method) }
         switch known {
-        case .agentStatus, .accountIdentity, .peersList, .limitsGet:
+        case .agentStatus, .accountIdentity, .peersList, .limitsGet, .devicesList:
             return .object([:])
+        case .deviceRemove:
+            return try JSONValue(encoding: decode(DeviceRemoveParams.self, params))
         case .itemsList:
             let request = try decode(ItemsListParams.self, params)
             _ = try request.path.flatMap { try ControlPath.itemOrRoot($0) }

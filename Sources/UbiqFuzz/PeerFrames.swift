@@ -105,6 +105,11 @@ enum PeerFrames {
                     let again = HistoryMapping.entries(.with { $0.versions = [HistoryMapping.keptVersion(entry, withChunks: true)] }, withChunks: true)
                     precondition(again.entries == [entry], "a kept version does not survive its own encoding")
                 }
+            case .deviceList(let list):
+                let entries = DeviceListMapping.entries(list)
+                let again = DeviceListMapping.entries(DeviceListMapping.list(entries.devices, revocations: entries.revocations))
+                precondition(again.devices == entries.devices && again.revocations == entries.revocations && again.refused == 0,
+                             "an accepted device list does not survive its own encoding")
             case .keyValueAck, .ping, .close, nil:
                 break
             }

@@ -8,6 +8,9 @@ import X509
 public struct Account: Sendable {
     let certificate: Certificate
     let signingKey: Certificate.PrivateKey
+    /// The CA key's raw scalar, for signing other things than certificates (P256 keys are not
+    /// `Sendable` values).
+    let keyBytes: [UInt8]
 
     /// Lowercase hex SHA-256 of the CA's SubjectPublicKeyInfo; the `ubiquityIdentityToken`.
     public let identityToken: String
@@ -84,6 +87,7 @@ public struct Account: Sendable {
             throw IdentityError(.invalidCertificate, "The account key does not belong to the account certificate.")
         }
         self.certificate = certificate
+        self.keyBytes = Array(privateKey.rawRepresentation)
         self.signingKey = Certificate.PrivateKey(privateKey)
         self.privateKeyPEM = privateKey.pemRepresentation
         self.identityToken = try KeyDigests.identityToken(caCertificate: certificate)

@@ -49,6 +49,15 @@ public struct IdentityStore: Sendable {
         }
     }
 
+    /// The stored account (its CA certificate and key), for signing in its name; nil when
+    /// there is none.
+    public func loadAccount() throws -> Account? {
+        guard let certificate = try state.read(.caCertificate), let key = try state.read(.caKey) else { return nil }
+        do { return try Account(certificatePEM: certificate, privateKeyPEM: key) } catch {
+            throw damaged((error as? IdentityError)?.message ?? "\(error)")
+        }
+    }
+
     /// Creates a new account and this device's identity in it.
     public func createAccount(deviceName: String? = nil) throws -> DeviceIdentity {
         try requireNoAccount()

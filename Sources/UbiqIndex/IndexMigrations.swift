@@ -160,6 +160,14 @@ enum IndexMigrations {
                 CREATE TABLE setting (name TEXT PRIMARY KEY, value INTEGER NOT NULL) STRICT;
                 """)
         }
+        // The account's devices and removed devices, as replicated between agents (JSON of
+        // the model's `DeviceRecord` and `Revocation`).
+        migrator.registerMigration("v11: account devices") { db in
+            try db.execute(sql: """
+                CREATE TABLE account_device (id TEXT PRIMARY KEY, record BLOB NOT NULL) STRICT;
+                CREATE TABLE revocation (device TEXT PRIMARY KEY, revocation BLOB NOT NULL) STRICT;
+                """)
+        }
         return migrator
     }
 }

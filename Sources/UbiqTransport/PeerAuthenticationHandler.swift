@@ -9,10 +9,10 @@ import UbiqWire
 ///
 /// TLS has already checked the peer's certificate against the account CA when the handshake
 /// completes; this handler then requires ALPN `ubiq/1`, derives the peer's device ID from its
-/// certificate and sends an empty frame, the preface. The connection counts as authenticated
-/// only once the peer's preface arrives too: in TLS 1.3 a client finishes its handshake before
-/// the server has looked at the client's certificate, so without the preface a refused client
-/// would believe it had connected.
+/// certificate, refuses a device removed from the account, and sends an empty frame, the
+/// preface. The connection counts as authenticated only once the peer's preface arrives too:
+/// in TLS 1.3 a client finishes its handshake before the server has looked at the client's
+/// certificate, so without the preface a refused client would believe it had connected.
 final class PeerAuthenticationHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -35,10 +35,12 @@ final class PeerAuthenticationHandler: ChannelInboundHandler {
     private let promise: EventLoopPromise<DeviceID>
     private let timeout: TimeAmount
     private var timeoutTask: Scheduled<Void>?
+    private let refusing: @Sendable (DeviceID) -> Bool
 
-    init(promise: EventLoopPromise<DeviceID>, timeout: TimeAmount) {
+    init(promise: EventLoopPromise<DeviceID>, timeout: TimeAmount, refusing: @escaping @Sendable (DeviceID) -> Bool) {
         self.promise = promise
         self.timeout = timeout
+        self.refusing = refusing
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -76,6 +78,10 @@ final class PeerAuthenticationHandler: ChannelInboundHandler {
             deviceID = try KeyDigests.deviceID(certificateDER: certificate.toDERBytes())
         } catch {
             fail(context: context, reason: "the peer's certificate could not be read: \(error)")
+            return
+        }
+        guard !refusing(deviceID) else {
+            fail(context: context, reason: "device \(deviceID) was removed from the account")
             return
         }
         state = .awaitingPreface(deviceID)

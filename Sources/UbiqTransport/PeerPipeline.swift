@@ -23,7 +23,8 @@ enum PeerPipeline {
         _ channel: any Channel,
         tlsHandler: NIOSSLHandler,
         maximumFrameLength: Int,
-        handshakeTimeout: TimeAmount
+        handshakeTimeout: TimeAmount,
+        refusing: @escaping @Sendable (DeviceID) -> Bool
     ) throws -> Pending {
         channel.eventLoop.assertInEventLoop()
         let promise = channel.eventLoop.makePromise(of: DeviceID.self)
@@ -31,7 +32,7 @@ enum PeerPipeline {
         let operations = channel.pipeline.syncOperations
         try operations.addHandler(tlsHandler)
         try operations.addHandler(FrameDecoder(maximumFrameLength: maximumFrameLength))
-        try operations.addHandler(PeerAuthenticationHandler(promise: promise, timeout: handshakeTimeout))
+        try operations.addHandler(PeerAuthenticationHandler(promise: promise, timeout: handshakeTimeout, refusing: refusing))
         try operations.addHandler(ByteCountingHandler(counters: counters))
         try operations.addHandler(CloseOnErrorHandler())
         let asyncChannel = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)

@@ -112,6 +112,7 @@ extension PeerTransport {
         let clientContext = self.clientContext
         let maximumFrameLength = self.maximumFrameLength
         let timeout = TimeAmount(handshakeTimeout)
+        let refusing = self.refusing
         let socket = AttemptSocket()
         let pending: PeerPipeline.Pending
         do {
@@ -126,7 +127,8 @@ extension PeerTransport {
                                 channel,
                                 tlsHandler: NIOSSLClientHandler(context: clientContext, serverHostname: nil),
                                 maximumFrameLength: maximumFrameLength,
-                                handshakeTimeout: timeout
+                                handshakeTimeout: timeout,
+                                refusing: refusing
                             )
                         }
                     }

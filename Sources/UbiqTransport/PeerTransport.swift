@@ -8,6 +8,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import UbiqIdentity
+import UbiqModel
 import UbiqWire
 
 /// Makes and accepts connections to other devices of the same account (DESIGN.md §4): TCP,
@@ -22,6 +23,8 @@ public struct PeerTransport: Sendable {
     public let maximumFrameLength: Int
     /// How long a new connection may take to authenticate before it is dropped.
     public let handshakeTimeout: Duration
+    /// Devices refused although their certificate chains to the account (removed ones).
+    let refusing: @Sendable (DeviceID) -> Bool
 
     let logger: Logger
     private let serverContext: NIOSSLContext
@@ -32,9 +35,11 @@ public struct PeerTransport: Sendable {
         identity: DeviceIdentity,
         logger: Logger,
         maximumFrameLength: Int = FrameCodec.defaultMaximumFrameLength,
-        handshakeTimeout: Duration = .seconds(10)
+        handshakeTimeout: Duration = .seconds(10),
+        refusing: @escaping @Sendable (DeviceID) -> Bool = { _ in false }
     ) throws {
         self.identity = identity
+        self.refusing = refusing
         self.logger = logger
         self.maximumFrameLength = maximumFrameLength
         self.handshakeTimeout = handshakeTimeout
@@ -72,6 +77,7 @@ public struct PeerTransport: Sendable {
         let serverContext = self.serverContext
         let maximumFrameLength = self.maximumFrameLength
         let timeout = TimeAmount(handshakeTimeout)
+        let refusing = self.refusing
         let endpoint = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -87,7 +93,8 @@ public struct PeerTransport: Sendable {
                         channel,
                         tlsHandler: NIOSSLServerHandler(context: serverContext),
                         maximumFrameLength: maximumFrameLength,
-                        handshakeTimeout: timeout
+                        handshakeTimeout: timeout,
+                        refusing: refusing
                     )
                 }
             }

@@ -5,8 +5,9 @@ public enum Handshake {
     /// Versions of the peer protocol this build speaks, newest last. Version 2 adds chunk
     /// groups: a large file's entry names groups of chunks, fetched with `ChunkListRequest`.
     /// Version 3 adds `HistoryRequest`: a device lists its peers' kept versions and restores
-    /// one through them.
-    public static let supportedVersions: [UInt32] = [1, 2, 3]
+    /// one through them. Version 4 adds `DeviceList`: the account's devices and removed
+    /// devices, passed between peers.
+    public static let supportedVersions: [UInt32] = [1, 2, 3, 4]
 
     public struct Agreement: Sendable, Equatable {
         public var version: UInt32

@@ -7,7 +7,7 @@ struct UbiqCommand: AsyncParsableCommand {
         commandName: "ubiq",
         abstract: "Talk to the local ubiq agent.",
         subcommands: [
-            StatusCommand.self, PeersCommand.self, ListCommand.self, QueryCommand.self, VersionsCommand.self, ResolveCommand.self,
+            StatusCommand.self, PeersCommand.self, DevicesCommand.self, DeviceCommand.self, ListCommand.self, QueryCommand.self, VersionsCommand.self, ResolveCommand.self,
             HistoryCommand.self, TrashCommand.self, RestoreCommand.self,
             KeyValueCommand.self, WatchCommand.self, DownloadCommand.self, EvictCommand.self, RescanCommand.self,
             PauseCommand.self, ResumeCommand.self, LimitCommand.self, DifferencesCommand.self, OverrideCommand.self, RevertCommand.self,

@@ -107,6 +107,30 @@ import UbiqWire
         await rogueListener.close()
     }
 
+    /// A device removed from the account is refused both ways although its certificate
+    /// chains to the account; the others still connect.
+    @Test func removedDeviceIsRefusedBothWays() async throws {
+        let account = try Account.create()
+        let (desk, lost, laptop) = (try account.issueDevice(name: "desk"), try account.issueDevice(name: "lost"),
+                                    try account.issueDevice(name: "laptop"))
+        let refusing: @Sendable (DeviceID) -> Bool = { [id = lost.deviceID] in $0 == id }
+        let deskTransport = try PeerTransport(identity: desk, logger: Fixtures.logger, refusing: refusing)
+        let listener = try await deskTransport.listen(host: "127.0.0.1", port: 0)
+        await expectTransportError(.handshakeRefused) {
+            _ = try await Fixtures.transport(lost).connect(host: "127.0.0.1", port: listener.localPort)
+        }
+        let dialled = try await Fixtures.transport(laptop).connect(host: "127.0.0.1", port: listener.localPort)
+        #expect(try await listener.next().remoteDeviceID == laptop.deviceID)
+        await dialled.close()
+        await listener.close()
+
+        let lostListener = try await Fixtures.transport(lost).listen(host: "127.0.0.1", port: 0)
+        await expectTransportError(.handshakeRefused) {
+            _ = try await deskTransport.connect(host: "127.0.0.1", port: lostListener.localPort)
+        }
+        await lostListener.close()
+    }
+
     /// A device certificate of the account that has expired is refused both ways.
     @Test func expiredCertificateIsRefusedBothWays() async throws {
         let account = try Account.create()

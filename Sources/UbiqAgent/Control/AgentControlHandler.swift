@@ -5,8 +5,8 @@ import UbiqIndex
 import UbiqModel
 import UbiqSync
 
-/// Answers the control socket's methods: status, peers, listing, versions, key-value stores,
-/// coordination, presenters and events.
+/// Answers the control socket's methods: status, peers, the account's devices, listing,
+/// versions, key-value stores, coordination, presenters and events.
 struct AgentControlHandler: ControlHandler {
     let status: AgentStatusSource
     let keyValue: KeyValueMethods
@@ -14,6 +14,7 @@ struct AgentControlHandler: ControlHandler {
     let events: EventMethods
     let onDemand: OnDemandMethods
     let queries: QueryMethods
+    let devices: DeviceMethods
 
     func handle(method: String, params: JSONValue?, connection: ControlConnection) async throws -> JSONValue {
         guard let known = ControlMethod(rawValue: method) else { throw RPCError.methodNotFound(method) }
@@ -22,6 +23,8 @@ struct AgentControlHandler: ControlHandler {
             return try JSONValue(encoding: try await status.status())
         case .peersList:
             return try JSONValue(encoding: await status.peers())
+        case .devicesList, .deviceRemove:
+            return try await devices.handle(known, params: params)
         case .accountIdentity:
             let identity = status.identity
             return try JSONValue(encoding: AccountIdentity(identityToken: identity.identityToken, deviceID: identity.deviceID,

@@ -6,6 +6,10 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case accountIdentity = "account.identity"
     /// → `[PeerStatus]`
     case peersList = "peers.list"
+    /// → `[DeviceEntry]`
+    case devicesList = "devices.list"
+    /// ``DeviceRemoveParams`` → ``DeviceRemoveResult``
+    case deviceRemove = "device.remove"
     /// ``ItemsListParams`` → `[ItemEntry]`
     case itemsList = "items.list"
     /// ``VersionsListParams`` → ``VersionsList``

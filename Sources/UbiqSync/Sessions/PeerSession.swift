@@ -12,6 +12,8 @@ public actor PeerSession {
     public nonisolated let link: any PeerLink
     nonisolated let containers: [ContainerID: ContainerSync]
     nonisolated let stores: [KeyValueStoreID: KeyValueStore]
+    /// The account's devices, passed to peers of protocol 4; nil: not passed.
+    nonisolated let devices: AccountDevices?
     let hello: Ubiq_Wire_Hello
     let index: SyncIndex
     let logger: Logger
@@ -58,8 +60,9 @@ public actor PeerSession {
 
     init(link: any PeerLink, containers: [ContainerID: ContainerSync], stores: [KeyValueStoreID: KeyValueStore],
          hello: Ubiq_Wire_Hello, index: SyncIndex, serving: ByteBudget, pingInterval: Duration, environment: EngineEnvironment = .live,
-         logger: Logger) {
+         devices: AccountDevices? = nil, logger: Logger) {
         self.link = link
+        self.devices = devices
         self.environment = environment
         self.lastHeard = environment.clock.now
         self.serving = serving
@@ -125,6 +128,9 @@ public actor PeerSession {
                     for (id, snapshot) in snapshots {
                         guard let store = stores[id] else { continue }
                         group.addTask { try await self.sendKeyValues(store, offer: snapshot.offer, snapshot: snapshot.entries) }
+                    }
+                    if let devices = self.devices, agreement.version >= 4 {
+                        group.addTask { try await self.sendDevices(devices) }
                     }
                     group.addTask { try await self.keepAlive() }
                     group.addTask { await self.resolveChunkLists(self.listQueue) }
@@ -246,6 +252,8 @@ public actor PeerSession {
             try await receiveKeyValues(update)
         case .keyValueAck(let ack):
             await receiveAcknowledgement(ack)
+        case .deviceList(let list):
+            await receiveDevices(list)
         case .ping, nil:
             break
         }

@@ -29,6 +29,8 @@ public actor SyncEngine {
     public nonisolated let protocolVersions: [UInt32]
     public nonisolated let containers: [ContainerID: ContainerSync]
     public nonisolated let stores: [KeyValueStoreID: KeyValueStore]
+    /// The account's devices: passed to peers, and removed ones refused; nil: neither.
+    public nonisolated let devices: AccountDevices?
     let logger: Logger
     private var sessions: [DeviceID: PeerSession] = [:]
     private var records: [DeviceID: PeerRecord] = [:]
@@ -44,8 +46,9 @@ public actor SyncEngine {
     public init(device: DeviceID, deviceName: String, agentVersion: String, index: SyncIndex,
                 containers: [ContainerSync], stores: [KeyValueStore] = [], pingInterval: Duration = .seconds(2),
                 protocolVersions: [UInt32] = Handshake.supportedVersions, environment: EngineEnvironment = .live,
-                logger: Logger) {
+                devices: AccountDevices? = nil, logger: Logger) {
         self.device = device
+        self.devices = devices
         self.environment = environment
         self.pingInterval = pingInterval
         self.protocolVersions = protocolVersions
@@ -65,6 +68,11 @@ public actor SyncEngine {
         let remote = link.remoteDevice
         guard !paused else {
             logger.debug("refused a connection while paused", metadata: ["peer": "\(remote)", "address": "\(link.remoteAddress)"])
+            await link.close()
+            return false
+        }
+        if let devices, devices.isRevoked(remote) {
+            logger.warning("refused a device removed from the account", metadata: ["peer": "\(remote)", "address": "\(link.remoteAddress)"])
             await link.close()
             return false
         }
@@ -89,7 +97,7 @@ public actor SyncEngine {
             return true
         }
         let session = PeerSession(link: link, containers: containers, stores: stores, hello: hello, index: index,
-                                  serving: serving, pingInterval: pingInterval, environment: environment, logger: logger)
+                                  serving: serving, pingInterval: pingInterval, environment: environment, devices: devices, logger: logger)
         sessions[remote] = session
         records[remote] = PeerRecord(device: remote, name: records[remote]?.name ?? "", address: link.remoteAddress,
                                      connected: true, since: Date(), bytesSent: 0, bytesReceived: 0, lastError: nil)
@@ -97,7 +105,9 @@ public actor SyncEngine {
             logger.info("a newer link to a peer replaces the one in use", metadata: ["peer": "\(remote)"])
             await replaced.end()
         }
-        let reason = await session.run { [containers] in
+        let sighting = Self.reachableAddress(of: link)
+        let reason = await session.run { [containers, devices, environment] in
+            await devices?.seen(remote, address: sighting, at: environment.clock.wallNanoseconds / 1_000_000)
             for container in containers.values {
                 await container.retryFailedChangesSoon()
                 container.requestPull()
@@ -115,7 +125,27 @@ public actor SyncEngine {
             records[remote]?.lastError = reason
         }
         if !name.isEmpty { records[remote]?.name = name }
-        return await session.agreed
+        let agreed = await session.agreed
+        if agreed { await devices?.seen(remote, address: sighting, at: environment.clock.wallNanoseconds / 1_000_000) }
+        return agreed
+    }
+
+    /// Where the device at the other end of `link` can be reached: the address dialled, or
+    /// for a link it dialled, its host alone (the port is one its system picked).
+    static func reachableAddress(of link: any PeerLink) -> String {
+        let address = link.remoteAddress
+        guard !link.isOutgoing, let colon = address.lastIndex(of: ":") else { return address }
+        let host = address[..<colon]
+        return host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : String(host)
+    }
+
+    /// Ends the sessions with devices removed from the account.
+    public func endSessions(with removed: [DeviceID]) async {
+        for device in removed {
+            guard let session = sessions[device] else { continue }
+            logger.warning("ended the session of a device removed from the account", metadata: ["peer": "\(device)"])
+            await session.end()
+        }
     }
 
     /// Pauses or resumes all syncing: paused, every connection ends and none is taken, so

@@ -288,6 +288,14 @@ public nonisolated struct Ubiq_Wire_Envelope: Sendable {
     set {message = .historyResponse(newValue)}
   }
 
+  public var deviceList: Ubiq_Wire_DeviceList {
+    get {
+      if case .deviceList(let v)? = message {return v}
+      return Ubiq_Wire_DeviceList()
+    }
+    set {message = .deviceList(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Message: Equatable, Sendable {
@@ -304,6 +312,7 @@ public nonisolated struct Ubiq_Wire_Envelope: Sendable {
     case chunkListResponse(Ubiq_Wire_ChunkListResponse)
     case historyRequest(Ubiq_Wire_HistoryRequest)
     case historyResponse(Ubiq_Wire_HistoryResponse)
+    case deviceList(Ubiq_Wire_DeviceList)
 
   }
 
@@ -799,6 +808,66 @@ public nonisolated struct Ubiq_Wire_KeptVersion: Sendable {
   fileprivate var _item: Ubiq_Wire_FileInfo? = nil
 }
 
+/// The account's devices and removed devices as the sender knows them (protocol 4): all of
+/// them after the hello, then what changes. Each side merges, stores and passes on the news.
+public nonisolated struct Ubiq_Wire_DeviceList: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var devices: [Ubiq_Wire_DeviceInfo] = []
+
+  public var revocations: [Ubiq_Wire_DeviceRevocation] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// What a device says of itself (name, containers, described_at_ms: the later description
+/// wins) and when and where a device of the account last had a connection with it.
+public nonisolated struct Ubiq_Wire_DeviceInfo: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var deviceID: String = String()
+
+  public var name: String = String()
+
+  public var containers: [String] = []
+
+  public var describedAtMs: Int64 = 0
+
+  public var lastSeenMs: Int64 = 0
+
+  public var address: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// A device removed from the account, signed with the account key (ECDSA P-256, DER) over
+/// "ubiq-revocation/1\n<identity token>\n<device_id>\n<revoked_at_ms>\n<revoked_by>".
+public nonisolated struct Ubiq_Wire_DeviceRevocation: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var deviceID: String = String()
+
+  public var revokedAtMs: Int64 = 0
+
+  public var revokedBy: String = String()
+
+  public var signature: Data = Data()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 /// A key-value store the sender takes part in, with what it already holds of the
 /// receiver's copy (as ContainerOffer does for a container).
 public nonisolated struct Ubiq_Wire_StoreOffer: Sendable {
@@ -934,7 +1003,7 @@ nonisolated extension Ubiq_Wire_CloseCode: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{3}index_update\0\u{3}chunk_request\0\u{3}chunk_response\0\u{3}key_value_update\0\u{2}\u{2}ping\0\u{1}close\0\u{3}key_value_ack\0\u{3}chunk_list_request\0\u{3}chunk_list_response\0\u{3}history_request\0\u{3}history_response\0\u{c}\u{6}\u{1}")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{3}index_update\0\u{3}chunk_request\0\u{3}chunk_response\0\u{3}key_value_update\0\u{2}\u{2}ping\0\u{1}close\0\u{3}key_value_ack\0\u{3}chunk_list_request\0\u{3}chunk_list_response\0\u{3}history_request\0\u{3}history_response\0\u{3}device_list\0\u{c}\u{6}\u{1}")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1098,6 +1167,19 @@ nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
           self.message = .historyResponse(v)
         }
       }()
+      case 14: try {
+        var v: Ubiq_Wire_DeviceList?
+        var hadOneofValue = false
+        if let current = self.message {
+          hadOneofValue = true
+          if case .deviceList(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.message = .deviceList(v)
+        }
+      }()
       default: break
       }
     }
@@ -1156,6 +1238,10 @@ nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
     case .historyResponse?: try {
       guard case .historyResponse(let v)? = self.message else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 13)
+    }()
+    case .deviceList?: try {
+      guard case .deviceList(let v)? = self.message else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 14)
     }()
     case nil: break
     }
@@ -2164,6 +2250,141 @@ nonisolated extension Ubiq_Wire_KeptVersion: SwiftProtobuf.Message, SwiftProtobu
     if lhs.keptAtMs != rhs.keptAtMs {return false}
     if lhs.reason != rhs.reason {return false}
     if lhs.by != rhs.by {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_DeviceList: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DeviceList"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}devices\0\u{1}revocations\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.devices) }()
+      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.revocations) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.devices.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.devices, fieldNumber: 1)
+    }
+    if !self.revocations.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.revocations, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_DeviceList, rhs: Ubiq_Wire_DeviceList) -> Bool {
+    if lhs.devices != rhs.devices {return false}
+    if lhs.revocations != rhs.revocations {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_DeviceInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DeviceInfo"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{1}name\0\u{1}containers\0\u{3}described_at_ms\0\u{3}last_seen_ms\0\u{1}address\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.deviceID) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 3: try { try decoder.decodeRepeatedStringField(value: &self.containers) }()
+      case 4: try { try decoder.decodeSingularInt64Field(value: &self.describedAtMs) }()
+      case 5: try { try decoder.decodeSingularInt64Field(value: &self.lastSeenMs) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.address) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.deviceID.isEmpty {
+      try visitor.visitSingularStringField(value: self.deviceID, fieldNumber: 1)
+    }
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 2)
+    }
+    if !self.containers.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.containers, fieldNumber: 3)
+    }
+    if self.describedAtMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.describedAtMs, fieldNumber: 4)
+    }
+    if self.lastSeenMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.lastSeenMs, fieldNumber: 5)
+    }
+    if !self.address.isEmpty {
+      try visitor.visitSingularStringField(value: self.address, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_DeviceInfo, rhs: Ubiq_Wire_DeviceInfo) -> Bool {
+    if lhs.deviceID != rhs.deviceID {return false}
+    if lhs.name != rhs.name {return false}
+    if lhs.containers != rhs.containers {return false}
+    if lhs.describedAtMs != rhs.describedAtMs {return false}
+    if lhs.lastSeenMs != rhs.lastSeenMs {return false}
+    if lhs.address != rhs.address {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_DeviceRevocation: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DeviceRevocation"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{3}revoked_at_ms\0\u{3}revoked_by\0\u{1}signature\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.deviceID) }()
+      case 2: try { try decoder.decodeSingularInt64Field(value: &self.revokedAtMs) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.revokedBy) }()
+      case 4: try { try decoder.decodeSingularBytesField(value: &self.signature) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.deviceID.isEmpty {
+      try visitor.visitSingularStringField(value: self.deviceID, fieldNumber: 1)
+    }
+    if self.revokedAtMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.revokedAtMs, fieldNumber: 2)
+    }
+    if !self.revokedBy.isEmpty {
+      try visitor.visitSingularStringField(value: self.revokedBy, fieldNumber: 3)
+    }
+    if !self.signature.isEmpty {
+      try visitor.visitSingularBytesField(value: self.signature, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_DeviceRevocation, rhs: Ubiq_Wire_DeviceRevocation) -> Bool {
+    if lhs.deviceID != rhs.deviceID {return false}
+    if lhs.revokedAtMs != rhs.revokedAtMs {return false}
+    if lhs.revokedBy != rhs.revokedBy {return false}
+    if lhs.signature != rhs.signature {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

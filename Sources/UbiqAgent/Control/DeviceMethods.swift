@@ -1,0 +1,63 @@
+import Foundation
+import UbiqControlAPI
+import UbiqIdentity
+import UbiqModel
+import UbiqSync
+
+/// `devices.list` (the account's devices, replicated between agents) and `device.remove` (a
+/// revocation signed with the account key, which every agent then honours).
+struct DeviceMethods: Sendable {
+    let devices: AccountDevices
+    let engine: SyncEngine
+    /// The account, for signing; nil where this device does not hold its key.
+    let account: Account?
+    let now: @Sendable () -> Int64
+
+    func handle(_ method: ControlMethod, params: JSONValue?) async throws -> JSONValue {
+        switch method {
+        case .devicesList:
+            return try JSONValue(encoding: await list())
+        case .deviceRemove:
+            return try JSONValue(encoding: try await remove(RPCParams.decode(DeviceRemoveParams.self, from: params).device))
+        default:
+            throw RPCError.methodNotFound(method.rawValue)
+        }
+    }
+
+    func list() async -> [DeviceEntry] {
+        let registry = await devices.current
+        let connected = await engine.connectedDevices
+        let me = devices.me
+        // This device first, then by name.
+        let ordered = registry.devices.values.sorted { ($0.id == me ? 0 : 1, $0.name, $0.id) < ($1.id == me ? 0 : 1, $1.name, $1.id) }
+        return ordered.map { record in
+            let revocation = registry.revocations[record.id]
+            return DeviceEntry(
+                id: record.id, name: record.name, address: record.address.isEmpty ? nil : record.address,
+                lastSeen: record.lastSeen > 0 ? Self.date(record.lastSeen) : nil, containers: record.containers,
+                connected: connected.contains(record.id), thisDevice: record.id == devices.me, removed: revocation != nil,
+                removedAt: revocation.map { Self.date($0.revokedAt) }, removedBy: revocation?.by)
+        }
+    }
+
+    private func remove(_ device: DeviceID) async throws -> DeviceRemoveResult {
+        let registry = await devices.current
+        guard registry.devices[device] != nil else {
+            throw RPCError(.notFound, "\(device) is not a device of this account that this agent knows; see `ubiq devices`")
+        }
+        if let known = registry.revocations[device] {
+            return DeviceRemoveResult(device: device, removedAt: Self.date(known.revokedAt), wasConnected: false)
+        }
+        guard let account else {
+            throw RPCError(.unavailable, "this device does not hold the account key; remove the device from one that does")
+        }
+        let wasConnected = await engine.connectedDevices.contains(device)
+        let revocation = try account.revoke(device, by: devices.me, at: now())
+        do { try await devices.revoke(revocation) } catch {
+            throw RPCError(.invalidParams, error.description)
+        }
+        return DeviceRemoveResult(device: device, removedAt: Self.date(revocation.revokedAt), wasConnected: wasConnected)
+    }
+
+    static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+}

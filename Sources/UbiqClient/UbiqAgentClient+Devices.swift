@@ -1,0 +1,15 @@
+import UbiqControlAPI
+import UbiqModel
+
+/// The account's devices: listing them, and removing a lost one.
+extension UbiqAgentClient {
+    /// Every device of the account this agent knows, this one first.
+    public func devices() async throws -> [DeviceEntry] {
+        try await connection.call(ControlMethod.devicesList.rawValue)
+    }
+
+    /// Removes `device` from the account: every agent refuses its connections from then on.
+    public func removeDevice(_ device: DeviceID) async throws -> DeviceRemoveResult {
+        try await connection.call(ControlMethod.deviceRemove.rawValue, params: DeviceRemoveParams(device: device))
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import UbiqModel
+
+/// One device of the account, as `devices.list` answers: what it says of itself, when and
+/// where a device of the account last had a connection with it, and whether it was removed.
+public struct DeviceEntry: Hashable, Sendable, Codable {
+    public var id: DeviceID
+    public var name: String
+    /// Where a device of the account last reached it (`host:port`); absent when never.
+    public var address: String?
+    /// When a device of the account last had a connection with it; absent when never.
+    public var lastSeen: Date?
+    public var containers: [ContainerID]
+    /// Connected to this agent now.
+    public var connected: Bool
+    /// This agent's own device.
+    public var thisDevice: Bool
+    /// Removed from the account: every agent refuses its connections.
+    public var removed: Bool
+    public var removedAt: Date?
+    public var removedBy: DeviceID?
+
+    public init(id: DeviceID, name: String, address: String?, lastSeen: Date?, containers: [ContainerID], connected: Bool,
+                thisDevice: Bool, removed: Bool = false, removedAt: Date? = nil, removedBy: DeviceID? = nil) {
+        self.id = id
+        self.name = name
+        self.address = address
+        self.lastSeen = lastSeen
+        self.containers = containers
+        self.connected = connected
+        self.thisDevice = thisDevice
+        self.removed = removed
+        self.removedAt = removedAt
+        self.removedBy = removedBy
+    }
+}
+
+/// `device.remove`: the device to remove from the account.
+public struct DeviceRemoveParams: Hashable, Sendable, Codable {
+    public var device: DeviceID
+
+    public init(device: DeviceID) { self.device = device }
+}
+
+/// What `device.remove` did.
+public struct DeviceRemoveResult: Hashable, Sendable, Codable {
+    public var device: DeviceID
+    public var removedAt: Date
+    /// It was connected here; that connection has ended.
+    public var wasConnected: Bool
+
+    public init(device: DeviceID, removedAt: Date, wasConnected: Bool) {
+        self.device = device
+        self.removedAt = removedAt
+        self.wasConnected = wasConnected
+    }
+}

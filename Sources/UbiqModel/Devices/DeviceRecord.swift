@@ -1,0 +1,53 @@
+/// One device of the account as every device comes to know it: what the device says of
+/// itself (its name and containers), and when and where a device of the account last had a
+/// connection with it. A replicated value: two records of one device merge into the same
+/// record in any order (``merged(with:)``).
+public struct DeviceRecord: Sendable, Hashable, Codable {
+    public var id: DeviceID
+    public var name: String
+    public var containers: [ContainerID]
+    /// When the device last described itself (milliseconds since 1970): the later
+    /// description wins.
+    public var describedAt: Int64
+    /// When a device of the account last had a connection with it (milliseconds since 1970);
+    /// 0: never.
+    public var lastSeen: Int64
+    /// Where it was reached then (`host:port`); empty when never.
+    public var address: String
+
+    /// The longest name, address and container list a record may carry.
+    public static let maximumNameBytes = 255
+    public static let maximumAddressBytes = 300
+    public static let maximumContainers = 1000
+
+    public init(id: DeviceID, name: String, containers: [ContainerID], describedAt: Int64, lastSeen: Int64 = 0, address: String = "") {
+        self.id = id
+        self.name = name
+        self.containers = containers
+        self.describedAt = describedAt
+        self.lastSeen = lastSeen
+        self.address = address
+    }
+
+    /// Both records' news: the later description and the later sighting. Ties go to the
+    /// larger value, so every device picks the same.
+    public func merged(with other: DeviceRecord) -> DeviceRecord {
+        var result = self
+        if other.describesLater(than: self) {
+            result.name = other.name
+            result.containers = other.containers
+            result.describedAt = other.describedAt
+        }
+        if (other.lastSeen, other.address) > (lastSeen, address) {
+            result.lastSeen = other.lastSeen
+            result.address = other.address
+        }
+        return result
+    }
+
+    private func describesLater(than other: DeviceRecord) -> Bool {
+        if describedAt != other.describedAt { return describedAt > other.describedAt }
+        if name != other.name { return name > other.name }
+        return other.containers.map(\.rawValue).lexicographicallyPrecedes(containers.map(\.rawValue))
+    }
+}

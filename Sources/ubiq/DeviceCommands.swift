@@ -1,0 +1,49 @@
+import ArgumentParser
+import UbiqClient
+import UbiqControlAPI
+import UbiqModel
+
+/// `ubiq devices`: the account's devices, as the agents pass them to each other.
+struct DevicesCommand: AgentCommand {
+    static let configuration = CommandConfiguration(commandName: "devices", abstract: "List the account's devices.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var output: OutputOptions
+
+    func run(with agent: UbiqAgentClient) async throws {
+        let devices = try await agent.devices()
+        if output.json { return Terminal.printJSON(try JSONValue(encoding: devices)) }
+        var table = TextTable(header: ["DEVICE", "NAME", "ADDRESS", "LAST SEEN", "CONTAINERS", "STATE"],
+                              alignments: [.left, .left, .left, .left, .right, .left])
+        for device in devices {
+            let state = device.thisDevice ? "this device"
+                : device.removed ? "removed" + (device.removedAt.map { " \(DateDisplay.format($0))" } ?? "")
+                : device.connected ? "connected" : "offline"
+            table.append([device.id.rawValue, device.name, device.address ?? "-", device.lastSeen.map(DateDisplay.format) ?? "-",
+                          "\(device.containers.count)", state])
+        }
+        print(table.render())
+    }
+}
+
+/// `ubiq device remove ID`: a lost or stolen device removed from the account.
+struct DeviceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device", abstract: "Manage the account's devices.", subcommands: [Remove.self])
+
+    struct Remove: AgentCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a device from the account: every agent refuses its connections from then on.")
+
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The device's ID, as `ubiq devices` shows it.") var device: String
+        @OptionGroup var output: OutputOptions
+
+        func run(with agent: UbiqAgentClient) async throws {
+            let result = try await agent.removeDevice(DeviceID(device))
+            if output.json { return Terminal.printJSON(try JSONValue(encoding: result)) }
+            print("Removed \(result.device) from the account\(result.wasConnected ? "; its connection has ended" : "").")
+            print("It still holds the account key until the account's key is rotated.")
+        }
+    }
+}
