@@ -37,9 +37,9 @@ public struct Ubiquity: Sendable {
     }
 
     /// The identity token now, then each time it changes; nil while no agent answers or the
-    /// agent has no account. The agent reads its account once, at start, so a new token shows
-    /// after the agent restarts with another account (`ubiq account leave`, then `create` or
-    /// `join`).
+    /// agent is signed out. The agent tells a watching connection at once when the
+    /// workstation signs out (`ubiq account leave`) or in (`ubiq account create`, `join`),
+    /// iCloud's `NSUbiquityIdentityDidChangeNotification`.
     ///
     /// The stream holds a connection to the agent and, when it drops, reconnects after
     /// `retryDelay`, the delay doubling up to `maximumRetryDelay` while no agent answers.
@@ -55,13 +55,18 @@ public struct Ubiquity: Sendable {
             while !Task.isCancelled {
                 var token: String??
                 if let connection = try? await UbiqConnection.connect(socketPath: socketPath) {
-                    if let identity = try? await UbiqAgentClient(connection: connection).identity() {
-                        token = .some(identity.identityToken)
-                        if last != token { continuation.yield(identity.identityToken) }
+                    let notifications = connection.notifications
+                    if let now: AccountIdentityChange = try? await connection.call(ControlMethod.accountWatch.rawValue) {
+                        token = .some(now.identityToken)
+                        if last != token { continuation.yield(now.identityToken) }
                         last = token
-                        // Nothing is subscribed, so this stream only ends: when the agent goes
-                        // away, or when this task is cancelled.
-                        for await _ in connection.notifications {}
+                        // Until the agent goes away or this task is cancelled.
+                        for await notification in notifications where notification.method == ControlNotification.accountIdentityChanged.rawValue {
+                            guard let change = try? notification.params?.decode(AccountIdentityChange.self) else { continue }
+                            token = .some(change.identityToken)
+                            if last != token { continuation.yield(change.identityToken) }
+                            last = token
+                        }
                     }
                     await connection.close()
                 }

@@ -26,6 +26,10 @@ enum ControlLineSeeds {
         return [
             (.agentStatus, nil),
             (.accountIdentity, .object([:])),
+            (.accountWatch, nil),
+            (.accountLeave, ["keep": .bool(true)]),
+            (.accountCreate, ["name": "desk"]),
+            (.accountJoin, ["bundle": "-----BEGIN UBIQ ACCOUNT-----", "name": "laptop"]),
             (.peersList, nil),
             (.devicesList, nil),
             (.deviceRemove, ["device": "LOSTLOST-DEVICE"]),

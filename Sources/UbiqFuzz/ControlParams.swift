@@ -10,10 +10,16 @@ enum ControlParams {
     static func check(method: String, params: JSONValue?) throws -> JSONValue {
         guard let known = ControlMethod(rawValue: method) else { throw RPCError.methodNotFound(method) }
         switch known {
-        case .agentStatus, .accountIdentity, .peersList, .limitsGet, .devicesList:
+        case .agentStatus, .accountIdentity, .peersList, .limitsGet, .devicesList, .accountWatch:
             return .object([:])
         case .deviceRemove:
             return try JSONValue(encoding: decode(DeviceRemoveParams.self, params))
+        case .accountLeave:
+            return try JSONValue(encoding: decode(AccountLeaveParams.self, params))
+        case .accountCreate:
+            return try JSONValue(encoding: decode(AccountCreateParams.self, params))
+        case .accountJoin:
+            return try JSONValue(encoding: decode(AccountJoinParams.self, params))
         case .itemsList:
             let request = try decode(ItemsListParams.self, params)
             _ = try request.path.flatMap { try ControlPath.itemOrRoot($0) }

@@ -104,19 +104,43 @@ public struct IdentityStore: Sendable {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw IdentityError(.invalidBundle, "\(path) is not a text file; export the bundle again with `ubiq account export`.")
         }
+        return try join(bundleText: text, deviceName: name)
+    }
+
+    /// Joins the account in a bundle's text (as `ubiq account export` writes it).
+    public func join(bundleText text: String, deviceName: String? = nil) throws -> DeviceIdentity {
+        try requireNoAccount()
+        let name = try Self.validated(deviceName: deviceName ?? Self.defaultDeviceName)
         let account = try AccountBundle.decode(text)
         return try save(account: account, device: account.issueDevice(name: name))
     }
 
-    /// Signs this workstation out: removes the account and the device identity.
+    /// Signs this workstation out: removes the account and the device identity, and notes
+    /// that it signed out, so that the agent does not make itself a new account at its next
+    /// start (only a first start does).
     public func leave() throws {
         guard hasAccount else {
             throw IdentityError(.noAccount, "There is no account in \(state.path).")
         }
+        let token = (try? load())?.identityToken ?? ""
+        try PrivateFiles.writeFile(Array((token + "\n").utf8), to: signedOutMarker)
         for file in StateDirectory.File.allCases {
             try state.remove(file)
         }
     }
+
+    /// Whether this workstation signed out and has not signed in since.
+    public var signedOut: Bool { !hasAccount && PrivateFiles.exists(signedOutMarker) }
+
+    /// The identity to start with: the stored one; a new account on a first start; nil when
+    /// the workstation signed out (the agent then waits for `create` or `join`).
+    public func identityForStart(deviceName: String? = nil) throws -> (identity: DeviceIdentity?, created: Bool) {
+        if let identity = try load() { return (identity, false) }
+        if signedOut { return (nil, false) }
+        return (try createAccount(deviceName: deviceName), true)
+    }
+
+    private var signedOutMarker: String { state.path + "/signed-out" }
 
     /// The workstation's host name, the default device name.
     public static var defaultDeviceName: String {
@@ -138,6 +162,7 @@ public struct IdentityStore: Sendable {
             for (file, contents) in files {
                 try state.write(contents, to: file)
             }
+            if PrivateFiles.exists(signedOutMarker) { try PrivateFiles.remove(signedOutMarker) }
         } catch {
             for (file, _) in files {
                 try? state.remove(file)

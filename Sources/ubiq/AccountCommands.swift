@@ -1,9 +1,13 @@
 import ArgumentParser
 import Foundation
+import UbiqClient
+import UbiqControlAPI
 import UbiqIdentity
 import UbiqModel
 
-/// `ubiq account ...`: offline management of the account and this device's identity.
+/// `ubiq account ...`: the account and this device's identity. `create`, `join` and
+/// `leave` go through the running agent when one answers (signing in and out without a
+/// restart), and work on the state folder when none does.
 struct AccountCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "account",
@@ -21,6 +25,13 @@ struct StateDirectoryOption: ParsableArguments {
         let path = state ?? DefaultPaths(environment: ProcessInfo.processInfo.environment).stateDirectory
         return IdentityStore(state: StateDirectory(path: path))
     }
+
+    /// The running agent to sign in or out through: the one at `--socket`, or the default
+    /// one when no `--state` names another state folder; nil when none answers.
+    func runningAgent(_ connection: ConnectionOptions) async -> UbiqAgentClient? {
+        guard connection.socket != nil || state == nil else { return nil }
+        return try? await UbiqAgentClient.connect(socketPath: connection.socketPath)
+    }
 }
 
 extension AccountCommand {
@@ -28,10 +39,16 @@ extension AccountCommand {
         static let configuration = CommandConfiguration(abstract: "Create a new account with this workstation as its first device.")
 
         @OptionGroup var options: StateDirectoryOption
+        @OptionGroup var connection: ConnectionOptions
         @Option(help: "This device's name (default: the host name).")
         var name: String?
 
         func run() async throws {
+            if let agent = await options.runningAgent(connection) {
+                let identity = try await AccountCommand.throughAgent(agent) { try await $0.createAccount(name: name) }
+                print("Created a new account; the agent syncs with it now.")
+                return print(AccountSummary(identity).humanReadable)
+            }
             let identity = try options.store.createAccount(deviceName: name)
             print("Created a new account in \(options.store.state.path).")
             print(AccountSummary(identity).humanReadable)
@@ -65,10 +82,19 @@ extension AccountCommand {
         @Argument(help: ArgumentHelp("The account bundle.", valueName: "bundle"))
         var bundle: String
         @OptionGroup var options: StateDirectoryOption
+        @OptionGroup var connection: ConnectionOptions
         @Option(help: "This device's name (default: the host name).")
         var name: String?
 
         func run() async throws {
+            if let agent = await options.runningAgent(connection) {
+                guard let bytes = FileManager.default.contents(atPath: bundle), let text = String(bytes: bytes, encoding: .utf8) else {
+                    throw IdentityError(.invalidBundle, "There is no readable account bundle at \(bundle).")
+                }
+                let identity = try await AccountCommand.throughAgent(agent) { try await $0.joinAccount(bundle: text, name: name) }
+                print("Joined the account; the agent syncs with it now.")
+                return print(AccountSummary(identity).humanReadable)
+            }
             let identity = try options.store.join(bundle: bundle, deviceName: name)
             print("Joined the account in \(options.store.state.path).")
             print(AccountSummary(identity).humanReadable)
@@ -92,14 +118,40 @@ extension AccountCommand {
     }
 
     struct Leave: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Sign this workstation out: delete the account and device keys.")
+        static let configuration = CommandConfiguration(abstract: "Sign this workstation out: delete the account and device keys; a running agent stays up, signed out.")
 
         @OptionGroup var options: StateDirectoryOption
+        @OptionGroup var connection: ConnectionOptions
+        @Flag(help: "Leave the containers' folders where they are (no later account syncs them) instead of moving them aside.")
+        var keep = false
 
         func run() async throws {
+            if let agent = await options.runningAgent(connection) {
+                let result = try await AccountCommand.throughAgent(agent) { try await $0.leaveAccount(keep: keep) }
+                print("Signed out of the account \(result.identityToken); the agent stays up, signed out.")
+                for moved in result.movedAside { print("Moved \(moved.from) to \(moved.to).") }
+                for path in result.kept { print("Left \(path) in place; no other account syncs it.") }
+                return
+            }
             let token = try? options.store.load()?.identityToken
             try options.store.leave()
             print("Removed the account\(token.map { " \($0)" } ?? "") and this device's identity from \(options.store.state.path).")
+        }
+    }
+}
+
+extension AccountCommand {
+    /// Runs `body` against the agent and closes the connection; an agent's refusal is
+    /// printed and ends the command.
+    static func throughAgent<T: Sendable>(_ agent: UbiqAgentClient, _ body: (UbiqAgentClient) async throws -> T) async throws -> T {
+        do {
+            let result = try await body(agent)
+            await agent.close()
+            return result
+        } catch {
+            await agent.close()
+            Terminal.printError(error)
+            throw ExitCode.failure
         }
     }
 }
@@ -116,6 +168,14 @@ struct AccountSummary: Encodable {
         deviceID = identity.deviceID.rawValue
         deviceName = identity.deviceName
         accountTag = identity.accountTag
+    }
+
+    /// As a running agent answers after a sign-in.
+    init(_ identity: AccountIdentity) {
+        identityToken = identity.identityToken ?? ""
+        deviceID = identity.deviceID.rawValue
+        deviceName = identity.deviceName
+        accountTag = KeyDigests.accountTag(identityToken: identityToken)
     }
 
     var humanReadable: String {

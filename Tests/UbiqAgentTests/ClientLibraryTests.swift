@@ -314,7 +314,7 @@ private final class ChangeLog: Sendable {
 }
 
 /// Records the identity tokens a stream yields.
-private final class TokenLog: Sendable {
+final class TokenLog: Sendable {
     private final class Received: Sendable {
         let tokens = Mutex<[String?]>([])
     }

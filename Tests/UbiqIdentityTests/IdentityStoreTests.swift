@@ -90,6 +90,21 @@ import X509
         #expect(second.identity.deviceName == "desk")
     }
 
+    /// A first start makes an account; a start after a sign-out does not, until a sign-in.
+    @Test func aStartAfterASignOutStaysSignedOut() throws {
+        let folder = try TemporaryDirectory()
+        let store = store(folder)
+        let first = try store.identityForStart(deviceName: "desk")
+        #expect(first.created && first.identity != nil && !store.signedOut)
+        try store.leave()
+        #expect(store.signedOut)
+        let again = try store.identityForStart(deviceName: "desk")
+        #expect(again.identity == nil && !again.created)
+        _ = try store.createAccount(deviceName: "desk")
+        #expect(!store.signedOut)
+        #expect(try store.identityForStart().identity != nil)
+    }
+
     @Test func exportThenJoinGivesSameAccountAndNewDevice() throws {
         let folder = try TemporaryDirectory()
         let first = try store(folder, "one").createAccount(deviceName: "desk")

@@ -1,105 +1,44 @@
-import Foundation
 import UbiqControl
 import UbiqControlAPI
-import UbiqIndex
 import UbiqModel
-import UbiqSync
 
-/// Answers the control socket's methods: status, peers, the account's devices, listing,
-/// versions, key-value stores, coordination, presenters and events.
+/// Routes the control socket's calls: the account's identity, signing out and in, and a
+/// signed-out status are answered at any time; every other method goes to the signed-in
+/// account's ``AccountMethods``, and is `unavailable` while signed out.
 struct AgentControlHandler: ControlHandler {
-    let status: AgentStatusSource
-    let keyValue: KeyValueMethods
-    let coordination: CoordinationMethods
-    let events: EventMethods
-    let onDemand: OnDemandMethods
-    let queries: QueryMethods
-    let devices: DeviceMethods
+    let host: AgentHost
 
     func handle(method: String, params: JSONValue?, connection: ControlConnection) async throws -> JSONValue {
         guard let known = ControlMethod(rawValue: method) else { throw RPCError.methodNotFound(method) }
         switch known {
-        case .agentStatus:
-            return try JSONValue(encoding: try await status.status())
-        case .peersList:
-            return try JSONValue(encoding: await status.peers())
-        case .devicesList, .deviceRemove:
-            return try await devices.handle(known, params: params)
         case .accountIdentity:
-            let identity = status.identity
-            return try JSONValue(encoding: AccountIdentity(identityToken: identity.identityToken, deviceID: identity.deviceID,
-                                                           deviceName: status.deviceName))
-        case .itemsList:
-            let request = try RPCParams.decode(ItemsListParams.self, from: params)
-            let container = try status.container(request.container)
-            let parent = try request.path.flatMap { try ControlPath.itemOrRoot($0) }
-            let entries = try container.children(of: parent).filter { !$0.item.deleted }.map { indexed in
-                var entry = Self.entry(indexed)
-                entry.ignoredBy = container.ignoring(indexed.item.path, isDirectory: indexed.item.kind == .directory).map(IgnoreLine.init)
-                return entry
+            return try JSONValue(encoding: await host.identity())
+        case .accountLeave:
+            let request = try RPCParams.decode(AccountLeaveParams.self, from: params)
+            return try JSONValue(encoding: try await host.signOut(keep: request.keep ?? false))
+        case .accountCreate:
+            return try JSONValue(encoding: try await host.create(name: try RPCParams.decode(AccountCreateParams.self, from: params).name))
+        case .accountWatch:
+            let current = AccountIdentityChange(identityToken: await host.identity().identityToken)
+            await connection.forward(await host.identityChanges(dropFirst: true), as: .accountIdentityChanged) {
+                AccountIdentityChange(identityToken: $0)
             }
-            return try JSONValue(encoding: entries)
-        case .versionsList:
-            let request = try RPCParams.decode(VersionsListParams.self, from: params)
-            let container = try status.container(request.container)
-            guard let indexed = try container.item(at: try ControlPath.item(request.path)) else {
-                throw RPCError(.notFound, "'\(request.path)' is not in container \(request.container)")
+            return try JSONValue(encoding: current)
+        case .accountJoin:
+            let request = try RPCParams.decode(AccountJoinParams.self, from: params)
+            return try JSONValue(encoding: try await host.join(bundle: request.bundle, name: request.name))
+        default:
+            guard let session = await host.currentSession() else {
+                if known == .agentStatus { return try JSONValue(encoding: signedOutStatus()) }
+                throw RPCError(.unavailable, "this workstation is signed out; `ubiq account create` or `ubiq account join` signs it in")
             }
-            let item = indexed.item
-            let current = VersionEntry(id: item.versionID, size: Int64(item.size), mtime: Self.date(item.mtime),
-                                       modifiedBy: item.modifiedBy, version: "\(item.version)", current: true)
-            let conflicts = item.conflicts.map {
-                VersionEntry(id: $0.id, size: Int64($0.size), mtime: Self.date($0.mtime), modifiedBy: $0.modifiedBy,
-                             version: "\($0.version)", current: false)
-            }
-            return try JSONValue(encoding: VersionsList(current: current, conflicts: conflicts))
-        case .versionsResolve:
-            let request = try RPCParams.decode(VersionsResolveParams.self, from: params)
-            let container = try status.container(request.container)
-            let keep: String? = switch request.keep {
-            case .current: nil
-            case .version(let id): id
-            }
-            do {
-                let resolved = try await container.resolve(try ControlPath.item(request.path), keeping: keep)
-                return try JSONValue(encoding: VersionsResolveResult(path: request.path, kept: resolved.versionID))
-            } catch let error as ResolveError {
-                switch error.code {
-                case .notFound: throw RPCError(.notFound, error.reason)
-                case .versionNotFound: throw RPCError(.conflictNotFound, error.reason)
-                case .busy: throw RPCError(.unavailable, error.reason)
-                }
-            }
-        case .limitsGet, .limitsSet:
-            return try await LimitMethods(limits: status.limits).handle(known, params: params)
-        case .syncPause, .syncResume:
-            return try await PauseMethods(status: status).handle(known, params: params)
-        case .historyList, .trashList, .historyRestore, .historyRestoreFolder, .historyPrune:
-            return try await HistoryMethods(status: status).handle(known, params: params)
-        case .containerURL, .containerRescan, .versionsSave:
-            return try await ContainerMethods(status: status).handle(known, params: params)
-        case .containerDifferences, .containerOverride, .containerRevert:
-            return try await FolderModeMethods(status: status).handle(known, params: params)
-        case .kvGet, .kvSet, .kvRemove, .kvList, .kvSynchronize, .kvSubscribe:
-            return try await keyValue.handle(known, params: params, connection: connection)
-        case .coordinateAcquire, .coordinateRelease, .presenterRegister, .presenterUnregister:
-            return try await coordination.handle(known, params: params, connection: connection)
-        case .eventsSubscribe:
-            return try await events.subscribe(params: params, connection: connection)
-        case .itemStartDownloading, .itemEvict:
-            return try await onDemand.handle(known, params: params, connection: connection)
-        case .queryStart, .queryStop, .itemStatus:
-            return try await queries.handle(known, params: params, connection: connection)
+            return try await session.methods.handle(known, params: params, connection: connection)
         }
     }
 
-    static func date(_ nanoseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(nanoseconds) / 1e9) }
-
-    static func entry(_ indexed: IndexedItem) -> ItemEntry {
-        let item = indexed.item
-        return ItemEntry(path: item.path.rawValue, kind: item.kind, size: Int64(item.size), mtime: date(item.mtime),
-                         executable: item.executable, permissions: item.kind == .symlink ? nil : "\(item.permissions)",
-                         symlinkTarget: item.symlinkTarget, version: "\(item.version)",
-                         modifiedBy: item.modifiedBy, conflicts: item.conflicts.count, downloaded: indexed.downloaded)
+    private func signedOutStatus() -> AgentStatus {
+        AgentStatus(device: .init(id: DeviceID(""), name: host.configuration.deviceName), identityToken: nil,
+                    agentVersion: AgentRuntime.version, listen: [], discovery: "signed out", containers: [], peers: [],
+                    bytesToFetch: 0, conflicts: 0, bytesSent: 0, bytesReceived: 0)
     }
 }

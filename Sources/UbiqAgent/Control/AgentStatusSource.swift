@@ -17,6 +17,8 @@ struct AgentStatusSource: Sendable {
     let listening: [String]
     let discovery: @Sendable () async -> String
     let limits: BandwidthLimits
+    /// Configured containers this agent does not sync, with why.
+    var notSynced: [ContainerNotSynced] = []
 
     func container(_ id: ContainerID) throws(RPCError) -> ContainerSync {
         guard let container = containers.first(where: { $0.id == id }) else {
@@ -77,6 +79,7 @@ struct AgentStatusSource: Sendable {
             bytesSent: peers.reduce(0) { $0 + $1.bytesSent }, bytesReceived: peers.reduce(0) { $0 + $1.bytesReceived })
         status.paused = await engine.paused
         status.limits = await LimitMethods(limits: limits).status()
+        status.containersNotSynced = notSynced.isEmpty ? nil : notSynced
         return status
     }
 }

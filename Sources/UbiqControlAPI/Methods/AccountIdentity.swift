@@ -13,3 +13,67 @@ public struct AccountIdentity: Hashable, Sendable, Codable {
         self.deviceName = deviceName
     }
 }
+
+/// `account.leave`: sign this workstation out while the agent runs.
+public struct AccountLeaveParams: Hashable, Sendable, Codable {
+    /// Leave the containers' folders where they are (no later account syncs them) instead
+    /// of moving them aside.
+    public var keep: Bool?
+
+    public init(keep: Bool? = nil) { self.keep = keep }
+}
+
+/// What `account.leave` did.
+public struct AccountLeaveResult: Hashable, Sendable, Codable {
+    /// The account this workstation left.
+    public var identityToken: String
+    /// Container folders moved aside, each `{container, from, to}`.
+    public var movedAside: [MovedFolder]
+    /// Container folders left in place, disconnected: no later account syncs them.
+    public var kept: [String]
+
+    public init(identityToken: String, movedAside: [MovedFolder], kept: [String]) {
+        self.identityToken = identityToken
+        self.movedAside = movedAside
+        self.kept = kept
+    }
+}
+
+/// A container's folder moved aside at sign-out.
+public struct MovedFolder: Hashable, Sendable, Codable {
+    public var container: ContainerID
+    public var from: String
+    public var to: String
+
+    public init(container: ContainerID, from: String, to: String) {
+        self.container = container
+        self.from = from
+        self.to = to
+    }
+}
+
+/// `account.create`: a new account with this workstation as its first device.
+public struct AccountCreateParams: Hashable, Sendable, Codable {
+    public var name: String?
+
+    public init(name: String? = nil) { self.name = name }
+}
+
+/// `account.join`: join the account in a bundle (its text, as `ubiq account export` wrote it).
+public struct AccountJoinParams: Hashable, Sendable, Codable {
+    public var bundle: String
+    public var name: String?
+
+    public init(bundle: String, name: String? = nil) {
+        self.bundle = bundle
+        self.name = name
+    }
+}
+
+/// The identity token after a sign-in or sign-out (nil: signed out), as `account.watch`
+/// answers and `account.identityChanged` notifies.
+public struct AccountIdentityChange: Hashable, Sendable, Codable {
+    public var identityToken: String?
+
+    public init(identityToken: String?) { self.identityToken = identityToken }
+}

@@ -32,6 +32,9 @@ public struct AgentStatus: Hashable, Sendable, Codable {
     public var paused: Bool = false
     /// Bandwidth limits and the rates now (`limits.get`).
     public var limits: LimitsStatus? = nil
+    /// Configured containers this agent does not sync, with why (a folder left by another
+    /// account); absent when there are none.
+    public var containersNotSynced: [ContainerNotSynced]? = nil
 
     public init(
         device: Device, identityToken: String?, agentVersion: String, listen: [String], discovery: String,
@@ -49,6 +52,19 @@ public struct AgentStatus: Hashable, Sendable, Codable {
         self.conflicts = conflicts
         self.bytesSent = bytesSent
         self.bytesReceived = bytesReceived
+    }
+}
+
+/// A configured container the agent does not sync.
+public struct ContainerNotSynced: Hashable, Sendable, Codable {
+    public var id: ContainerID
+    public var path: String
+    public var reason: String
+
+    public init(id: ContainerID, path: String, reason: String) {
+        self.id = id
+        self.path = path
+        self.reason = reason
     }
 }
 

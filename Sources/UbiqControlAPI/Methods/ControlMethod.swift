@@ -4,6 +4,15 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case agentStatus = "agent.status"
     /// → ``AccountIdentity``
     case accountIdentity = "account.identity"
+    /// ``AccountLeaveParams`` → ``AccountLeaveResult``
+    case accountLeave = "account.leave"
+    /// ``AccountCreateParams`` → ``AccountIdentity``
+    case accountCreate = "account.create"
+    /// ``AccountJoinParams`` → ``AccountIdentity``
+    case accountJoin = "account.join"
+    /// none → ``AccountIdentityChange`` (the token now); then `account.identityChanged`
+    /// notifications at every sign-in and sign-out
+    case accountWatch = "account.watch"
     /// → `[PeerStatus]`
     case peersList = "peers.list"
     /// → `[DeviceEntry]`
@@ -100,6 +109,8 @@ public enum ControlNotification: String, Sendable, CaseIterable {
     case coordinateProgress = "coordinate.progress"
     /// ``QueryUpdateNotice``
     case queryUpdate = "query.update"
+    /// ``AccountIdentityChange``: the workstation signed in or out (`account.watch`).
+    case accountIdentityChanged = "account.identityChanged"
     /// ``FellBehindNotice``: a subscription ended because its client read too slowly.
     case subscriptionFellBehind = "subscription.fellBehind"
 }

@@ -154,6 +154,12 @@ public actor KeyValueStore {
     /// Notices of external changes, from now on, until the stream is dropped.
     public nonisolated func changes() -> AsyncStream<KeyValueChange> { changeFeed.subscribe(initial: accountChange) }
 
+    /// The workstation signed out of the account: every subscriber is told, with every key,
+    /// that the store's values are no longer the account's.
+    public func accountEnded() {
+        changeFeed.yield(KeyValueChange(store: id, reason: .accountChange, keys: entries.keys.sorted()))
+    }
+
     // MARK: acknowledgements
 
     /// A peer session sharing this store has started; `acknowledged` is how much of this

@@ -1,0 +1,116 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import UbiqConfig
+import UbiqControlAPI
+import UbiqDiscovery
+import UbiqIdentity
+import UbiqIndex
+import UbiqModel
+import UbiqSync
+import UbiqTransport
+import UbiqWire
+
+/// Everything the agent runs for one signed-in account: index, containers, key-value stores,
+/// engine, transport, discovery, and the control methods that need them. Built at each
+/// sign-in (and at start) and stopped at sign-out; the control socket outlives it.
+struct SyncSession: Sendable {
+    let identity: DeviceIdentity
+    let index: SyncIndex
+    let services: [any Service]
+    let methods: AccountMethods
+    let listening: [String]
+    let stores: [KeyValueStore]
+
+    static func build(_ config: AgentConfiguration, identity: DeviceIdentity, store: IdentityStore, logger: Logger) async throws -> SyncSession {
+        var logger = logger
+        logger[metadataKey: "device"] = "\(identity.deviceID)"
+        let index = try SyncIndex(path: config.stateDirectory + "/index.sqlite")
+        let clockOffset = TestHooks.clockOffsetMilliseconds
+        let environment = clockOffset == 0 ? EngineEnvironment.live : EngineEnvironment(clock: SystemClock(wallOffset: clockOffset * 1_000_000))
+        var containers: [ContainerSync] = []
+        var synced: [ContainerSettings] = []
+        var refused: [ContainerNotSynced] = []
+        for settings in config.containers {
+            if let owner = SignedOutState.owner(ofContainerAt: settings.path), owner != identity.identityToken {
+                let reason = "the folder belongs to another account (\(owner.prefix(16))); move it away to sync this container with this account"
+                logger.error("container not synced: its folder belongs to another account",
+                             metadata: ["container": "\(settings.id)", "path": "\(settings.path)", "account": "\(owner.prefix(16))"])
+                refused.append(ContainerNotSynced(id: settings.id, path: settings.path, reason: reason))
+                continue
+            }
+            synced.append(settings)
+            let disk = FileSystemDisk(settings: settings, logger: logger)
+            let container = ContainerSync(id: settings.id, disk: disk, index: index, device: identity.deviceID,
+                                          onDemand: settings.download == .onDemand, environment: environment, logger: logger)
+            await container.setHistory(settings.history.retention(fileSystemBytes: FileSystemDisk.capacity(of: settings.path)),
+                                       prunesByItself: !TestHooks.pruneOnlyWhenAsked)
+            container.setIgnoreSettings(config: settings.ignore, defaults: settings.ignoreDefaults)
+            container.setMode(settings.mode)
+            containers.append(container)
+        }
+        let stores = try config.kvstores.map { raw in
+            try KeyValueStore(id: try KeyValueStoreID(raw), index: index, device: identity.deviceID,
+                              account: identity.identityToken, limits: config.keyValueLimits,
+                              physicalTime: { Int64(Date().timeIntervalSince1970 * 1000) + clockOffset }, logger: logger)
+        }
+        let signatures = try AccountSignatures(caCertificatePEM: identity.caCertificatePEM)
+        let devices = try AccountDevices(
+            me: DeviceRecord(id: identity.deviceID, name: config.deviceName, containers: synced.map(\.id),
+                             describedAt: Int64(Date().timeIntervalSince1970 * 1000) + clockOffset),
+            index: index, verify: { signatures.isValid($0) }, logger: logger)
+        let engine = SyncEngine(device: identity.deviceID, deviceName: config.deviceName, agentVersion: AgentRuntime.version,
+                                index: index, containers: containers, stores: stores,
+                                protocolVersions: TestHooks.protocolVersions ?? Handshake.supportedVersions, devices: devices, logger: logger)
+        try await engine.loadPause()
+        let leases = FileLeases()
+        for container in containers {
+            await container.setFetcher(EngineChunkFetcher(engine: engine))
+            container.setPeerHistories(EnginePeerHistories(engine: engine))
+            await container.setLeases(leases)
+            try await container.start()
+        }
+        for settings in synced { try SignedOutState.bind(containerAt: settings.path, to: identity.identityToken) }
+
+        let transport = try PeerTransport(identity: identity, logger: logger, refusing: { devices.isRevoked($0) })
+        let limits = BandwidthLimits(send: config.maxSendKiBPerSecond.map { Int64($0) * 1024 },
+                                     receive: config.maxReceiveKiBPerSecond.map { Int64($0) * 1024 })
+        var services: [any Service] = []
+        var listening: [String] = []
+        var listeners: [PeerListener] = []
+        for opened in try await PeerListening.open(config, transport: transport, logger: logger) {
+            listening.append(opened.address)
+            listeners.append(opened.listener)
+            services.append(PeerAcceptor(listener: opened.listener, engine: engine, limits: limits))
+        }
+        let dialer = PeerDialer(transport: transport, engine: engine, limits: limits, logger: logger)
+        for peer in config.peers {
+            await dialer.set("static \(peer)", .init(hosts: [peer.host], port: peer.port, device: nil))
+        }
+        services.append(dialer)
+        services.append(DeviceRemovalService(devices: devices, engine: engine))
+        var discovery: DiscoveryService?
+        if config.discovery, let port = listeners.first?.localPort {
+            let record = try DiscoveryRecord(deviceID: identity.deviceID, accountTag: try AccountTag(identity.accountTag),
+                                             protocolVersions: engine.protocolVersions, port: UInt16(port))
+            discovery = DiscoveryService(record: record, dialer: dialer, logger: logger)
+            services.append(discovery!)
+        }
+        for (container, settings) in zip(containers, synced) {
+            services.append(ContainerService(container: container, root: settings.path,
+                                             options: config.watcherOptions, logger: logger))
+        }
+        let status = AgentStatusSource(identity: identity, deviceName: config.deviceName, engine: engine, containers: containers,
+                                       roots: Dictionary(uniqueKeysWithValues: synced.map { ($0.id, $0.path) }),
+                                       listening: listening, discovery: { [discovery] in await discovery?.state ?? "disabled" },
+                                       limits: limits, notSynced: refused)
+        let onDemand = OnDemandMethods(status: status)
+        let methods = AccountMethods(
+            status: status, keyValue: KeyValueMethods(stores: engine.stores),
+            coordination: CoordinationMethods(status: status, leases: leases, onDemand: onDemand),
+            events: EventMethods(status: status), onDemand: onDemand, queries: QueryMethods(status: status),
+            devices: DeviceMethods(devices: devices, engine: engine, account: try store.loadAccount(),
+                                   now: { Int64(Date().timeIntervalSince1970 * 1000) + clockOffset }))
+        return SyncSession(identity: identity, index: index, services: services, methods: methods, listening: listening, stores: stores)
+    }
+}
