@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+import UbiqClient
+import UbiqControlAPI
+import UbiqTestSupport
+
+extension LANTests {
+    /// A lost laptop on the LAN: removed on host 1, it is refused by every host within
+    /// seconds (its open connections end too), and the account's next file never reaches it.
+    @Test func aRemovedDeviceIsRefusedByEveryHostAndGetsNoData() async throws {
+        let cluster = try Cluster(hosts: 4)
+        let (a, b, c, lost) = (cluster.agents[0], cluster.agents[1], cluster.agents[2], cluster.agents[3])
+        try await cluster.start()
+        try await cluster.waitConnected([a, b, c, lost])
+        let lostID = try await lost.status().device.id
+        try await waitUntil("every host to list the four devices") {
+            for agent in [a, b, c] where try await agent.withClient({ try await $0.devices() }).count != 4 { return false }
+            return true
+        }
+
+        let clock = ContinuousClock()
+        let removedAt = clock.now
+        let output = try AgentProcess.cli(["--socket", a.socket, "device", "remove", lostID.rawValue])
+        #expect(output.contains("its connection has ended"), "\(output)")
+        try await waitUntil("every host to end the lost device's connection", timeout: .seconds(10)) {
+            for agent in [a, b, c] {
+                let removed = try await agent.withClient { try await $0.devices() }.first { $0.id == lostID }?.removed == true
+                let connected = try await agent.status().peers.contains { $0.deviceID == lostID && $0.connected }
+                if !removed || connected { return false }
+            }
+            return true
+        }
+        print("device removal: every host refused the lost device after \(clock.now - removedAt)")
+        #expect(try await lost.status().peers.allSatisfy { !$0.connected })
+
+        try a.write("Documents/after.txt", "not for the lost laptop")
+        try await waitForConvergence([a, b, c], "the next file on the account's hosts") { $0["Documents/after.txt"] != nil }
+        // It keeps finding the hosts over mDNS and is refused at the handshake.
+        try await waitUntil("a host to refuse the lost device's new connection") {
+            [a, b, c].contains { $0.logText().contains("\(lostID) was removed from the account") }
+        }
+        #expect(lost.read("Documents/after.txt") == nil)
+        #expect(try await lost.status().peers.allSatisfy { !$0.connected })
+    }
+}
