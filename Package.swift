@@ -80,7 +80,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "ubiq", dependencies: [
-            "UbiqClient", "UbiqControlAPI", "UbiqIdentity", "UbiqConfig",
+            "UbiqClient", "UbiqControlAPI", "UbiqIdentity", "UbiqConfig", "UbiqTransport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         // mDNS through avahi's dns_sd compatibility library.

@@ -110,7 +110,8 @@ struct SyncSession: Sendable {
             coordination: CoordinationMethods(status: status, leases: leases, onDemand: onDemand),
             events: EventMethods(status: status), onDemand: onDemand, queries: QueryMethods(status: status),
             devices: DeviceMethods(devices: devices, engine: engine, account: try store.loadAccount(),
-                                   now: { Int64(Date().timeIntervalSince1970 * 1000) + clockOffset }))
+                                   now: { Int64(Date().timeIntervalSince1970 * 1000) + clockOffset },
+                                   invites: JoinInvites(identity: identity, store: store, logger: logger), listening: listening))
         return SyncSession(identity: identity, index: index, services: services, methods: methods, listening: listening, stores: stores)
     }
 }

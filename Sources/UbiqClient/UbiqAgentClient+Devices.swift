@@ -12,4 +12,9 @@ extension UbiqAgentClient {
     public func removeDevice(_ device: DeviceID) async throws -> DeviceRemoveResult {
         try await connection.call(ControlMethod.deviceRemove.rawValue, params: DeviceRemoveParams(device: device))
     }
+
+    /// Opens an invitation: a one-time code another workstation joins the account with.
+    public func inviteDevice() async throws -> DeviceInviteResult {
+        try await connection.call(ControlMethod.deviceInvite.rawValue)
+    }
 }

@@ -32,6 +32,7 @@ enum ControlLineSeeds {
             (.accountJoin, ["bundle": "-----BEGIN UBIQ ACCOUNT-----", "name": "laptop"]),
             (.peersList, nil),
             (.devicesList, nil),
+            (.deviceInvite, nil),
             (.deviceRemove, ["device": "LOSTLOST-DEVICE"]),
             (.containerRevert, ["container": .string(container)]),
             (.itemsList, ["container": .string(container), "path": "Documents/"]),

@@ -18,6 +18,8 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
         case fileExists
         /// Reading or writing a file failed.
         case fileSystem
+        /// A join code is not in the printed form.
+        case invalidJoinCode
     }
 
     public let code: Code

@@ -87,6 +87,14 @@ public struct IdentityStore: Sendable {
         try PrivateFiles.writeFile(Array(AccountBundle.encode(account).utf8), to: path, replacing: overwrite)
     }
 
+    /// The account bundle's text, for handing to a device that joins with a code.
+    public func bundleText() throws -> String {
+        guard let account = try loadAccount() else {
+            throw IdentityError(.noAccount, "There is no account in \(state.path) to hand over.")
+        }
+        return AccountBundle.encode(account)
+    }
+
     /// Joins the account in the bundle at `path`: stores its CA and signs a new device
     /// certificate for this workstation. Nothing is written when the bundle is unusable.
     public func join(bundle path: String, deviceName: String? = nil) throws -> DeviceIdentity {

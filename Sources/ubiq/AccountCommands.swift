@@ -4,6 +4,7 @@ import UbiqClient
 import UbiqControlAPI
 import UbiqIdentity
 import UbiqModel
+import UbiqTransport
 
 /// `ubiq account ...`: the account and this device's identity. `create`, `join` and
 /// `leave` go through the running agent when one answers (signing in and out without a
@@ -77,27 +78,58 @@ extension AccountCommand {
     }
 
     struct Join: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Join the account in a bundle written by `ubiq account export`.")
+        static let configuration = CommandConfiguration(
+            abstract: "Join an account: with a code from `ubiq device invite` on a member, or a bundle from `ubiq account export`.")
 
-        @Argument(help: ArgumentHelp("The account bundle.", valueName: "bundle"))
-        var bundle: String
+        @Argument(help: ArgumentHelp("The account bundle (instead of --code).", valueName: "bundle"))
+        var bundle: String?
+        @Option(help: "The code `ubiq device invite` printed on a member device.")
+        var code: String?
+        @Option(help: ArgumentHelp("The inviting device's join address, as `ubiq device invite` printed it.", valueName: "host:port"))
+        var peer: String?
         @OptionGroup var options: StateDirectoryOption
         @OptionGroup var connection: ConnectionOptions
         @Option(help: "This device's name (default: the host name).")
         var name: String?
 
         func run() async throws {
+            let text = try await bundleText()
             if let agent = await options.runningAgent(connection) {
-                guard let bytes = FileManager.default.contents(atPath: bundle), let text = String(bytes: bytes, encoding: .utf8) else {
-                    throw IdentityError(.invalidBundle, "There is no readable account bundle at \(bundle).")
-                }
                 let identity = try await AccountCommand.throughAgent(agent) { try await $0.joinAccount(bundle: text, name: name) }
                 print("Joined the account; the agent syncs with it now.")
                 return print(AccountSummary(identity).humanReadable)
             }
-            let identity = try options.store.join(bundle: bundle, deviceName: name)
+            let identity = try options.store.join(bundleText: text, deviceName: name)
             print("Joined the account in \(options.store.state.path).")
             print(AccountSummary(identity).humanReadable)
+        }
+
+        /// The account bundle: read from the file, or handed over by the inviting device for
+        /// the code.
+        private func bundleText() async throws -> String {
+            switch (bundle, code) {
+            case (let path?, nil):
+                FileHandle.standardError.write(Data("ubiq: the bundle holds the account's private key; delete it once joined (`ubiq device invite` needs no file)\n".utf8))
+                guard let bytes = FileManager.default.contents(atPath: path), let text = String(bytes: bytes, encoding: .utf8) else {
+                    throw IdentityError(.invalidBundle, "There is no readable account bundle at \(path).")
+                }
+                return text
+            case (nil, let code?):
+                let parsed = try JoinCode(parsing: code)
+                guard let peer, let colon = peer.lastIndex(of: ":"), let port = Int(peer[peer.index(after: colon)...]) else {
+                    throw ValidationError("--peer HOST:PORT names the inviting device's join address, as `ubiq device invite` printed it")
+                }
+                var host = String(peer[..<colon])
+                if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+                do {
+                    return try await JoinClient.join(host: host, port: port, code: parsed, name: name ?? IdentityStore.defaultDeviceName)
+                } catch let error as JoinError {
+                    FileHandle.standardError.write(Data("ubiq: \(error.reason)\n".utf8))
+                    throw ExitCode.failure
+                }
+            default:
+                throw ValidationError("give either a bundle file or --code (with --peer)")
+            }
         }
     }
 

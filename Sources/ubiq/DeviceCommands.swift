@@ -29,7 +29,23 @@ struct DevicesCommand: AgentCommand {
 /// `ubiq device remove ID`: a lost or stolen device removed from the account.
 struct DeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "device", abstract: "Manage the account's devices.", subcommands: [Remove.self])
+        commandName: "device", abstract: "Manage the account's devices.", subcommands: [Invite.self, Remove.self])
+
+    struct Invite: AgentCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a one-time code another workstation joins the account with (10 minutes, one join).")
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run(with agent: UbiqAgentClient) async throws {
+            let invite = try await agent.inviteDevice()
+            if output.json { return Terminal.printJSON(try JSONValue(encoding: invite)) }
+            print("Code: \(invite.code)   (valid until \(DateDisplay.format(invite.expiresAt)), for one join; three wrong tries burn it)")
+            print("On the new workstation run:")
+            print("  ubiq account join --code \(invite.code) --peer THIS-HOST:\(invite.port)")
+        }
+    }
 
     struct Remove: AgentCommand {
         static let configuration = CommandConfiguration(

@@ -4,14 +4,18 @@ import UbiqIdentity
 import UbiqModel
 import UbiqSync
 
-/// `devices.list` (the account's devices, replicated between agents) and `device.remove` (a
-/// revocation signed with the account key, which every agent then honours).
+/// `devices.list` (the account's devices, replicated between agents), `device.remove` (a
+/// revocation signed with the account key, which every agent then honours) and
+/// `device.invite` (a one-time code for a new workstation to join with).
 struct DeviceMethods: Sendable {
     let devices: AccountDevices
     let engine: SyncEngine
     /// The account, for signing; nil where this device does not hold its key.
     let account: Account?
     let now: @Sendable () -> Int64
+    let invites: JoinInvites
+    /// The peer listener's addresses; the join listener opens on the first one's host.
+    let listening: [String]
 
     func handle(_ method: ControlMethod, params: JSONValue?) async throws -> JSONValue {
         switch method {
@@ -19,6 +23,8 @@ struct DeviceMethods: Sendable {
             return try JSONValue(encoding: await list())
         case .deviceRemove:
             return try JSONValue(encoding: try await remove(RPCParams.decode(DeviceRemoveParams.self, from: params).device))
+        case .deviceInvite:
+            return try JSONValue(encoding: try await invite())
         default:
             throw RPCError.methodNotFound(method.rawValue)
         }
@@ -57,6 +63,26 @@ struct DeviceMethods: Sendable {
             throw RPCError(.invalidParams, error.description)
         }
         return DeviceRemoveResult(device: device, removedAt: Self.date(revocation.revokedAt), wasConnected: wasConnected)
+    }
+
+    private func invite() async throws -> DeviceInviteResult {
+        guard account != nil else {
+            throw RPCError(.unavailable, "this device does not hold the account key; invite from one that does")
+        }
+        let host = listening.first.map(Self.host) ?? "::"
+        do {
+            let opened = try await invites.open(host: host)
+            return DeviceInviteResult(code: opened.code.description, port: opened.port, listen: listening, expiresAt: opened.expires)
+        } catch {
+            throw RPCError(.internalError, "could not open the invitation's listener on \(host): \(error)")
+        }
+    }
+
+    /// The host of a `host:port` or `[v6]:port` address.
+    static func host(_ address: String) -> String {
+        guard let colon = address.lastIndex(of: ":") else { return address }
+        let host = address[..<colon]
+        return host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : String(host)
     }
 
     static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }

@@ -19,6 +19,8 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case devicesList = "devices.list"
     /// ``DeviceRemoveParams`` → ``DeviceRemoveResult``
     case deviceRemove = "device.remove"
+    /// none → ``DeviceInviteResult``
+    case deviceInvite = "device.invite"
     /// ``ItemsListParams`` → `[ItemEntry]`
     case itemsList = "items.list"
     /// ``VersionsListParams`` → ``VersionsList``

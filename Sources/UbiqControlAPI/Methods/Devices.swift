@@ -55,3 +55,22 @@ public struct DeviceRemoveResult: Hashable, Sendable, Codable {
         self.wasConnected = wasConnected
     }
 }
+
+/// What `device.invite` answers: the one-time code, valid for one join until `expiresAt`,
+/// and where the joining workstation reaches this device for it.
+public struct DeviceInviteResult: Hashable, Sendable, Codable {
+    /// Four groups of six letters and digits.
+    public var code: String
+    /// The port of the join listener, open until the code is used, burned or expired.
+    public var port: Int
+    /// This device's listen addresses (`host:port` of the peer listener), for `--peer`.
+    public var listen: [String]
+    public var expiresAt: Date
+
+    public init(code: String, port: Int, listen: [String], expiresAt: Date) {
+        self.code = code
+        self.port = port
+        self.listen = listen
+        self.expiresAt = expiresAt
+    }
+}

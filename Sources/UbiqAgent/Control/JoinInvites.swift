@@ -1,0 +1,86 @@
+import Foundation
+import Logging
+import UbiqIdentity
+import UbiqTransport
+
+/// The open invitation of a member device (`device.invite`): one code at a time, valid for
+/// ten minutes and one join; three wrong proofs burn it. While it is open a join listener
+/// of its own takes the joiner's proof and, for the right one, hands over the account
+/// bundle with this device's own proof.
+actor JoinInvites {
+    static let lifetime: Duration = .seconds(600)
+    static let wrongProofsAllowed = 3
+
+    private struct Invite {
+        let code: JoinCode
+        let expires: ContinuousClock.Instant
+        var wrong = 0
+        let listener: JoinListener
+    }
+
+    private var invite: Invite?
+    private let identity: DeviceIdentity
+    private let store: IdentityStore
+    private let logger: Logger
+    private let clock = ContinuousClock()
+
+    init(identity: DeviceIdentity, store: IdentityStore, logger: Logger) {
+        self.identity = identity
+        self.store = store
+        self.logger = logger
+    }
+
+    /// Opens a new invitation on `host`, replacing any open one.
+    func open(host: String) async throws -> (code: JoinCode, port: Int, expires: Date) {
+        await close()
+        let code = JoinCode.generate()
+        let listener = try await JoinListener.open(identity: identity, host: host, logger: logger) { [weak self] attempt in
+            await self?.answer(attempt) ?? JoinAnswer(error: "the invitation is closed")
+        }
+        let expires = clock.now + Self.lifetime
+        invite = Invite(code: code, expires: expires, listener: listener)
+        let port = listener.port
+        Task { [weak self] in
+            try? await Task.sleep(for: Self.lifetime)
+            await self?.expire(code)
+        }
+        logger.notice("invitation open", metadata: ["port": "\(port)", "minutes": "10"])
+        return (code, port, Date().addingTimeInterval(600))
+    }
+
+    func close() async {
+        guard let open = invite else { return }
+        invite = nil
+        await open.listener.close()
+    }
+
+    private func expire(_ code: JoinCode) async {
+        guard invite?.code == code else { return }
+        logger.notice("invitation expired unused")
+        await close()
+    }
+
+    private func answer(_ attempt: JoinAttempt) async -> JoinAnswer {
+        guard var open = invite, clock.now < open.expires else {
+            return JoinAnswer(error: "no invitation is open; run `ubiq device invite` again")
+        }
+        guard open.code.isValid(attempt.proof, .joiner, binding: attempt.binding) else {
+            open.wrong += 1
+            logger.warning("a join attempt with a wrong code", metadata: ["from": "\(attempt.from)", "wrong": "\(open.wrong)"])
+            if open.wrong >= Self.wrongProofsAllowed {
+                await close()
+                return JoinAnswer(error: "wrong code; after three wrong tries the code is burned: run `ubiq device invite` again")
+            }
+            invite = open
+            return JoinAnswer(error: "wrong code (\(Self.wrongProofsAllowed - open.wrong) tries left)")
+        }
+        let bundle: String
+        do { bundle = try store.bundleText() } catch {
+            return JoinAnswer(error: "this device cannot hand over the account: \(error)")
+        }
+        logger.notice("a device joined with the invitation's code", metadata: ["from": "\(attempt.from)", "name": "\(attempt.name)"])
+        let proof = open.code.proof(.inviter, binding: attempt.binding)
+        await close()
+        return JoinAnswer(proof: proof, bundle: bundle)
+    }
+}
