@@ -43,3 +43,24 @@ extension LANTests {
         #expect(try await lost.status().peers.allSatisfy { !$0.connected })
     }
 }
+
+extension LANTests {
+    /// A new workstation on the LAN joins with the code a member printed, reaching it by its
+    /// LAN address, then finds it over mDNS and syncs.
+    @Test func aWorkstationJoinsAcrossTheLANWithACode() async throws {
+        let cluster = try Cluster(hosts: 2)
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try AgentProcess.cli(["account", "leave", "--state", b.state])
+        try await a.startAndWait()
+        let invite = try JSONValue(parsing: try AgentProcess.cli(["device", "invite", "--json", "--socket", a.socket]))
+        let code = try #require(invite["code"]?.stringValue)
+        let port = try #require(invite["port"]?.integerValue)
+        let joined = try cluster.lan.host(2).output([AgentProcess.binDirectory + "/ubiq", "account", "join", "--code", code,
+                                                     "--peer", "\(cluster.lan.host(1).address):\(port)", "--state", b.state, "--name", b.name])
+        #expect(joined.contains(try #require(try await a.status().identityToken)), "\(joined)")
+        try await b.startAndWait()
+        try await cluster.waitConnected([a, b])
+        try a.write("Documents/welcome.txt", "joined across the LAN")
+        try await waitForConvergence([a, b], "the file on the new workstation") { $0["Documents/welcome.txt"] != nil }
+    }
+}
