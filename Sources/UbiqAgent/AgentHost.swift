@@ -19,6 +19,8 @@ actor AgentHost {
     private var startWaiters: [CheckedContinuation<Result<Void, RPCError>, Never>] = []
     private var identityWatchers: [UInt64: AsyncStream<String?>.Continuation] = [:]
     private var nextWatcher: UInt64 = 0
+    /// Whether the account's parts are being built (at start, or after a sign-in).
+    private var starting: Bool
     /// Wakes the account service when a signed-out agent is signed in.
     nonisolated let signIns: AsyncStream<Void>
     private let signInRequest: AsyncStream<Void>.Continuation
@@ -31,9 +33,6 @@ actor AgentHost {
         // A start with an account, or a first start, builds the account's parts at once.
         starting = !store.signedOut
     }
-
-    /// Whether the account's parts are being built (at start, or after a sign-in).
-    private var starting: Bool
 
     // MARK: the account service's side
 

@@ -52,9 +52,19 @@ public struct PeerTransport: Sendable {
     }
 
     static func tlsConfiguration(_ identity: DeviceIdentity, server: Bool) throws -> TLSConfiguration {
-        let certificate = try NIOSSLCertificate(bytes: Array(identity.certificatePEM.utf8), format: .pem)
-        let key = try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem)
         let authority = try NIOSSLCertificate(bytes: Array(identity.caCertificatePEM.utf8), format: .pem)
+        var configuration = try mutualTLS(certificatePEM: identity.certificatePEM, privateKeyPEM: identity.privateKeyPEM,
+                                          server: server, applicationProtocol: applicationProtocol)
+        configuration.trustRoots = .certificates([authority])
+        configuration.additionalTrustRoots = []
+        return configuration
+    }
+
+    /// TLS 1.3 only, this side's certificate shown, the other side's required, one ALPN
+    /// protocol; what the other side's certificate is checked against is the caller's.
+    static func mutualTLS(certificatePEM: String, privateKeyPEM: String, server: Bool, applicationProtocol: String) throws -> TLSConfiguration {
+        let certificate = try NIOSSLCertificate(bytes: Array(certificatePEM.utf8), format: .pem)
+        let key = try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)
         var configuration = server
             ? TLSConfiguration.makeServerConfiguration(certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))
             : TLSConfiguration.makeClientConfiguration()
@@ -63,8 +73,6 @@ public struct PeerTransport: Sendable {
         configuration.minimumTLSVersion = .tlsv13
         configuration.maximumTLSVersion = .tlsv13
         configuration.certificateVerification = .noHostnameVerification
-        configuration.trustRoots = .certificates([authority])
-        configuration.additionalTrustRoots = []
         configuration.applicationProtocols = [applicationProtocol]
         return configuration
     }

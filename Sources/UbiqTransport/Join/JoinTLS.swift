@@ -11,18 +11,8 @@ enum JoinTLS {
     static let maximumFrameLength = 1 << 20
 
     static func configuration(certificatePEM: String, privateKeyPEM: String, server: Bool) throws -> TLSConfiguration {
-        let certificate = try NIOSSLCertificate(bytes: Array(certificatePEM.utf8), format: .pem)
-        let key = try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)
-        var configuration = server
-            ? TLSConfiguration.makeServerConfiguration(certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))
-            : TLSConfiguration.makeClientConfiguration()
-        configuration.certificateChain = [.certificate(certificate)]
-        configuration.privateKey = .privateKey(key)
-        configuration.minimumTLSVersion = .tlsv13
-        configuration.maximumTLSVersion = .tlsv13
-        configuration.certificateVerification = .noHostnameVerification
-        configuration.applicationProtocols = [applicationProtocol]
-        return configuration
+        try PeerTransport.mutualTLS(certificatePEM: certificatePEM, privateKeyPEM: privateKeyPEM, server: server,
+                                    applicationProtocol: applicationProtocol)
     }
 
     /// Accepts any certificate: the proofs decide.
