@@ -80,7 +80,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "ubiq", dependencies: [
-            "UbiqClient", "UbiqControlAPI", "UbiqIdentity", "UbiqConfig", "UbiqTransport",
+            "UbiqClient", "UbiqControlAPI", "UbiqIdentity", "UbiqConfig", "UbiqTransport", "UbiqDiscovery", log,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         // mDNS through avahi's dns_sd compatibility library.

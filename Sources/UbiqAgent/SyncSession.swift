@@ -105,13 +105,16 @@ struct SyncSession: Sendable {
                                        listening: listening, discovery: { [discovery] in await discovery?.state ?? "disabled" },
                                        limits: limits, notSynced: refused)
         let onDemand = OnDemandMethods(status: status)
+        var announce: (@Sendable (DiscoveryRecord.Invitation?) async -> Void)?
+        if let discovery { announce = { await discovery.announce($0) } }
+        let invites = JoinInvites(identity: identity, store: store, logger: logger, announce: announce)
         let methods = AccountMethods(
             status: status, keyValue: KeyValueMethods(stores: engine.stores),
             coordination: CoordinationMethods(status: status, leases: leases, onDemand: onDemand),
             events: EventMethods(status: status), onDemand: onDemand, queries: QueryMethods(status: status),
             devices: DeviceMethods(devices: devices, engine: engine, account: try store.loadAccount(),
                                    now: { Int64(Date().timeIntervalSince1970 * 1000) + clockOffset },
-                                   invites: JoinInvites(identity: identity, store: store, logger: logger), listening: listening))
+                                   invites: invites, listening: listening))
         return SyncSession(identity: identity, index: index, services: services, methods: methods, listening: listening, stores: stores)
     }
 }

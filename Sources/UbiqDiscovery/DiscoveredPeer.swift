@@ -14,6 +14,8 @@ public struct DiscoveredPeer: Hashable, Sendable {
     /// The host's IPv4 and IPv6 addresses as text, sorted; link-local IPv6 addresses carry
     /// their interface (`fe80::1%eth0`). Never empty.
     public let addresses: [String]
+    /// The invitation it announces while one is open.
+    public let invitation: DiscoveryRecord.Invitation?
 
     public init(instance: String, record: DiscoveryRecord, host: String, addresses: [String]) {
         self.instance = instance
@@ -23,5 +25,6 @@ public struct DiscoveredPeer: Hashable, Sendable {
         self.host = host
         self.port = record.port
         self.addresses = addresses
+        self.invitation = record.invitation
     }
 }

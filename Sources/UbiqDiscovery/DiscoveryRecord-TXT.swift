@@ -1,13 +1,17 @@
 import UbiqModel
 
 extension DiscoveryRecord {
-    /// The TXT record to announce: `v=1,2`, `dev=<device ID>`, `acct=<account tag>`.
+    /// The TXT record to announce: `v=1,2`, `dev=<device ID>`, `acct=<account tag>`, and
+    /// `join=<port>:<hint>` while an invitation is open.
     public func encodedTXT() -> [UInt8] {
-        let entries = [
+        var entries = [
             TXTRecord.Entry(key: "v", value: Array(protocolVersions.map(String.init).joined(separator: ",").utf8)),
             TXTRecord.Entry(key: "dev", value: Array(deviceID.rawValue.utf8)),
             TXTRecord.Entry(key: "acct", value: Array(accountTag.rawValue.utf8)),
         ]
+        if let invitation {
+            entries.append(TXTRecord.Entry(key: "join", value: Array("\(invitation.port):\(invitation.hint)".utf8)))
+        }
         // Every field was validated in init and fits easily in 255 bytes.
         return (try? TXTRecord.encode(entries)) ?? [0]
     }
@@ -20,7 +24,16 @@ extension DiscoveryRecord {
         let versions = try parseVersions(try requiredValue("v", in: entries))
         let device = try requiredValue("dev", in: entries)
         let account = try AccountTag(try requiredValue("acct", in: entries))
-        return try DiscoveryRecord(deviceID: DeviceID(device), accountTag: account, protocolVersions: versions, port: port)
+        return try DiscoveryRecord(deviceID: DeviceID(device), accountTag: account, protocolVersions: versions, port: port,
+                                   invitation: invitation(in: entries))
+    }
+
+    /// `join=<port>:<hint>`; a malformed one is left out, never the record.
+    static func invitation(in entries: [TXTRecord.Entry]) -> Invitation? {
+        guard let value = TXTRecord.firstValue(of: "join", in: entries) ?? nil, value.count <= 32 else { return nil }
+        let parts = String(decoding: value, as: UTF8.self).split(separator: ":")
+        guard parts.count == 2, parts[0].count <= 5, parts[0].utf8.allSatisfy({ (0x30...0x39).contains($0) }), let port = UInt16(parts[0]) else { return nil }
+        return try? Invitation(port: port, hint: String(parts[1]))
     }
 
     static func requiredValue(_ key: String, in entries: [TXTRecord.Entry]) throws(DiscoveryError) -> String {

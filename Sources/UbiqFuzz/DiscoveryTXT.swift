@@ -26,6 +26,7 @@ enum DiscoveryTXT {
         let record = try DiscoveryRecord(deviceID: DeviceID("MFRGG2LT-MFRGG2LT-MFRGG2LT-MFRGG2LT"),
                                          accountTag: AccountTag("0123456789abcdef"), protocolVersions: [1, 2], port: 22100)
         let extra = try TXTRecord.encode([TXTRecord.Entry(key: "txtvers", value: Array("1".utf8)), TXTRecord.Entry(key: "flag", value: nil)])
-        return [("announced", record.encodedTXT()), ("with-other-keys", extra + record.encodedTXT())]
+        let inviting = record.with(invitation: try DiscoveryRecord.Invitation(port: 41235, hint: "0a1b2c3d"))
+        return [("announced", record.encodedTXT()), ("with-other-keys", extra + record.encodedTXT()), ("inviting", inviting.encodedTXT())]
     }
 }

@@ -42,6 +42,17 @@ public struct JoinCode: Sendable, Hashable, CustomStringConvertible {
         }.joined(separator: "-")
     }
 
+    /// What a member announces over mDNS while the code is open, so that a joiner finds it
+    /// without trying others' codes: 8 hex digits of a hash of the code (32 bits of 120:
+    /// nothing a guesser can use).
+    public var hint: String {
+        let digest = SHA256.hash(data: Array("ubiq-join-hint/1\n\(symbols)".utf8))
+        return digest.prefix(4).map { byte in
+            let digits = Array("0123456789abcdef")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+        }.joined()
+    }
+
     /// What a join proof binds: both certificates of the connection (DER), the inviter's first.
     public static func binding(inviterCertificate: [UInt8], joinerCertificate: [UInt8]) -> [UInt8] {
         var hasher = SHA256()

@@ -85,7 +85,7 @@ extension AccountCommand {
         var bundle: String?
         @Option(help: "The code `ubiq device invite` printed on a member device.")
         var code: String?
-        @Option(help: ArgumentHelp("The inviting device's join address, as `ubiq device invite` printed it.", valueName: "host:port"))
+        @Option(help: ArgumentHelp("The inviting device's join address, as `ubiq device invite` printed it (default: found over mDNS).", valueName: "host:port"))
         var peer: String?
         @OptionGroup var options: StateDirectoryOption
         @OptionGroup var connection: ConnectionOptions
@@ -116,20 +116,35 @@ extension AccountCommand {
                 return text
             case (nil, let code?):
                 let parsed = try JoinCode(parsing: code)
-                guard let peer, let colon = peer.lastIndex(of: ":"), let port = Int(peer[peer.index(after: colon)...]) else {
-                    throw ValidationError("--peer HOST:PORT names the inviting device's join address, as `ubiq device invite` printed it")
+                let (hosts, port) = try await inviter(for: parsed)
+                var lastError = JoinError("no address to try")
+                // Another address only where one did not answer: a refusal counts against the code.
+                for host in hosts {
+                    do {
+                        return try await JoinClient.join(host: host, port: port, code: parsed, name: name ?? IdentityStore.defaultDeviceName)
+                    } catch let error as JoinError where error.unreachable {
+                        lastError = error
+                    } catch let error as JoinError {
+                        lastError = error
+                        break
+                    }
                 }
-                var host = String(peer[..<colon])
-                if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-                do {
-                    return try await JoinClient.join(host: host, port: port, code: parsed, name: name ?? IdentityStore.defaultDeviceName)
-                } catch let error as JoinError {
-                    FileHandle.standardError.write(Data("ubiq: \(error.reason)\n".utf8))
-                    throw ExitCode.failure
-                }
+                FileHandle.standardError.write(Data("ubiq: \(lastError.reason)\n".utf8))
+                throw ExitCode.failure
             default:
-                throw ValidationError("give either a bundle file or --code (with --peer)")
+                throw ValidationError("give either a bundle file or --code")
             }
+        }
+
+        /// The inviting device: `--peer`, else found over mDNS by the code's hint.
+        private func inviter(for code: JoinCode) async throws -> (hosts: [String], port: Int) {
+            guard let peer else { return try await InviterSearch.find(hint: code.hint) }
+            guard let colon = peer.lastIndex(of: ":"), let port = Int(peer[peer.index(after: colon)...]) else {
+                throw ValidationError("--peer HOST:PORT names the inviting device's join address, as `ubiq device invite` printed it")
+            }
+            var host = String(peer[..<colon])
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            return ([host], port)
         }
     }
 

@@ -42,8 +42,9 @@ struct DeviceCommand: AsyncParsableCommand {
             let invite = try await agent.inviteDevice()
             if output.json { return Terminal.printJSON(try JSONValue(encoding: invite)) }
             print("Code: \(invite.code)   (valid until \(DateDisplay.format(invite.expiresAt)), for one join; three wrong tries burn it)")
-            print("On the new workstation run:")
-            print("  ubiq account join --code \(invite.code) --peer THIS-HOST:\(invite.port)")
+            print("On the new workstation, on this network, run:")
+            print("  ubiq account join --code \(invite.code)")
+            print("Where mDNS does not reach, add --peer THIS-HOST:\(invite.port)")
         }
     }
 

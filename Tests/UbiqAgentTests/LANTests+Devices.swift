@@ -45,8 +45,8 @@ extension LANTests {
 }
 
 extension LANTests {
-    /// A new workstation on the LAN joins with the code a member printed, reaching it by its
-    /// LAN address, then finds it over mDNS and syncs.
+    /// A new workstation on the LAN joins with the code a member printed, finding the member
+    /// over mDNS by the code's hint (no address typed), then syncs with it.
     @Test func aWorkstationJoinsAcrossTheLANWithACode() async throws {
         let cluster = try Cluster(hosts: 2)
         let (a, b) = (cluster.agents[0], cluster.agents[1])
@@ -55,8 +55,11 @@ extension LANTests {
         let invite = try JSONValue(parsing: try AgentProcess.cli(["device", "invite", "--json", "--socket", a.socket]))
         let code = try #require(invite["code"]?.stringValue)
         let port = try #require(invite["port"]?.integerValue)
+        try await waitUntil("host 2 to see the invitation announced") {
+            try cluster.lan.host(2).output(["avahi-browse", "-rtp", "_ubiq._tcp"]).contains("join=\(port):")
+        }
         let joined = try cluster.lan.host(2).output([AgentProcess.binDirectory + "/ubiq", "account", "join", "--code", code,
-                                                     "--peer", "\(cluster.lan.host(1).address):\(port)", "--state", b.state, "--name", b.name])
+                                                     "--state", b.state, "--name", b.name])
         #expect(joined.contains(try #require(try await a.status().identityToken)), "\(joined)")
         try await b.startAndWait()
         try await cluster.waitConnected([a, b])

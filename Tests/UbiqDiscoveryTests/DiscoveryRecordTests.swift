@@ -33,6 +33,22 @@ import UbiqModel
         #expect(try record.with(port: 1).port == 1)
     }
 
+    /// An open invitation travels as `join=PORT:HINT`; a malformed one is left out, never
+    /// the record.
+    @Test func anInvitationRoundTripsAndAMalformedOneIsLeftOut() throws {
+        let base = try DiscoveryRecord(deviceID: device, accountTag: account, protocolVersions: [4], port: 7000)
+        let inviting = base.with(invitation: try DiscoveryRecord.Invitation(port: 41235, hint: "0a1b2c3d"))
+        #expect(inviting.encodedTXT() == txt(["v=4", "dev=AAAAAAAA-BBBBBBBB-CCCCCCCC-DDDDDDDD", "acct=0123456789abcdef", "join=41235:0a1b2c3d"]))
+        #expect(try DiscoveryRecord.decode(txt: inviting.encodedTXT(), port: 7000) == inviting)
+        #expect(inviting.with(invitation: nil) == base)
+        let keys = ["v=4", "dev=AAAAAAAA-BBBBBBBB-CCCCCCCC-DDDDDDDD", "acct=0123456789abcdef"]
+        for bad in ["join=0:0a1b2c3d", "join=41235:0A1B2C3D", "join=41235", "join=70000:0a1b2c3d", "join=41235:0a1b2c3", "join", "join=+1:0a1b2c3d"] {
+            let decoded = try DiscoveryRecord.decode(txt: txt(keys + [bad]), port: 7000)
+            #expect(decoded == base, "\(bad)")
+        }
+        #expect(throws: DiscoveryError.self) { try DiscoveryRecord.Invitation(port: 1, hint: "xyz") }
+    }
+
     @Test func realDeviceIDsAreAccepted() throws {
         let real = DeviceID(publicKeyDigest: (0..<32).map { UInt8($0 * 7) })
         let record = try DiscoveryRecord(deviceID: real, accountTag: account, protocolVersions: [1], port: 1)

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import UbiqDiscovery
 import UbiqIdentity
 import UbiqTransport
 
@@ -23,11 +24,15 @@ actor JoinInvites {
     private let store: IdentityStore
     private let logger: Logger
     private let clock = ContinuousClock()
+    /// Announces the open invitation over mDNS (nil: none open); nil without discovery.
+    private let announce: (@Sendable (DiscoveryRecord.Invitation?) async -> Void)?
 
-    init(identity: DeviceIdentity, store: IdentityStore, logger: Logger) {
+    init(identity: DeviceIdentity, store: IdentityStore, logger: Logger,
+         announce: (@Sendable (DiscoveryRecord.Invitation?) async -> Void)?) {
         self.identity = identity
         self.store = store
         self.logger = logger
+        self.announce = announce
     }
 
     /// Opens a new invitation on `host`, replacing any open one.
@@ -44,6 +49,7 @@ actor JoinInvites {
             try? await Task.sleep(for: Self.lifetime)
             await self?.expire(code)
         }
+        if let announce, let port = UInt16(exactly: port) { await announce(try? DiscoveryRecord.Invitation(port: port, hint: code.hint)) }
         logger.notice("invitation open", metadata: ["port": "\(port)", "minutes": "10"])
         return (code, port, Date().addingTimeInterval(600))
     }
@@ -52,6 +58,7 @@ actor JoinInvites {
         guard let open = invite else { return }
         invite = nil
         await open.listener.close()
+        await announce?(nil)
     }
 
     private func expire(_ code: JoinCode) async {

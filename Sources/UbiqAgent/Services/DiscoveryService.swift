@@ -8,7 +8,8 @@ import UbiqModel
 /// filter before any connection. Where avahi-daemon cannot be reached the agent says so once
 /// (log and `agent.status`), keeps working on static peers, and tries again now and then.
 actor DiscoveryService: Service {
-    let record: DiscoveryRecord
+    private var record: DiscoveryRecord
+    private var advertiser: ServiceAdvertiser?
     let filter: DiscoveryFilter
     let dialer: PeerDialer
     let logger: Logger
@@ -45,6 +46,8 @@ actor DiscoveryService: Service {
             unavailable(error)
             return
         }
+        self.advertiser = advertiser
+        defer { self.advertiser = nil }
         state = "running"
         saidUnavailable = false
         logger.info("discovery running", metadata: ["service": "\(DiscoveryRecord.serviceType)", "port": "\(record.port)"])
@@ -64,6 +67,14 @@ actor DiscoveryService: Service {
         }
         await browser.close()
         await advertiser.close()
+    }
+
+    /// Announces an open invitation (`join=PORT:HINT`), or that none is open any more.
+    func announce(_ invitation: DiscoveryRecord.Invitation?) async {
+        record = record.with(invitation: invitation)
+        do { try await advertiser?.update(record) } catch {
+            logger.warning("could not announce the invitation over mDNS; `--peer` still works", metadata: ["error": "\(error)"])
+        }
     }
 
     private func unavailable(_ error: DiscoveryError) {

@@ -44,7 +44,7 @@ public enum JoinClient {
                 .connect(host: host, port: port)
                 .get()
         } catch {
-            throw JoinError("could not reach the inviting device at \(host):\(port): \(error)")
+            throw JoinError("could not reach the inviting device at \(host):\(port): \(error)", unreachable: true)
         }
         defer { channel.close(promise: nil) }
         do {

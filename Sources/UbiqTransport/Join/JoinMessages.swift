@@ -33,6 +33,11 @@ public struct JoinAttempt: Sendable {
 /// Why joining with a code failed, in words that say what to do next.
 public struct JoinError: Error, Sendable, CustomStringConvertible {
     public let reason: String
-    public init(_ reason: String) { self.reason = reason }
+    /// Nothing answered at the address: another of the member's addresses may.
+    public let unreachable: Bool
+    public init(_ reason: String, unreachable: Bool = false) {
+        self.reason = reason
+        self.unreachable = unreachable
+    }
     public var description: String { reason }
 }
