@@ -40,17 +40,13 @@ actor AgentHost {
 
     /// The agent starts signed out: calls waiting for a start are answered as signed out.
     func startsSignedOut() {
-        starting = false
-        for waiter in startWaiters { waiter.resume(returning: .success(())) }
-        startWaiters = []
+        startSettled(.success(()))
     }
 
     func began(_ session: SyncSession, stop: @escaping @Sendable () async -> Void) {
         self.session = session
         stopSession = stop
-        starting = false
-        for waiter in startWaiters { waiter.resume(returning: .success(())) }
-        startWaiters = []
+        startSettled(.success(()))
         tellIdentity(session.identity.identityToken)
     }
 
@@ -62,8 +58,13 @@ actor AgentHost {
     }
 
     func failedToStart(_ error: any Error) {
+        startSettled(.failure(RPCError(.internalError, "signed in, but syncing did not start: \(error)")))
+    }
+
+    /// No start is under way any more: whoever waited for one hears how it went.
+    private func startSettled(_ result: Result<Void, RPCError>) {
         starting = false
-        for waiter in startWaiters { waiter.resume(returning: .failure(RPCError(.internalError, "signed in, but syncing did not start: \(error)"))) }
+        for waiter in startWaiters { waiter.resume(returning: result) }
         startWaiters = []
     }
 

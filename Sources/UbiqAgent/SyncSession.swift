@@ -114,7 +114,8 @@ struct SyncSession: Sendable {
             events: EventMethods(status: status), onDemand: onDemand, queries: QueryMethods(status: status),
             devices: DeviceMethods(devices: devices, engine: engine, account: try store.loadAccount(),
                                    now: { Int64(Date().timeIntervalSince1970 * 1000) + clockOffset },
-                                   invites: invites, listening: listening))
+                                   invites: invites, listening: listening,
+                                   joinHost: (config.listen.first ?? AgentConfiguration.defaultListen[0]).host))
         return SyncSession(identity: identity, index: index, services: services, methods: methods, listening: listening, stores: stores)
     }
 }

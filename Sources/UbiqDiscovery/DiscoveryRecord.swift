@@ -69,14 +69,7 @@ public struct DiscoveryRecord: Hashable, Sendable {
     /// Device IDs as `DeviceID(publicKeyDigest:)` makes them: base32 (`A`–`Z`, `2`–`7`) in
     /// groups joined by single dashes, at most one DNS label long.
     static func checkDeviceID(_ raw: String) throws(DiscoveryError) {
-        let bytes = Array(raw.utf8)
-        let base32 = { (b: UInt8) in (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b) || (UInt8(ascii: "2")...UInt8(ascii: "7")).contains(b) }
-        let dash = UInt8(ascii: "-")
-        guard (1...maximumDeviceIDLength).contains(bytes.count),
-              bytes.allSatisfy({ base32($0) || $0 == dash }),
-              bytes.first != dash, bytes.last != dash,
-              !zip(bytes, bytes.dropFirst()).contains(where: { $0 == dash && $1 == dash })
-        else {
+        guard DeviceID.isWellFormed(raw, maximumLength: maximumDeviceIDLength) else {
             throw DiscoveryError(.invalidValue, "device ID '\(raw.prefix(80))' is not 1 to \(maximumDeviceIDLength) base32 characters in dash-separated groups", key: "dev")
         }
     }

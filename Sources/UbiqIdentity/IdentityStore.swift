@@ -75,14 +75,8 @@ public struct IdentityStore: Sendable {
     /// Writes the account bundle (CA certificate and key, mode 0600) for `ubiq account join`
     /// on another workstation. An existing file is kept unless `overwrite` is set.
     public func exportBundle(to path: String, overwrite: Bool = false) throws {
-        guard let certificate = try state.read(.caCertificate), let key = try state.read(.caKey) else {
+        guard let account = try loadAccount() else {
             throw IdentityError(.noAccount, "There is no account in \(state.path) to export; create one with `ubiq account create` or join one.")
-        }
-        let account: Account
-        do {
-            account = try Account(certificatePEM: certificate, privateKeyPEM: key)
-        } catch {
-            throw damaged((error as? IdentityError)?.message ?? "\(error)")
         }
         try PrivateFiles.writeFile(Array(AccountBundle.encode(account).utf8), to: path, replacing: overwrite)
     }

@@ -23,6 +23,17 @@ public struct DeviceID: Hashable, Comparable, Sendable, Codable, CustomStringCon
     public var description: String { rawValue }
     public static func < (lhs: DeviceID, rhs: DeviceID) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// Whether `raw` has the form ``init(publicKeyDigest:)`` gives: base32 (`A`–`Z`, `2`–`7`)
+    /// in groups joined by single dashes, 1 to `maximumLength` bytes. For IDs that arrive from
+    /// the network, before they are used as names.
+    public static func isWellFormed(_ raw: String, maximumLength: Int = 63) -> Bool {
+        let bytes = Array(raw.utf8)
+        let dash = UInt8(ascii: "-")
+        let base32 = { (b: UInt8) in (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b) || (UInt8(ascii: "2")...UInt8(ascii: "7")).contains(b) }
+        return (1...maximumLength).contains(bytes.count) && bytes.allSatisfy({ base32($0) || $0 == dash })
+            && bytes.first != dash && bytes.last != dash && !zip(bytes, bytes.dropFirst()).contains(where: { $0 == dash && $1 == dash })
+    }
+
     public init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(String.self)
     }

@@ -7,8 +7,6 @@ import UbiqModel
 public enum DeviceListMapping {
     /// The most devices and revocations one list carries.
     public static let maxEntries = DeviceRegistry.maximumDevices
-    /// A device ID's length at most (they are 39 characters).
-    static let maxDeviceIDBytes = 64
     /// An ECDSA P-256 signature in DER is at most 72 bytes.
     static let maxSignatureBytes = 128
 
@@ -64,8 +62,6 @@ public enum DeviceListMapping {
     }
 
     private static func deviceID(_ raw: String) -> DeviceID? {
-        guard !raw.isEmpty, raw.utf8.count <= maxDeviceIDBytes,
-              raw.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || $0 == 0x2D }) else { return nil }
-        return DeviceID(raw)
+        DeviceID.isWellFormed(raw) ? DeviceID(raw) : nil
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import UbiqClient
+import UbiqConfig
 import UbiqControlAPI
 import UbiqIdentity
 import UbiqModel
@@ -139,12 +140,12 @@ extension AccountCommand {
         /// The inviting device: `--peer`, else found over mDNS by the code's hint.
         private func inviter(for code: JoinCode) async throws -> (hosts: [String], port: Int) {
             guard let peer else { return try await InviterSearch.find(hint: code.hint) }
-            guard let colon = peer.lastIndex(of: ":"), let port = Int(peer[peer.index(after: colon)...]) else {
-                throw ValidationError("--peer HOST:PORT names the inviting device's join address, as `ubiq device invite` printed it")
+            do {
+                let address = try HostPort(peer)
+                return ([address.host], address.port)
+            } catch {
+                throw ValidationError("--peer: \(error); it names the inviting device's join address, as `ubiq device invite` printed it")
             }
-            var host = String(peer[..<colon])
-            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            return ([host], port)
         }
     }
 

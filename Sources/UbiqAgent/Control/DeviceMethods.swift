@@ -14,8 +14,10 @@ struct DeviceMethods: Sendable {
     let account: Account?
     let now: @Sendable () -> Int64
     let invites: JoinInvites
-    /// The peer listener's addresses; the join listener opens on the first one's host.
+    /// The peer listener's addresses, for the invitation's answer.
     let listening: [String]
+    /// Where the join listener opens: the host of the first configured listen address.
+    let joinHost: String
 
     func handle(_ method: ControlMethod, params: JSONValue?) async throws -> JSONValue {
         switch method {
@@ -69,20 +71,12 @@ struct DeviceMethods: Sendable {
         guard account != nil else {
             throw RPCError(.unavailable, "this device does not hold the account key; invite from one that does")
         }
-        let host = listening.first.map(Self.host) ?? "::"
         do {
-            let opened = try await invites.open(host: host)
+            let opened = try await invites.open(host: joinHost)
             return DeviceInviteResult(code: opened.code.description, port: opened.port, listen: listening, expiresAt: opened.expires)
         } catch {
-            throw RPCError(.internalError, "could not open the invitation's listener on \(host): \(error)")
+            throw RPCError(.internalError, "could not open the invitation's listener on \(joinHost): \(error)")
         }
-    }
-
-    /// The host of a `host:port` or `[v6]:port` address.
-    static func host(_ address: String) -> String {
-        guard let colon = address.lastIndex(of: ":") else { return address }
-        let host = address[..<colon]
-        return host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : String(host)
     }
 
     static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }

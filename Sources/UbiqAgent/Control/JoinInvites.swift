@@ -50,8 +50,8 @@ actor JoinInvites {
             await self?.expire(code)
         }
         if let announce, let port = UInt16(exactly: port) { await announce(try? DiscoveryRecord.Invitation(port: port, hint: code.hint)) }
-        logger.notice("invitation open", metadata: ["port": "\(port)", "minutes": "10"])
-        return (code, port, Date().addingTimeInterval(600))
+        logger.notice("invitation open", metadata: ["port": "\(port)", "lifetime": "\(Self.lifetime)"])
+        return (code, port, Date().addingTimeInterval(TimeInterval(Self.lifetime.components.seconds)))
     }
 
     func close() async {
