@@ -14,15 +14,15 @@ import UbiqTestSupport
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         let link = try await cluster.startThroughSlowLink(bytesPerSecond: 4 << 20)
         defer { link.close() }
-        let size = 32 << 20
+        // Big enough that the three quarters left after the pause is asked for take 18 s on
+        // the link, however slow this machine is to act on the pause.
+        let size = 96 << 20
         try a.write("Documents/video.bin.nosync", DeltaTransferTests.randomData(size, seed: 7))
         let expected = try TreeDigest.fileHash(a.path("Documents/video.bin.nosync"))
         #expect(rename(a.path("Documents/video.bin.nosync"), a.path("Documents/video.bin")) == 0)
-        try await waitUntil("beta to be half way", timeout: .seconds(60), every: .milliseconds(20)) {
-            try await b.status().bytesReceived > Int64(size) / 2
+        try await waitUntil("beta to be a quarter of the way", timeout: .seconds(60), every: .milliseconds(20)) {
+            try await b.status().bytesReceived > Int64(size) / 4
         }
-        // The rest must not arrive before the pause does, however slow this machine is.
-        link.limit(bytesPerSecond: 1 << 20)
 
         let paused = try AgentProcess.cli(["--socket", b.socket, "pause", b.container.rawValue])
         #expect(paused.contains("Paused: \(b.container.rawValue)"), "\(paused)")
@@ -53,7 +53,7 @@ import UbiqTestSupport
             tree["Documents/video.bin"] == expected && tree["Documents/later.txt"] != nil && tree["Documents/local.txt"] != nil
         }
         let received = try await b.status().bytesReceived
-        #expect(received < Int64(size) * 13 / 10, "\(received) bytes received for a \(size)-byte file: the resume started over")
+        #expect(received < Int64(size) * 12 / 10, "\(received) bytes received for a \(size)-byte file: the resume started over")
     }
 
     /// The whole agent paused: every connection ends and none is taken, across a restart;

@@ -154,7 +154,8 @@ import UbiqControlAPI
         close(stale)
 
         let server = ControlServer(configuration: .init(socketPath: path), handler: TestHandler(), logger: quietLogger)
-        try await withDeadline {
+        // A generous deadline: in the full suite on two cores this once took over 20 s.
+        try await withDeadline(120) {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await server.run() }
                 try await server.waitUntilListening()
