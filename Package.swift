@@ -89,7 +89,7 @@ let package = Package(
         // Fuzzing (docs/reliability.md, "Fuzzing"): what each fuzzer feeds its input to, and
         // one executable that replays a corpus or, built by scripts/fuzz.sh, runs libFuzzer.
         .target(name: "UbiqFuzz", dependencies: [
-            "UbiqModel", "UbiqChunking", "UbiqWire", "UbiqControlAPI", "UbiqConfig", "UbiqIdentity", "UbiqDiscovery", "CFuzzerDriver",
+            "UbiqModel", "UbiqChunking", "UbiqWire", "UbiqControlAPI", "UbiqConfig", "UbiqIdentity", "UbiqDiscovery", "UbiqTransport", "CFuzzerDriver",
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "SwiftProtobuf", package: "swift-protobuf"),
         ], swiftSettings: swiftSettings),

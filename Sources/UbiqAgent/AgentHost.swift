@@ -19,6 +19,8 @@ actor AgentHost {
     private var startWaiters: [CheckedContinuation<Result<Void, RPCError>, Never>] = []
     private var identityWatchers: [UInt64: AsyncStream<String?>.Continuation] = [:]
     private var nextWatcher: UInt64 = 0
+    /// The token watchers last heard: a restart after a rotation keeps it and tells nobody.
+    private var toldToken: String??
     /// Whether the account's parts are being built (at start, or after a sign-in).
     private var starting: Bool
     /// Wakes the account service when a signed-out agent is signed in.
@@ -47,7 +49,7 @@ actor AgentHost {
         self.session = session
         stopSession = stop
         startSettled(.success(()))
-        tellIdentity(session.identity.identityToken)
+        if toldToken != .some(session.identity.identityToken) { tellIdentity(session.identity.identityToken) }
     }
 
     func ended() {
@@ -100,6 +102,7 @@ actor AgentHost {
     private func forgetWatcher(_ id: UInt64) { identityWatchers[id] = nil }
 
     private func tellIdentity(_ token: String?) {
+        toldToken = .some(token)
         for watcher in identityWatchers.values { watcher.yield(token) }
     }
 
@@ -153,6 +156,42 @@ actor AgentHost {
             throw RPCError(.invalidParams, "\(error)")
         }
         return try await signedIn()
+    }
+
+    // MARK: rotation
+
+    /// Takes rotations a peer sent, checked against this device's CA; when one is new, the
+    /// account's parts restart with the new certificate. Serialized here, so two peers'
+    /// hand-overs never write the identity at once.
+    func takeRotations(_ rotations: [AccountRotation]) throws -> Bool {
+        guard try store.apply(rotations) != nil else { return false }
+        restartSoon()
+        return true
+    }
+
+    /// Rotates the account from this device, keeping the devices whose public keys are given;
+    /// the account's parts restart with the new certificate once the caller has sent the
+    /// rotation to the connected peers (``restartSoon()``).
+    func rotate(keeping publicKeys: [[UInt8]], by rotator: DeviceID) throws -> AccountRotation {
+        try store.rotate(keeping: publicKeys, by: rotator)
+    }
+
+    /// Stops the account's parts and builds them again from the stored identity (after a
+    /// rotation), without a sign-out: control calls made meanwhile wait for the new parts.
+    func restartSoon() {
+        guard let stop = stopSession else { return }
+        starting = true
+        Task {
+            await withCheckedContinuation { continuation in
+                afterEnd(continuation)
+                Task { await stop() }
+            }
+            signInRequest.yield(())
+        }
+    }
+
+    private func afterEnd(_ continuation: CheckedContinuation<Void, Never>) {
+        if session == nil { continuation.resume() } else { endWaiters.append(continuation) }
     }
 
     private func requireSignedOut() throws {

@@ -22,7 +22,8 @@ struct SyncSession: Sendable {
     let listening: [String]
     let stores: [KeyValueStore]
 
-    static func build(_ config: AgentConfiguration, identity: DeviceIdentity, store: IdentityStore, logger: Logger) async throws -> SyncSession {
+    static func build(_ config: AgentConfiguration, identity: DeviceIdentity, host: AgentHost, logger: Logger) async throws -> SyncSession {
+        let store = host.store
         var logger = logger
         logger[metadataKey: "device"] = "\(identity.deviceID)"
         let index = try SyncIndex(path: config.stateDirectory + "/index.sqlite")
@@ -57,7 +58,8 @@ struct SyncSession: Sendable {
         let signatures = try AccountSignatures(caCertificatePEM: identity.caCertificatePEM)
         let devices = try AccountDevices(
             me: DeviceRecord(id: identity.deviceID, name: config.deviceName, containers: synced.map(\.id),
-                             describedAt: Int64(Date().timeIntervalSince1970 * 1000) + clockOffset),
+                             describedAt: Int64(Date().timeIntervalSince1970 * 1000) + clockOffset,
+                             publicKey: try KeyDigests.subjectPublicKeyInfo(certificateDER: identity.certificateDER)),
             index: index, verify: { signatures.isValid($0) }, logger: logger)
         let engine = SyncEngine(device: identity.deviceID, deviceName: config.deviceName, agentVersion: AgentRuntime.version,
                                 index: index, containers: containers, stores: stores,
@@ -72,7 +74,14 @@ struct SyncSession: Sendable {
         }
         for settings in synced { try SignedOutState.bind(containerAt: settings.path, to: identity.identityToken) }
 
-        let transport = try PeerTransport(identity: identity, logger: logger, refusing: { devices.isRevoked($0) })
+        // A device that missed a rotation is taken only for its hand-over, and only if the
+        // rotation kept it.
+        let rotationMembers = try store.rotations().last?.memberIDs() ?? []
+        let transport = try PeerTransport(identity: identity, logger: logger, refusing: { device, standing in
+            devices.isRevoked(device) || (standing == .behind && !rotationMembers.contains(device))
+        })
+        let take: @Sendable ([AccountRotation]) async throws -> Bool = { try await host.takeRotations($0) }
+        let handOver = RotationHandOver(store: store, take: take, isRevoked: { devices.isRevoked($0) }, logger: logger)
         let limits = BandwidthLimits(send: config.maxSendKiBPerSecond.map { Int64($0) * 1024 },
                                      receive: config.maxReceiveKiBPerSecond.map { Int64($0) * 1024 })
         var services: [any Service] = []
@@ -81,14 +90,15 @@ struct SyncSession: Sendable {
         for opened in try await PeerListening.open(config, transport: transport, logger: logger) {
             listening.append(opened.address)
             listeners.append(opened.listener)
-            services.append(PeerAcceptor(listener: opened.listener, engine: engine, limits: limits))
+            services.append(PeerAcceptor(listener: opened.listener, engine: engine, limits: limits, handOver: handOver))
         }
-        let dialer = PeerDialer(transport: transport, engine: engine, limits: limits, logger: logger)
+        let dialer = PeerDialer(transport: transport, engine: engine, limits: limits, handOver: handOver, logger: logger)
         for peer in config.peers {
             await dialer.set("static \(peer)", .init(hosts: [peer.host], port: peer.port, device: nil))
         }
         services.append(dialer)
         services.append(DeviceRemovalService(devices: devices, engine: engine))
+        services.append(RotationService(devices: devices, take: take, logger: logger))
         var discovery: DiscoveryService?
         if config.discovery, let port = listeners.first?.localPort {
             let record = try DiscoveryRecord(deviceID: identity.deviceID, accountTag: try AccountTag(identity.accountTag),
@@ -115,7 +125,7 @@ struct SyncSession: Sendable {
             devices: DeviceMethods(devices: devices, engine: engine, account: try store.loadAccount(),
                                    now: { Int64(Date().timeIntervalSince1970 * 1000) + clockOffset },
                                    invites: invites, listening: listening,
-                                   joinHost: (config.listen.first ?? AgentConfiguration.defaultListen[0]).host))
+                                   joinHost: (config.listen.first ?? AgentConfiguration.defaultListen[0]).host, host: host))
         return SyncSession(identity: identity, index: index, services: services, methods: methods, listening: listening, stores: stores)
     }
 }

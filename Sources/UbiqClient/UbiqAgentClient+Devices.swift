@@ -13,6 +13,12 @@ extension UbiqAgentClient {
         try await connection.call(ControlMethod.deviceRemove.rawValue, params: DeviceRemoveParams(device: device))
     }
 
+    /// Rotates the account: a new CA, new certificates for every device not removed, and the
+    /// old CA trusted only to hand the rotation to devices that missed it.
+    public func rotateAccount() async throws -> AccountRotateResult {
+        try await connection.call(ControlMethod.accountRotate.rawValue)
+    }
+
     /// Opens an invitation: a one-time code another workstation joins the account with.
     public func inviteDevice() async throws -> DeviceInviteResult {
         try await connection.call(ControlMethod.deviceInvite.rawValue)

@@ -34,6 +34,7 @@ enum ControlLineSeeds {
             (.devicesList, nil),
             (.deviceInvite, nil),
             (.deviceRemove, ["device": "LOSTLOST-DEVICE"]),
+            (.accountRotate, nil),
             (.containerRevert, ["container": .string(container)]),
             (.itemsList, ["container": .string(container), "path": "Documents/"]),
             (.versionsList, item),

@@ -10,7 +10,7 @@ enum ControlParams {
     static func check(method: String, params: JSONValue?) throws -> JSONValue {
         guard let known = ControlMethod(rawValue: method) else { throw RPCError.methodNotFound(method) }
         switch known {
-        case .agentStatus, .accountIdentity, .peersList, .limitsGet, .devicesList, .accountWatch, .deviceInvite:
+        case .agentStatus, .accountIdentity, .peersList, .limitsGet, .devicesList, .accountWatch, .deviceInvite, .accountRotate:
             return .object([:])
         case .deviceRemove:
             return try JSONValue(encoding: decode(DeviceRemoveParams.self, params))

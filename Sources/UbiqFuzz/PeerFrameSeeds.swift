@@ -1,6 +1,8 @@
 import Foundation
 import UbiqChunking
 import UbiqModel
+import UbiqIdentity
+import UbiqTransport
 import UbiqWire
 
 /// Valid peer conversations, encoded by the same code the agent sends with.
@@ -90,6 +92,11 @@ enum PeerFrameSeeds {
                               describedAt: 1_790_000_000_000, lastSeen: 1_790_000_000_500, address: "192.0.2.4:22100")],
                 revocations: [Revocation(device: DeviceID("LOSTLOST-DEVICE"), revokedAt: 1_790_000_000_000, by: DeviceID(peerDevice),
                                          signature: Array(repeating: 0x30, count: 70))]))),
+            ("account-rotations", .accountRotations(AccountRotationMapping.message([
+                AccountRotation(generation: 1, previousAuthority: Data(repeating: 0x30, count: 300), authority: Data(repeating: 0x30, count: 300),
+                                crossCertificate: Data(repeating: 0x30, count: 320), authorityKey: Data(repeating: 7, count: 32),
+                                members: [Data(repeating: 0x30, count: 400)], rotator: DeviceID(peerDevice), rotatedAt: 1_790_000_000_000),
+            ]))),
             ("key-value-update", .keyValueUpdate(.with {
                 $0.storeID = store
                 $0.indexID = 4

@@ -3,6 +3,7 @@ import NIOEmbedded
 import SwiftProtobuf
 import UbiqChunking
 import UbiqModel
+import UbiqTransport
 import UbiqWire
 
 extension FuzzTarget {
@@ -104,6 +105,11 @@ enum PeerFrames {
                 for entry in HistoryMapping.entries(response, withChunks: true).entries {
                     let again = HistoryMapping.entries(.with { $0.versions = [HistoryMapping.keptVersion(entry, withChunks: true)] }, withChunks: true)
                     precondition(again.entries == [entry], "a kept version does not survive its own encoding")
+                }
+            case .accountRotations(let message):
+                if let rotations = try? AccountRotationMapping.rotations(message) {
+                    precondition((try? AccountRotationMapping.rotations(AccountRotationMapping.message(rotations))) == rotations,
+                                 "account rotations do not survive their own encoding")
                 }
             case .deviceList(let list):
                 let entries = DeviceListMapping.entries(list)

@@ -34,23 +34,34 @@ public struct Account: Sendable {
             OrganizationName("ubiq")
             CommonName("ubiq account \(token)")
         }
-        let certificate = try Certificate(
+        let certificate = try makeAuthority(subject: name, publicKey: publicKey, issuer: name, issuerKey: Certificate.PrivateKey(key),
+                                            issuerKeyIdentifier: nil, now: now)
+        return try Account(certificate: certificate, privateKey: key)
+    }
+
+    /// A CA certificate valid ~20 years for `publicKey`, signed by `issuerKey` (the key itself
+    /// for a self-signed one; the previous CA's for a rotation's cross-certificate).
+    static func makeAuthority(subject: DistinguishedName, publicKey: Certificate.PublicKey, issuer: DistinguishedName,
+                              issuerKey: Certificate.PrivateKey, issuerKeyIdentifier: ArraySlice<UInt8>?, now: Date) throws -> Certificate {
+        try Certificate(
             version: .v3,
             serialNumber: Certificate.SerialNumber(),
             publicKey: publicKey,
             notValidBefore: now - backdating,
             notValidAfter: now + validity,
-            issuer: name,
-            subject: name,
+            issuer: issuer,
+            subject: subject,
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                 Critical(KeyUsage(keyCertSign: true, cRLSign: true))
                 SubjectKeyIdentifier(hash: publicKey)
+                if let issuerKeyIdentifier {
+                    AuthorityKeyIdentifier(keyIdentifier: issuerKeyIdentifier)
+                }
             },
-            issuerPrivateKey: Certificate.PrivateKey(key)
+            issuerPrivateKey: issuerKey
         )
-        return try Account(certificate: certificate, privateKey: key)
     }
 
     /// An account from its CA certificate and key; checks that they belong together and
@@ -102,13 +113,7 @@ public struct Account: Sendable {
     /// Makes a new device of this account: a fresh P-256 key and a certificate for TLS client
     /// and server use, signed by the account CA.
     public func issueDevice(name: String, now: Date = Date()) throws -> DeviceIdentity {
-        let signer = Signer(
-            name: certificate.subject,
-            key: signingKey,
-            keyIdentifier: try certificate.extensions.subjectKeyIdentifier?.keyIdentifier,
-            notValidAfter: certificate.notValidAfter
-        )
-        return try Self.makeDevice(name: name, signer: signer, caCertificatePEM: certificatePEM, now: now)
+        try Self.makeDevice(name: name, signer: signer, caCertificatePEM: certificatePEM, now: now)
     }
 
     /// A device whose certificate looks like a device certificate but is signed by its own
@@ -129,13 +134,40 @@ public struct Account: Sendable {
     private static func makeDevice(name: String, signer: Signer?, caCertificatePEM: String, now: Date) throws -> DeviceIdentity {
         let key = P256.Signing.PrivateKey()
         let publicKey = Certificate.PublicKey(key.publicKey)
+        let deviceCertificate = try makeDeviceCertificate(for: publicKey, signer: signer, selfSigningKey: Certificate.PrivateKey(key), now: now)
+        return try DeviceIdentity(
+            deviceName: name,
+            certificatePEM: deviceCertificate.serializeAsPEM().pemString,
+            privateKeyPEM: key.pemRepresentation,
+            caCertificatePEM: caCertificatePEM
+        )
+    }
+
+    /// A certificate from this account's CA for the device whose key is `publicKey`: how a
+    /// rotation re-issues the certificates of the devices that stay.
+    func issueCertificate(for publicKey: Certificate.PublicKey, now: Date) throws -> Certificate {
+        try Self.makeDeviceCertificate(for: publicKey, signer: signer, selfSigningKey: nil, now: now)
+    }
+
+    private var signer: Signer {
+        get throws {
+            Signer(name: certificate.subject, key: signingKey,
+                   keyIdentifier: try certificate.extensions.subjectKeyIdentifier?.keyIdentifier,
+                   notValidAfter: certificate.notValidAfter)
+        }
+    }
+
+    private static func makeDeviceCertificate(for publicKey: Certificate.PublicKey, signer: Signer?, selfSigningKey: Certificate.PrivateKey?,
+                                              now: Date) throws -> Certificate {
         let deviceID = try KeyDigests.deviceID(publicKey: publicKey)
         let subject = try DistinguishedName {
             OrganizationName("ubiq")
             CommonName(deviceID.rawValue)
         }
-        let signer = signer ?? Signer(name: subject, key: Certificate.PrivateKey(key), keyIdentifier: nil, notValidAfter: now + validity)
-        let deviceCertificate = try Certificate(
+        guard let signer = signer ?? selfSigningKey.map({ Signer(name: subject, key: $0, keyIdentifier: nil, notValidAfter: now + validity) }) else {
+            throw IdentityError(.invalidCertificate, "A device certificate needs a signer.")
+        }
+        return try Certificate(
             version: .v3,
             serialNumber: Certificate.SerialNumber(),
             publicKey: publicKey,
@@ -154,12 +186,6 @@ public struct Account: Sendable {
                 }
             },
             issuerPrivateKey: signer.key
-        )
-        return try DeviceIdentity(
-            deviceName: name,
-            certificatePEM: deviceCertificate.serializeAsPEM().pemString,
-            privateKeyPEM: key.pemRepresentation,
-            caCertificatePEM: caCertificatePEM
         )
     }
 }

@@ -21,6 +21,12 @@ public struct DeviceIdentity: Sendable {
     public let privateKeyPEM: String
     /// The account CA certificate, PEM: the only certificate peers are verified against.
     public let caCertificatePEM: String
+    /// The CAs that rotations replaced (DER, oldest first): accepted only to hand a rotation
+    /// over to a member that missed it (``AccountTrust``).
+    public internal(set) var previousAuthoritiesDER: [[UInt8]] = []
+    /// The rotations' cross-certificates (DER, newest first), sent after the device
+    /// certificate so that a member that missed a rotation can follow it to the CA it knows.
+    public internal(set) var crossCertificatesDER: [[UInt8]] = []
 
     /// An identity from its parts. Checks that the key belongs to the certificate; it does
     /// not check that the certificate chains to the CA (`IdentityStore` does when it loads), so

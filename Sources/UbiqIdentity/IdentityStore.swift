@@ -25,6 +25,9 @@ public struct IdentityStore: Sendable {
     /// one is there or its files do not belong together.
     public func load() throws -> DeviceIdentity? {
         guard hasAccount else { return nil }
+        do { try finishRotation() } catch let error as IdentityError where error.code == .damagedState { throw error } catch {
+            throw damaged("the last account rotation could not be finished: \(error)")
+        }
         var contents: [StateDirectory.File: String] = [:]
         for file in StateDirectory.File.allCases {
             guard let text = try state.read(file) else {
@@ -43,7 +46,7 @@ public struct IdentityStore: Sendable {
             guard account.issued(try Certificate(derEncoded: identity.certificateDER)) else {
                 throw IdentityError(.invalidCertificate, "the device certificate was not issued by the account")
             }
-            return identity
+            return try withRotations(identity)
         } catch {
             throw damaged((error as? IdentityError)?.message ?? "\(error)")
         }
@@ -126,6 +129,7 @@ public struct IdentityStore: Sendable {
         }
         let token = (try? load())?.identityToken ?? ""
         try PrivateFiles.writeFile(Array((token + "\n").utf8), to: signedOutMarker)
+        if PrivateFiles.exists(rotationLog) { try PrivateFiles.remove(rotationLog) }
         for file in StateDirectory.File.allCases {
             try state.remove(file)
         }

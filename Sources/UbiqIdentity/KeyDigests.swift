@@ -23,8 +23,30 @@ public enum KeyDigests {
         try deviceID(publicKey: parseCertificate(der: certificateDER).publicKey)
     }
 
+    /// The first CA's token is the hash of its key; a CA made by a rotation carries the
+    /// account's token in its subject (``rotatedAuthorityPrefix``), so the token stays the
+    /// account's across rotations. Only a CA cross-signed by the one before it is trusted, so
+    /// only the account's key holders can make one.
     static func identityToken(caCertificate: Certificate) throws -> String {
-        hex(SHA256.hash(data: try subjectPublicKeyInfo(caCertificate.publicKey)))
+        for attribute in caCertificate.subject.flatMap({ $0 }) where attribute.type == .RDNAttributeType.organizationalUnitName {
+            if let text = String(attribute.value), text.hasPrefix(rotatedAuthorityPrefix) {
+                let token = String(text.dropFirst(rotatedAuthorityPrefix.count))
+                guard token.utf8.count == 64, token.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+                    throw IdentityError(.invalidCertificate, "The account certificate names a malformed identity token.")
+                }
+                return token
+            }
+        }
+        return hex(SHA256.hash(data: try subjectPublicKeyInfo(caCertificate.publicKey)))
+    }
+
+    /// How a rotated CA's subject names the account's identity token (an organizational unit).
+    static let rotatedAuthorityPrefix = "ubiq account "
+
+    /// The SubjectPublicKeyInfo DER of the certificate's key: what a device's ID hashes, and
+    /// what a rotation signs a new certificate for.
+    public static func subjectPublicKeyInfo(certificateDER: [UInt8]) throws -> [UInt8] {
+        try subjectPublicKeyInfo(parseCertificate(der: certificateDER).publicKey)
     }
 
     static func deviceID(publicKey: Certificate.PublicKey) throws -> DeviceID {

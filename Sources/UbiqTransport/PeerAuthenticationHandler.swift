@@ -13,6 +13,13 @@ import UbiqWire
 /// preface. The connection counts as authenticated only once the peer's preface arrives too:
 /// in TLS 1.3 a client finishes its handshake before the server has looked at the client's
 /// certificate, so without the preface a refused client would believe it had connected.
+/// The peer a connection was authenticated with: its device and how its certificate stands
+/// to this device's account CA.
+struct AuthenticatedPeer: Sendable {
+    let device: DeviceID
+    let standing: AccountTrust.Standing
+}
+
 final class PeerAuthenticationHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -26,20 +33,23 @@ final class PeerAuthenticationHandler: ChannelInboundHandler {
 
     private enum State {
         case handshaking
-        case awaitingPreface(DeviceID)
+        case awaitingPreface(AuthenticatedPeer)
         case authenticated
         case failed
     }
 
     private var state = State.handshaking
-    private let promise: EventLoopPromise<DeviceID>
+    private let promise: EventLoopPromise<AuthenticatedPeer>
     private let timeout: TimeAmount
     private var timeoutTask: Scheduled<Void>?
-    private let refusing: @Sendable (DeviceID) -> Bool
+    private let trust: AccountTrust
+    private let refusing: @Sendable (DeviceID, AccountTrust.Standing) -> Bool
 
-    init(promise: EventLoopPromise<DeviceID>, timeout: TimeAmount, refusing: @escaping @Sendable (DeviceID) -> Bool) {
+    init(promise: EventLoopPromise<AuthenticatedPeer>, timeout: TimeAmount, trust: AccountTrust,
+         refusing: @escaping @Sendable (DeviceID, AccountTrust.Standing) -> Bool) {
         self.promise = promise
         self.timeout = timeout
+        self.trust = trust
         self.refusing = refusing
     }
 
@@ -69,22 +79,25 @@ final class PeerAuthenticationHandler: ChannelInboundHandler {
             fail(context: context, reason: "the peer does not speak \(PeerTransport.applicationProtocol) (ALPN: \(negotiatedProtocol ?? "none"))")
             return
         }
-        let deviceID: DeviceID
+        let peer: AuthenticatedPeer
         do {
-            guard let certificate = try context.pipeline.syncOperations.nioSSL_peerCertificate() else {
+            guard let chain = try context.pipeline.syncOperations.nioSSL_peerValidatedCertificateChain() else {
                 fail(context: context, reason: "the peer presented no certificate")
                 return
             }
-            deviceID = try KeyDigests.deviceID(certificateDER: certificate.toDERBytes())
+            let checked = try trust.check(chain: chain.map { try $0.toDERBytes() })
+            peer = AuthenticatedPeer(device: checked.device, standing: checked.standing)
         } catch {
             fail(context: context, reason: "the peer's certificate could not be read: \(error)")
             return
         }
-        guard !refusing(deviceID) else {
-            fail(context: context, reason: "device \(deviceID) was removed from the account")
+        guard !refusing(peer.device, peer.standing) else {
+            fail(context: context, reason: peer.standing == .behind
+                ? "device \(peer.device) is not a member of the rotated account"
+                : "device \(peer.device) was removed from the account")
             return
         }
-        state = .awaitingPreface(deviceID)
+        state = .awaitingPreface(peer)
         context.writeAndFlush(Self.wrapOutboundOut(FramedBytes(repeating: 0, count: 0).frame), promise: nil)
     }
 
@@ -92,14 +105,14 @@ final class PeerAuthenticationHandler: ChannelInboundHandler {
         switch state {
         case .authenticated:
             context.fireChannelRead(data)
-        case .awaitingPreface(let deviceID):
+        case .awaitingPreface(let peer):
             guard Self.unwrapInboundIn(data).readableBytes == 0 else {
                 fail(context: context, reason: "the peer's first frame was not the \(PeerTransport.applicationProtocol) preface")
                 return
             }
             state = .authenticated
             timeoutTask?.cancel()
-            promise.succeed(deviceID)
+            promise.succeed(peer)
         case .handshaking, .failed:
             break
         }

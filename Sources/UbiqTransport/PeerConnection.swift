@@ -1,4 +1,5 @@
 import NIOCore
+import UbiqIdentity
 import UbiqModel
 import UbiqWire
 
@@ -8,6 +9,9 @@ import UbiqWire
 public final class PeerConnection: Sendable {
     /// The peer's device ID, derived from the public key of the certificate it presented.
     public let remoteDeviceID: DeviceID
+    /// How the peer's certificate stands to this device's account CA: `member` for every
+    /// connection but a rotation's hand-over.
+    public let standing: AccountTrust.Standing
     /// The peer's address as `host:port`.
     public let remoteAddress: String
     /// What the peer sends. Iterate it once.
@@ -20,6 +24,7 @@ public final class PeerConnection: Sendable {
 
     init(
         remoteDeviceID: DeviceID,
+        standing: AccountTrust.Standing,
         remoteAddress: String,
         inbound: NIOAsyncChannelInboundStream<ByteBuffer>,
         outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>,
@@ -28,6 +33,7 @@ public final class PeerConnection: Sendable {
         maximumFrameLength: Int
     ) {
         self.remoteDeviceID = remoteDeviceID
+        self.standing = standing
         self.remoteAddress = remoteAddress
         self.frames = PeerFrames(inbound: inbound)
         self.outbound = outbound

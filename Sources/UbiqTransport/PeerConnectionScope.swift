@@ -9,7 +9,7 @@ enum PeerConnectionScope {
     /// Runs the scope; `deliver` receives the connection as soon as it exists.
     static func run(
         _ pending: PeerPipeline.Pending,
-        remoteDeviceID: DeviceID,
+        remote: AuthenticatedPeer,
         maximumFrameLength: Int,
         deliver: (PeerConnection) -> Void
     ) async {
@@ -17,7 +17,8 @@ enum PeerConnectionScope {
         try? await pending.channel.executeThenClose { inbound, outbound in
             deliver(
                 PeerConnection(
-                    remoteDeviceID: remoteDeviceID,
+                    remoteDeviceID: remote.device,
+                    standing: remote.standing,
                     remoteAddress: pending.remoteAddress,
                     inbound: inbound,
                     outbound: outbound,
@@ -34,12 +35,12 @@ enum PeerConnectionScope {
     /// task group) and returns the connection.
     static func detached(
         _ pending: PeerPipeline.Pending,
-        remoteDeviceID: DeviceID,
+        remote: AuthenticatedPeer,
         maximumFrameLength: Int
     ) async -> PeerConnection {
         await withCheckedContinuation { continuation in
             Task {
-                await run(pending, remoteDeviceID: remoteDeviceID, maximumFrameLength: maximumFrameLength) {
+                await run(pending, remote: remote, maximumFrameLength: maximumFrameLength) {
                     continuation.resume(returning: $0)
                 }
             }

@@ -50,9 +50,9 @@ public final class PeerListener: Sendable {
         into continuation: AsyncStream<PeerConnection>.Continuation,
         logger: Logger
     ) async {
-        let deviceID: DeviceID
+        let remote: AuthenticatedPeer
         do {
-            deviceID = try await pending.authenticated.get()
+            remote = try await pending.authenticated.get()
         } catch {
             logger.warning(
                 "Refused a peer connection",
@@ -63,9 +63,9 @@ public final class PeerListener: Sendable {
         }
         logger.info(
             "Accepted a peer connection",
-            metadata: ["peer.address": "\(pending.remoteAddress)", "peer.device": "\(deviceID)"]
+            metadata: ["peer.address": "\(pending.remoteAddress)", "peer.device": "\(remote.device)", "peer.standing": "\(remote.standing)"]
         )
-        await PeerConnectionScope.run(pending, remoteDeviceID: deviceID, maximumFrameLength: maximumFrameLength) { connection in
+        await PeerConnectionScope.run(pending, remote: remote, maximumFrameLength: maximumFrameLength) { connection in
             if case .terminated = continuation.yield(connection) {
                 connection.closeSoon()
             }

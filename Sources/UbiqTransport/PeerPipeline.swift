@@ -1,5 +1,7 @@
+import Logging
 import NIOCore
 import NIOSSL
+import UbiqIdentity
 import UbiqModel
 import UbiqWire
 
@@ -10,7 +12,7 @@ enum PeerPipeline {
     /// A connection whose pipeline is set up but whose peer is not yet authenticated.
     struct Pending: Sendable {
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
-        let authenticated: EventLoopFuture<DeviceID>
+        let authenticated: EventLoopFuture<AuthenticatedPeer>
         let counters: ByteCounters
         /// The peer's address when it was known at configuration time (accepted connections).
         let acceptedFrom: SocketAddress?
@@ -24,15 +26,16 @@ enum PeerPipeline {
         tlsHandler: NIOSSLHandler,
         maximumFrameLength: Int,
         handshakeTimeout: TimeAmount,
-        refusing: @escaping @Sendable (DeviceID) -> Bool
+        trust: AccountTrust,
+        refusing: @escaping @Sendable (DeviceID, AccountTrust.Standing) -> Bool
     ) throws -> Pending {
         channel.eventLoop.assertInEventLoop()
-        let promise = channel.eventLoop.makePromise(of: DeviceID.self)
+        let promise = channel.eventLoop.makePromise(of: AuthenticatedPeer.self)
         let counters = ByteCounters()
         let operations = channel.pipeline.syncOperations
         try operations.addHandler(tlsHandler)
         try operations.addHandler(FrameDecoder(maximumFrameLength: maximumFrameLength))
-        try operations.addHandler(PeerAuthenticationHandler(promise: promise, timeout: handshakeTimeout, refusing: refusing))
+        try operations.addHandler(PeerAuthenticationHandler(promise: promise, timeout: handshakeTimeout, trust: trust, refusing: refusing))
         try operations.addHandler(ByteCountingHandler(counters: counters))
         try operations.addHandler(CloseOnErrorHandler())
         let asyncChannel = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
@@ -42,6 +45,21 @@ enum PeerPipeline {
             counters: counters,
             acceptedFrom: channel.remoteAddress
         )
+    }
+
+    /// Checks the peer's chain in TLS with ``AccountTrust`` instead of BoringSSL's roots (a
+    /// rotation's chains need it), and keeps the chain for ``PeerAuthenticationHandler``.
+    static func verifier(_ trust: AccountTrust, logger: Logger) -> NIOSSLCustomVerificationCallbackWithMetadata {
+        { chain, promise in
+            do {
+                _ = try trust.check(chain: chain.map { try $0.toDERBytes() })
+            } catch {
+                logger.warning("refused a peer's certificate", metadata: ["reason": "\(error)"])
+                promise.succeed(.failed)
+                return
+            }
+            promise.succeed(.certificateVerified(VerificationMetadata(ValidatedCertificateChain(chain))))
+        }
     }
 
     /// `host:port` as `SocketAddress.peerText` writes it.

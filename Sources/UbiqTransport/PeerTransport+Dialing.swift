@@ -113,6 +113,8 @@ extension PeerTransport {
         let maximumFrameLength = self.maximumFrameLength
         let timeout = TimeAmount(handshakeTimeout)
         let refusing = self.refusing
+        let trust = self.trust
+        let logger = self.logger
         let socket = AttemptSocket()
         let pending: PeerPipeline.Pending
         do {
@@ -125,9 +127,11 @@ extension PeerTransport {
                         return channel.eventLoop.makeCompletedFuture {
                             try PeerPipeline.configure(
                                 channel,
-                                tlsHandler: NIOSSLClientHandler(context: clientContext, serverHostname: nil),
+                                tlsHandler: NIOSSLClientHandler(context: clientContext, serverHostname: nil,
+                                                                customVerificationCallbackWithMetadata: PeerPipeline.verifier(trust, logger: logger)),
                                 maximumFrameLength: maximumFrameLength,
                                 handshakeTimeout: timeout,
+                                trust: trust,
                                 refusing: refusing
                             )
                         }
@@ -139,16 +143,17 @@ extension PeerTransport {
             throw PeerTransportError(.unreachable, "\(address.peerText) did not answer: \(error).")
         }
         do {
-            let deviceID = try await withTaskCancellationHandler {
+            let remote = try await withTaskCancellationHandler {
                 try await pending.authenticated.get()
             } onCancel: {
                 socket.cancel()
             }
+            let deviceID = remote.device
             if let device, deviceID != device {
                 try? await pending.channel.executeThenClose { _, _ in }
                 throw PeerTransportError(.unexpectedDevice, "\(address.peerText) is device \(deviceID), not \(device); it may have taken over another workstation's address.")
             }
-            return await PeerConnectionScope.detached(pending, remoteDeviceID: deviceID, maximumFrameLength: maximumFrameLength)
+            return await PeerConnectionScope.detached(pending, remote: remote, maximumFrameLength: maximumFrameLength)
         } catch let error as PeerTransportError {
             throw error
         } catch {

@@ -23,8 +23,11 @@ public struct PeerTransport: Sendable {
     public let maximumFrameLength: Int
     /// How long a new connection may take to authenticate before it is dropped.
     public let handshakeTimeout: Duration
-    /// Devices refused although their certificate chains to the account (removed ones).
-    let refusing: @Sendable (DeviceID) -> Bool
+    /// Devices refused although their certificate chains to the account (removed ones, and
+    /// for a hand-over, ones a rotation left out), with the standing of their certificate.
+    let refusing: @Sendable (DeviceID, AccountTrust.Standing) -> Bool
+    /// Which peer certificates are the account's (``AccountTrust``).
+    let trust: AccountTrust
 
     let logger: Logger
     private let serverContext: NIOSSLContext
@@ -36,10 +39,13 @@ public struct PeerTransport: Sendable {
         logger: Logger,
         maximumFrameLength: Int = FrameCodec.defaultMaximumFrameLength,
         handshakeTimeout: Duration = .seconds(10),
-        refusing: @escaping @Sendable (DeviceID) -> Bool = { _ in false }
+        refusing: @escaping @Sendable (DeviceID, AccountTrust.Standing) -> Bool = { _, _ in false }
     ) throws {
         self.identity = identity
         self.refusing = refusing
+        do { trust = try AccountTrust(identity: identity) } catch {
+            throw PeerTransportError(.invalidIdentity, "The account CA cannot be read (\(error)); run `ubiq account show` to check it.")
+        }
         self.logger = logger
         self.maximumFrameLength = maximumFrameLength
         self.handshakeTimeout = handshakeTimeout
@@ -55,6 +61,9 @@ public struct PeerTransport: Sendable {
         let authority = try NIOSSLCertificate(bytes: Array(identity.caCertificatePEM.utf8), format: .pem)
         var configuration = try mutualTLS(certificatePEM: identity.certificatePEM, privateKeyPEM: identity.privateKeyPEM,
                                           server: server, applicationProtocol: applicationProtocol)
+        // After a rotation the cross-certificates follow the device certificate, for members
+        // that missed it; the peer's chain is checked by `AccountTrust`, not by these roots.
+        configuration.certificateChain += try identity.crossCertificatesDER.map { .certificate(try NIOSSLCertificate(bytes: $0, format: .der)) }
         configuration.trustRoots = .certificates([authority])
         configuration.additionalTrustRoots = []
         return configuration
@@ -86,6 +95,8 @@ public struct PeerTransport: Sendable {
         let maximumFrameLength = self.maximumFrameLength
         let timeout = TimeAmount(handshakeTimeout)
         let refusing = self.refusing
+        let trust = self.trust
+        let logger = self.logger
         let endpoint = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -99,9 +110,10 @@ public struct PeerTransport: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     try PeerPipeline.configure(
                         channel,
-                        tlsHandler: NIOSSLServerHandler(context: serverContext),
+                        tlsHandler: NIOSSLServerHandler(context: serverContext, customVerificationCallbackWithMetadata: PeerPipeline.verifier(trust, logger: logger)),
                         maximumFrameLength: maximumFrameLength,
                         handshakeTimeout: timeout,
+                        trust: trust,
                         refusing: refusing
                     )
                 }
@@ -111,9 +123,9 @@ public struct PeerTransport: Sendable {
         } catch {
             throw PeerTransportError(.bindFailed, "Could not listen on \(endpoint): \(error). Is another agent using the port?")
         }
-        var logger = self.logger
-        logger[metadataKey: "listen.address"] = "\(PeerPipeline.describe(server.channel.localAddress))"
-        return PeerListener(server: server, maximumFrameLength: maximumFrameLength, logger: logger)
+        var listenerLogger = logger
+        listenerLogger[metadataKey: "listen.address"] = "\(PeerPipeline.describe(server.channel.localAddress))"
+        return PeerListener(server: server, maximumFrameLength: maximumFrameLength, logger: listenerLogger)
     }
 
     /// Connects to the device listening at `host:port`; returns once both sides have accepted

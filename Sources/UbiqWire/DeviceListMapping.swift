@@ -1,4 +1,5 @@
 import Foundation
+import UbiqChunking
 import UbiqModel
 
 /// The account's devices on the wire (protocol 4). Decoding checks each entry's sizes and
@@ -20,6 +21,7 @@ public enum DeviceListMapping {
             info.describedAtMs = record.describedAt
             info.lastSeenMs = record.lastSeen
             info.address = record.address
+            info.publicKey = Data(record.publicKey)
             return info
         }
         list.revocations = revocations.prefix(maxEntries).map { revocation in
@@ -46,8 +48,12 @@ public enum DeviceListMapping {
                 refused += 1
                 continue
             }
+            // A key that is not the one the ID names is dropped: the record stays.
+            let key = Array(info.publicKey)
+            let matches = !key.isEmpty && key.count <= DeviceRecord.maximumPublicKeyBytes
+                && DeviceID(publicKeyDigest: ChunkHasher.hash(key).bytes) == id
             devices.append(DeviceRecord(id: id, name: info.name, containers: containers, describedAt: info.describedAtMs,
-                                        lastSeen: info.lastSeenMs, address: info.address))
+                                        lastSeen: info.lastSeenMs, address: info.address, publicKey: matches ? key : []))
         }
         var revocations: [Revocation] = []
         for wire in list.revocations.prefix(maxEntries) {

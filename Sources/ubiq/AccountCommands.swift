@@ -14,7 +14,7 @@ struct AccountCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "account",
         abstract: "Create, export, join or show the account.",
-        subcommands: [Create.self, Export.self, Join.self, Show.self, Leave.self]
+        subcommands: [Create.self, Export.self, Join.self, Show.self, Leave.self, Rotate.self]
     )
 }
 
@@ -243,5 +243,31 @@ struct AccountSummary: Encodable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+}
+
+extension AccountCommand {
+    /// `ubiq account rotate`: a new account key after a device was removed.
+    struct Rotate: AgentCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give the account a new key and every remaining device a new certificate (after `ubiq device remove`).")
+
+        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var output: OutputOptions
+
+        func run(with agent: UbiqAgentClient) async throws {
+            let result = try await agent.rotateAccount()
+            if output.json { return Terminal.printJSON(try JSONValue(encoding: result)) }
+            Self.describe(result)
+        }
+
+        static func describe(_ result: AccountRotateResult) {
+            print("Rotated the account's key (generation \(result.generation)): \(result.kept.count) devices keep their place, "
+                + "\(result.sentTo.count) of them received it now; the others take it at their next connection.")
+            if !result.leftOut.isEmpty {
+                print("Left out, as no public key of theirs has reached this device (they must join again): "
+                    + result.leftOut.map(\.rawValue).joined(separator: ", "))
+            }
+        }
     }
 }

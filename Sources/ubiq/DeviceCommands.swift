@@ -54,13 +54,22 @@ struct DeviceCommand: AsyncParsableCommand {
 
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The device's ID, as `ubiq devices` shows it.") var device: String
+        @Flag(help: "Then rotate the account's key, which the removed device held (`ubiq account rotate`).") var rotate = false
         @OptionGroup var output: OutputOptions
 
         func run(with agent: UbiqAgentClient) async throws {
             let result = try await agent.removeDevice(DeviceID(device))
-            if output.json { return Terminal.printJSON(try JSONValue(encoding: result)) }
+            let rotation = rotate ? try await agent.rotateAccount() : nil
+            if output.json {
+                return Terminal.printJSON(.object(["removed": try JSONValue(encoding: result),
+                                                   "rotation": try rotation.map { try JSONValue(encoding: $0) } ?? .null]))
+            }
             print("Removed \(result.device) from the account\(result.wasConnected ? "; its connection has ended" : "").")
-            print("It still holds the account key until the account's key is rotated.")
+            if let rotation {
+                AccountCommand.Rotate.describe(rotation)
+            } else {
+                print("It still holds the account key: run `ubiq account rotate` to give the account a new one.")
+            }
         }
     }
 }

@@ -67,3 +67,47 @@ extension LANTests {
         try await waitForConvergence([a, b], "the file on the new workstation") { $0["Documents/welcome.txt"] != nil }
     }
 }
+
+extension LANTests {
+    /// A rotation on the LAN after a laptop is lost: the connected hosts take it at once, a
+    /// host that was switched off takes it when it comes back, the identity token stays, and
+    /// the lost laptop, given a new identity made with the old account key, is refused.
+    @Test func aRotationReachesEveryHostAndShutsOutTheLostLaptop() async throws {
+        let cluster = try Cluster(hosts: 4)
+        let (a, b, c, lost) = (cluster.agents[0], cluster.agents[1], cluster.agents[2], cluster.agents[3])
+        try await cluster.start()
+        try await cluster.waitConnected([a, b, c, lost])
+        let lostID = try await lost.status().device.id
+        let token = try await a.status().identityToken
+        try await waitUntil("alpha to know the four devices") { try await a.withClient({ try await $0.devices() }).count == 4 }
+        let oldBundle = lost.home + "/old-account.bundle"
+        try AgentProcess.cli(["account", "export", "--state", lost.state, "--out", oldBundle])
+        c.stop()
+
+        let output = try AgentProcess.cli(["--socket", a.socket, "device", "remove", lostID.rawValue, "--rotate"])
+        #expect(output.contains("generation 1") && !output.contains("Left out"), "\(output)")
+        let alphaID = try await a.status().device.id
+        try await waitUntil("host 2 to take the rotation and connect again") {
+            let rotated = try RotationTests.generation(b) == 1
+            let connected = try await b.status().peers.contains { $0.deviceID == alphaID && $0.connected }
+            return rotated && connected
+        }
+
+        // The lost laptop makes itself a new identity with the old key and comes back.
+        lost.stop()
+        try AgentProcess.cli(["account", "leave", "--state", lost.state])
+        try AgentProcess.cli(["account", "join", oldBundle, "--state", lost.state])
+        try await lost.startAndWait()
+        try await c.startAndWait()
+        try a.write("Documents/after.txt", "after the rotation")
+        try await waitForConvergence([a, b, c], "the next file on the account's hosts, host 3 rotated") { $0["Documents/after.txt"] != nil }
+        #expect(try RotationTests.generation(c) == 1)
+        #expect(try await c.status().identityToken == token)
+        #expect(try await b.status().identityToken == token)
+        try await waitUntil("a host to refuse the lost laptop's new identity") {
+            [a, b, c].contains { $0.logText().contains("is not a member of the rotated account") }
+        }
+        #expect(lost.read("Documents/after.txt") == nil)
+        #expect(try await lost.status().peers.allSatisfy { !$0.connected })
+    }
+}

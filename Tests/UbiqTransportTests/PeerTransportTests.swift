@@ -113,7 +113,7 @@ import UbiqWire
         let account = try Account.create()
         let (desk, lost, laptop) = (try account.issueDevice(name: "desk"), try account.issueDevice(name: "lost"),
                                     try account.issueDevice(name: "laptop"))
-        let refusing: @Sendable (DeviceID) -> Bool = { [id = lost.deviceID] in $0 == id }
+        let refusing: @Sendable (DeviceID, AccountTrust.Standing) -> Bool = { [id = lost.deviceID] device, _ in device == id }
         let deskTransport = try PeerTransport(identity: desk, logger: Fixtures.logger, refusing: refusing)
         let listener = try await deskTransport.listen(host: "127.0.0.1", port: 0)
         await expectTransportError(.handshakeRefused) {

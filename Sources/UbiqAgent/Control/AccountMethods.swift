@@ -23,7 +23,7 @@ struct AccountMethods: Sendable {
             return try JSONValue(encoding: try await status.status())
         case .peersList:
             return try JSONValue(encoding: await status.peers())
-        case .devicesList, .deviceRemove, .deviceInvite:
+        case .devicesList, .deviceRemove, .deviceInvite, .accountRotate:
             return try await devices.handle(known, params: params)
         case .itemsList:
             let request = try RPCParams.decode(ItemsListParams.self, from: params)

@@ -3,10 +3,13 @@ import UbiqControlAPI
 import UbiqIdentity
 import UbiqModel
 import UbiqSync
+import UbiqTransport
+import UbiqWire
 
 /// `devices.list` (the account's devices, replicated between agents), `device.remove` (a
 /// revocation signed with the account key, which every agent then honours) and
-/// `device.invite` (a one-time code for a new workstation to join with).
+/// `device.invite` (a one-time code for a new workstation to join with) and `account.rotate`
+/// (a new account CA after a removal, sent to the connected peers at once).
 struct DeviceMethods: Sendable {
     let devices: AccountDevices
     let engine: SyncEngine
@@ -18,6 +21,8 @@ struct DeviceMethods: Sendable {
     let listening: [String]
     /// Where the join listener opens: the host of the first configured listen address.
     let joinHost: String
+    /// Rotates the stored identity and restarts the account's parts.
+    let host: AgentHost
 
     func handle(_ method: ControlMethod, params: JSONValue?) async throws -> JSONValue {
         switch method {
@@ -27,6 +32,8 @@ struct DeviceMethods: Sendable {
             return try JSONValue(encoding: try await remove(RPCParams.decode(DeviceRemoveParams.self, from: params).device))
         case .deviceInvite:
             return try JSONValue(encoding: try await invite())
+        case .accountRotate:
+            return try JSONValue(encoding: try await rotate())
         default:
             throw RPCError.methodNotFound(method.rawValue)
         }
@@ -65,6 +72,38 @@ struct DeviceMethods: Sendable {
             throw RPCError(.invalidParams, error.description)
         }
         return DeviceRemoveResult(device: device, removedAt: Self.date(revocation.revokedAt), wasConnected: wasConnected)
+    }
+
+    /// Rotates the account, keeping every device not removed whose public key is known here;
+    /// sends the rotation over every open session, then restarts with the new certificate.
+    private func rotate() async throws -> AccountRotateResult {
+        guard account != nil else {
+            throw RPCError(.unavailable, "this device does not hold the account key; rotate from one that does")
+        }
+        let registry = await devices.current
+        var keys: [[UInt8]] = []
+        var kept: [DeviceID] = []
+        var leftOut: [DeviceID] = []
+        for record in registry.devices.values.sorted(by: { $0.id < $1.id })
+        where registry.revocations[record.id] == nil && record.id != devices.me {
+            if record.publicKey.isEmpty {
+                leftOut.append(record.id)
+            } else {
+                keys.append(record.publicKey)
+                kept.append(record.id)
+            }
+        }
+        let rotation: AccountRotation
+        let log: [AccountRotation]
+        do {
+            rotation = try await host.rotate(keeping: keys, by: devices.me)
+            log = try host.store.rotations()
+        } catch {
+            throw RPCError(.internalError, "the account could not be rotated: \(error)")
+        }
+        let sent = await engine.sendToAll(Ubiq_Wire_Envelope(.accountRotations(AccountRotationMapping.message(log))))
+        await host.restartSoon()
+        return AccountRotateResult(generation: rotation.generation, kept: [devices.me] + kept, sentTo: sent, leftOut: leftOut)
     }
 
     private func invite() async throws -> DeviceInviteResult {

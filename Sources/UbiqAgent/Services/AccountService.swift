@@ -27,7 +27,7 @@ struct AccountService: Service {
             }
             await host.starts()
             let session: SyncSession
-            do { session = try await SyncSession.build(host.configuration, identity: identity, store: host.store, logger: logger) } catch {
+            do { session = try await SyncSession.build(host.configuration, identity: identity, host: host, logger: logger) } catch {
                 await host.failedToStart(error)
                 throw error
             }

@@ -25,6 +25,8 @@ actor PeerDialer: Service {
     let engine: SyncEngine
     let limits: BandwidthLimits
     let logger: Logger
+    /// For a peer of another generation of the account CA: the rotation's hand-over.
+    let handOver: RotationHandOver
     private var loops: [String: Loop] = [:]
     private var nextLoop: UInt64 = 0
     private var running = true
@@ -49,7 +51,8 @@ actor PeerDialer: Service {
     /// that would be made and then replaced.
     static let yieldToSmallerDialer: Duration = .seconds(1)
 
-    init(transport: PeerTransport, engine: SyncEngine, limits: BandwidthLimits, logger: Logger) {
+    init(transport: PeerTransport, engine: SyncEngine, limits: BandwidthLimits, handOver: RotationHandOver, logger: Logger) {
+        self.handOver = handOver
         self.transport = transport
         self.engine = engine
         self.limits = limits
@@ -71,8 +74,8 @@ actor PeerDialer: Service {
         }
         nextLoop += 1
         let number = nextLoop
-        loops[key] = Loop(target: target, number: number, task: Task { [transport, engine, logger] in
-            await Self.dial(target, transport: transport, engine: engine, limits: limits, logger: logger) { [weak self] in
+        loops[key] = Loop(target: target, number: number, task: Task { [transport, engine, handOver, logger] in
+            await Self.dial(target, transport: transport, engine: engine, limits: limits, handOver: handOver, logger: logger) { [weak self] in
                 await self?.hosts(key, loop: number)
             }
         })
@@ -99,7 +102,8 @@ actor PeerDialer: Service {
     }
 
     /// `hosts` gives the target's addresses as they are at each dial; nil ends the loop.
-    private static func dial(_ target: Target, transport: PeerTransport, engine: SyncEngine, limits: BandwidthLimits, logger: Logger,
+    private static func dial(_ target: Target, transport: PeerTransport, engine: SyncEngine, limits: BandwidthLimits,
+                             handOver: RotationHandOver, logger: Logger,
                              hosts: @escaping @Sendable () async -> [String]?) async {
         var delay = minimumDelay
         // A static address's device is learned from its certificate on the first connection:
@@ -123,6 +127,11 @@ actor PeerDialer: Service {
             do {
                 let connection = try await transport.connect(hosts: addresses, port: target.port, expecting: target.device)
                 device = connection.remoteDeviceID
+                if connection.standing != .member {
+                    await handOver.run(connection)
+                    try? await Task.sleep(for: minimumDelay)
+                    continue
+                }
                 let agreed = await engine.serve(TransportPeerLink(connection: connection, isOutgoing: true, limits: limits))
                 delay = agreed ? minimumDelay : refusedDelay
             } catch {

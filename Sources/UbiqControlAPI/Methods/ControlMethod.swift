@@ -21,6 +21,8 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case deviceRemove = "device.remove"
     /// none → ``DeviceInviteResult``
     case deviceInvite = "device.invite"
+    /// none → ``AccountRotateResult``
+    case accountRotate = "account.rotate"
     /// ``ItemsListParams`` → `[ItemEntry]`
     case itemsList = "items.list"
     /// ``VersionsListParams`` → ``VersionsList``

@@ -56,6 +56,25 @@ public struct DeviceRemoveResult: Hashable, Sendable, Codable {
     }
 }
 
+/// What `account.rotate` did: the account's new CA generation, the devices it kept (with
+/// new certificates), and the connected peers it was sent to at once; the others take it
+/// from any member at their next connection.
+public struct AccountRotateResult: Hashable, Sendable, Codable {
+    public var generation: Int
+    public var kept: [DeviceID]
+    public var sentTo: [DeviceID]
+    /// Devices of the account it could not keep: no public key of theirs had reached this
+    /// device. They must join again.
+    public var leftOut: [DeviceID]
+
+    public init(generation: Int, kept: [DeviceID], sentTo: [DeviceID], leftOut: [DeviceID]) {
+        self.generation = generation
+        self.kept = kept
+        self.sentTo = sentTo
+        self.leftOut = leftOut
+    }
+}
+
 /// What `device.invite` answers: the one-time code, valid for one join until `expiresAt`,
 /// and where the joining workstation reaches this device for it.
 public struct DeviceInviteResult: Hashable, Sendable, Codable {

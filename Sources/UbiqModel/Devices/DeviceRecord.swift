@@ -14,19 +14,41 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
     public var lastSeen: Int64
     /// Where it was reached then (`host:port`); empty when never.
     public var address: String
+    /// The device's public key (SubjectPublicKeyInfo DER), whose hash is its ID: what an
+    /// account rotation issues its new certificate for. Empty while not known.
+    public var publicKey: [UInt8]
 
     /// The longest name, address and container list a record may carry.
     public static let maximumNameBytes = 255
     public static let maximumAddressBytes = 300
     public static let maximumContainers = 1000
+    public static let maximumPublicKeyBytes = 512
 
-    public init(id: DeviceID, name: String, containers: [ContainerID], describedAt: Int64, lastSeen: Int64 = 0, address: String = "") {
+    public init(id: DeviceID, name: String, containers: [ContainerID], describedAt: Int64, lastSeen: Int64 = 0, address: String = "",
+                publicKey: [UInt8] = []) {
         self.id = id
         self.name = name
         self.containers = containers
         self.describedAt = describedAt
         self.lastSeen = lastSeen
         self.address = address
+        self.publicKey = publicKey
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, name, containers, describedAt, lastSeen, address, publicKey
+    }
+
+    /// Records stored before public keys were kept decode with none.
+    public init(from decoder: any Decoder) throws {
+        let values = try decoder.container(keyedBy: CodingKeys.self)
+        id = try values.decode(DeviceID.self, forKey: .id)
+        name = try values.decode(String.self, forKey: .name)
+        containers = try values.decode([ContainerID].self, forKey: .containers)
+        describedAt = try values.decode(Int64.self, forKey: .describedAt)
+        lastSeen = try values.decode(Int64.self, forKey: .lastSeen)
+        address = try values.decode(String.self, forKey: .address)
+        publicKey = try values.decodeIfPresent([UInt8].self, forKey: .publicKey) ?? []
     }
 
     /// Both records' news: the later description and the later sighting. Ties go to the
@@ -38,6 +60,8 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
             result.containers = other.containers
             result.describedAt = other.describedAt
         }
+        // Every key offered was checked against the ID, so any one is the device's.
+        if result.publicKey.isEmpty { result.publicKey = other.publicKey }
         if (other.lastSeen, other.address) > (lastSeen, address) {
             result.lastSeen = other.lastSeen
             result.address = other.address

@@ -2,6 +2,7 @@ import Logging
 import Synchronization
 import UbiqIndex
 import UbiqModel
+import UbiqWire
 
 /// The account's devices as this agent knows them (``DeviceRegistry``), kept in the index and
 /// passed between peers: a session sends the whole list after the hello and again whenever
@@ -18,6 +19,9 @@ public actor AccountDevices {
     private let changed = Broadcaster<Void>(policy: .bufferingNewest(1))
     private let removed = Broadcaster<[DeviceID]>(policy: .bufferingOldest(64))
     private let logger: Logger
+    /// Account rotations peers sent over their sessions, for the agent to check and take.
+    public nonisolated let rotationsReceived: AsyncStream<ReceivedRotations>
+    private nonisolated let rotationsContinuation: AsyncStream<ReceivedRotations>.Continuation
 
     /// Loads what the index kept, with `me` describing this device now.
     public init(me: DeviceRecord, index: SyncIndex, verify: @escaping @Sendable (Revocation) -> Bool, logger: Logger) throws {
@@ -25,6 +29,7 @@ public actor AccountDevices {
         self.index = index
         self.verify = verify
         self.logger = logger
+        (rotationsReceived, rotationsContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4))
         let stored = try index.accountDevices()
         var registry = DeviceRegistry(devices: stored.devices, revocations: stored.revocations.filter(verify))
         try index.storeAccountDevices(registry.merge([me]))
@@ -51,6 +56,11 @@ public actor AccountDevices {
                            metadata: ["peer": "\(peer)", "count": "\(revocations.count - signed.count)"])
         }
         apply(devices: devices, revocations: signed)
+    }
+
+    /// A peer sent the account's rotations over its session.
+    public nonisolated func received(rotations: Ubiq_Wire_AccountRotations, from peer: DeviceID) {
+        rotationsContinuation.yield(ReceivedRotations(message: rotations, from: peer))
     }
 
     /// A device of the account had a connection with `device` at `address` now.
@@ -98,4 +108,10 @@ public struct DeviceRemovalError: Error, Sendable, CustomStringConvertible {
     public let reason: String
     public init(_ reason: String) { self.reason = reason }
     public var description: String { reason }
+}
+
+/// Account rotations as a peer sent them, not yet checked.
+public struct ReceivedRotations: Sendable {
+    public let message: Ubiq_Wire_AccountRotations
+    public let from: DeviceID
 }

@@ -254,6 +254,8 @@ public actor PeerSession {
             await receiveAcknowledgement(ack)
         case .deviceList(let list):
             await receiveDevices(list)
+        case .accountRotations(let rotations):
+            devices?.received(rotations: rotations, from: link.remoteDevice)
         case .ping, nil:
             break
         }

@@ -216,6 +216,21 @@ public actor SyncEngine {
 
     public var connectedDevices: Set<DeviceID> { Set(sessions.keys) }
 
+    /// Sends `envelope` on every open session (an account rotation); returns the peers it
+    /// went to. A peer whose send fails is left to catch up on its next connection.
+    public func sendToAll(_ envelope: Ubiq_Wire_Envelope) async -> [DeviceID] {
+        var sent: [DeviceID] = []
+        for (device, session) in sessions {
+            do {
+                try await session.link.send(envelope)
+                sent.append(device)
+            } catch {
+                logger.info("could not send to a peer", metadata: ["peer": "\(device)", "error": "\(error)"])
+            }
+        }
+        return sent
+    }
+
     func sessions(sharing container: ContainerID) async -> [PeerSession] {
         var result: [PeerSession] = []
         for session in sessions.values where await session.sharedContainers.contains(container) {

@@ -296,6 +296,14 @@ public nonisolated struct Ubiq_Wire_Envelope: Sendable {
     set {message = .deviceList(newValue)}
   }
 
+  public var accountRotations: Ubiq_Wire_AccountRotations {
+    get {
+      if case .accountRotations(let v)? = message {return v}
+      return Ubiq_Wire_AccountRotations()
+    }
+    set {message = .accountRotations(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Message: Equatable, Sendable {
@@ -313,6 +321,7 @@ public nonisolated struct Ubiq_Wire_Envelope: Sendable {
     case historyRequest(Ubiq_Wire_HistoryRequest)
     case historyResponse(Ubiq_Wire_HistoryResponse)
     case deviceList(Ubiq_Wire_DeviceList)
+    case accountRotations(Ubiq_Wire_AccountRotations)
 
   }
 
@@ -843,6 +852,54 @@ public nonisolated struct Ubiq_Wire_DeviceInfo: Sendable {
 
   public var address: String = String()
 
+  /// The device's public key (SubjectPublicKeyInfo DER), whose SHA-256 gives device_id: what
+  /// an account rotation issues the device's new certificate for. Empty: not known.
+  public var publicKey: Data = Data()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// The account CA's rotations the sender knows, oldest first: sent over every connection when
+/// a device rotates the account, and as the only message of a hand-over connection to a
+/// member that missed them. Each new CA is signed by the one before it (cross_certificate);
+/// the receiver checks each against the CA it trusts and then takes the newest.
+public nonisolated struct Ubiq_Wire_AccountRotations: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var rotations: [Ubiq_Wire_AccountRotation] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Ubiq_Wire_AccountRotation: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var generation: UInt32 = 0
+
+  public var previousAuthority: Data = Data()
+
+  public var authority: Data = Data()
+
+  public var crossCertificate: Data = Data()
+
+  /// The new CA's P-256 private key: members hold the account key.
+  public var authorityKey: Data = Data()
+
+  /// A certificate from the new CA for each device that stays (DER).
+  public var members: [Data] = []
+
+  public var rotator: String = String()
+
+  public var rotatedAtMs: Int64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1003,7 +1060,7 @@ nonisolated extension Ubiq_Wire_CloseCode: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{3}index_update\0\u{3}chunk_request\0\u{3}chunk_response\0\u{3}key_value_update\0\u{2}\u{2}ping\0\u{1}close\0\u{3}key_value_ack\0\u{3}chunk_list_request\0\u{3}chunk_list_response\0\u{3}history_request\0\u{3}history_response\0\u{3}device_list\0\u{c}\u{6}\u{1}")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{3}index_update\0\u{3}chunk_request\0\u{3}chunk_response\0\u{3}key_value_update\0\u{2}\u{2}ping\0\u{1}close\0\u{3}key_value_ack\0\u{3}chunk_list_request\0\u{3}chunk_list_response\0\u{3}history_request\0\u{3}history_response\0\u{3}device_list\0\u{3}account_rotations\0\u{c}\u{6}\u{1}")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1180,6 +1237,19 @@ nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
           self.message = .deviceList(v)
         }
       }()
+      case 15: try {
+        var v: Ubiq_Wire_AccountRotations?
+        var hadOneofValue = false
+        if let current = self.message {
+          hadOneofValue = true
+          if case .accountRotations(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.message = .accountRotations(v)
+        }
+      }()
       default: break
       }
     }
@@ -1242,6 +1312,10 @@ nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
     case .deviceList?: try {
       guard case .deviceList(let v)? = self.message else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 14)
+    }()
+    case .accountRotations?: try {
+      guard case .accountRotations(let v)? = self.message else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 15)
     }()
     case nil: break
     }
@@ -2292,7 +2366,7 @@ nonisolated extension Ubiq_Wire_DeviceList: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Ubiq_Wire_DeviceInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".DeviceInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{1}name\0\u{1}containers\0\u{3}described_at_ms\0\u{3}last_seen_ms\0\u{1}address\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{1}name\0\u{1}containers\0\u{3}described_at_ms\0\u{3}last_seen_ms\0\u{1}address\0\u{3}public_key\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2306,6 +2380,7 @@ nonisolated extension Ubiq_Wire_DeviceInfo: SwiftProtobuf.Message, SwiftProtobuf
       case 4: try { try decoder.decodeSingularInt64Field(value: &self.describedAtMs) }()
       case 5: try { try decoder.decodeSingularInt64Field(value: &self.lastSeenMs) }()
       case 6: try { try decoder.decodeSingularStringField(value: &self.address) }()
+      case 7: try { try decoder.decodeSingularBytesField(value: &self.publicKey) }()
       default: break
       }
     }
@@ -2330,6 +2405,9 @@ nonisolated extension Ubiq_Wire_DeviceInfo: SwiftProtobuf.Message, SwiftProtobuf
     if !self.address.isEmpty {
       try visitor.visitSingularStringField(value: self.address, fieldNumber: 6)
     }
+    if !self.publicKey.isEmpty {
+      try visitor.visitSingularBytesField(value: self.publicKey, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2340,6 +2418,102 @@ nonisolated extension Ubiq_Wire_DeviceInfo: SwiftProtobuf.Message, SwiftProtobuf
     if lhs.describedAtMs != rhs.describedAtMs {return false}
     if lhs.lastSeenMs != rhs.lastSeenMs {return false}
     if lhs.address != rhs.address {return false}
+    if lhs.publicKey != rhs.publicKey {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_AccountRotations: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".AccountRotations"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}rotations\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.rotations) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.rotations.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.rotations, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_AccountRotations, rhs: Ubiq_Wire_AccountRotations) -> Bool {
+    if lhs.rotations != rhs.rotations {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_AccountRotation: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".AccountRotation"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}generation\0\u{3}previous_authority\0\u{1}authority\0\u{3}cross_certificate\0\u{3}authority_key\0\u{1}members\0\u{1}rotator\0\u{3}rotated_at_ms\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.generation) }()
+      case 2: try { try decoder.decodeSingularBytesField(value: &self.previousAuthority) }()
+      case 3: try { try decoder.decodeSingularBytesField(value: &self.authority) }()
+      case 4: try { try decoder.decodeSingularBytesField(value: &self.crossCertificate) }()
+      case 5: try { try decoder.decodeSingularBytesField(value: &self.authorityKey) }()
+      case 6: try { try decoder.decodeRepeatedBytesField(value: &self.members) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.rotator) }()
+      case 8: try { try decoder.decodeSingularInt64Field(value: &self.rotatedAtMs) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.generation != 0 {
+      try visitor.visitSingularUInt32Field(value: self.generation, fieldNumber: 1)
+    }
+    if !self.previousAuthority.isEmpty {
+      try visitor.visitSingularBytesField(value: self.previousAuthority, fieldNumber: 2)
+    }
+    if !self.authority.isEmpty {
+      try visitor.visitSingularBytesField(value: self.authority, fieldNumber: 3)
+    }
+    if !self.crossCertificate.isEmpty {
+      try visitor.visitSingularBytesField(value: self.crossCertificate, fieldNumber: 4)
+    }
+    if !self.authorityKey.isEmpty {
+      try visitor.visitSingularBytesField(value: self.authorityKey, fieldNumber: 5)
+    }
+    if !self.members.isEmpty {
+      try visitor.visitRepeatedBytesField(value: self.members, fieldNumber: 6)
+    }
+    if !self.rotator.isEmpty {
+      try visitor.visitSingularStringField(value: self.rotator, fieldNumber: 7)
+    }
+    if self.rotatedAtMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.rotatedAtMs, fieldNumber: 8)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_AccountRotation, rhs: Ubiq_Wire_AccountRotation) -> Bool {
+    if lhs.generation != rhs.generation {return false}
+    if lhs.previousAuthority != rhs.previousAuthority {return false}
+    if lhs.authority != rhs.authority {return false}
+    if lhs.crossCertificate != rhs.crossCertificate {return false}
+    if lhs.authorityKey != rhs.authorityKey {return false}
+    if lhs.members != rhs.members {return false}
+    if lhs.rotator != rhs.rotator {return false}
+    if lhs.rotatedAtMs != rhs.rotatedAtMs {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
