@@ -118,6 +118,7 @@ struct SyncSession: Sendable {
         var announce: (@Sendable (DiscoveryRecord.Invitation?) async -> Void)?
         if let discovery { announce = { await discovery.announce($0) } }
         let invites = JoinInvites(identity: identity, store: store, logger: logger, announce: announce)
+        services.append(invites)
         let methods = AccountMethods(
             status: status, keyValue: KeyValueMethods(stores: engine.stores),
             coordination: CoordinationMethods(status: status, leases: leases, onDemand: onDemand),

@@ -50,6 +50,42 @@ import UbiqTestSupport
         #expect(a.logText().contains("a join attempt with a wrong code"))
     }
 
+    /// An invitation open when its account's syncing stops closes with it, its listener
+    /// too: at a sign-out, and at a rotation's restart (a new invitation is needed then).
+    @Test func anInvitationClosesWhenItsAccountStops() async throws {
+        let cluster = try LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        try await cluster.start()
+        let beta = try AgentProcess(name: "beta", in: cluster.directory, peers: [a.port])
+        defer { beta.stop() }
+
+        let (rotated, rotatedPort) = try invite(a)
+        _ = try await a.withClient { try await $0.rotateAccount() }
+        try await waitUntil("the invitation to close with the restart") { a.logText().contains("invitation closed") }
+        #expect(!Self.isListening(rotatedPort))
+        #expect(throws: (any Error).self) { try join(beta, code: rotated, port: rotatedPort) }
+
+        let (code, port) = try invite(a)
+        #expect(Self.isListening(port))
+        _ = try AgentProcess.cli(["--socket", a.socket, "account", "leave", "--keep"])
+        #expect(!Self.isListening(port), "the join listener outlived the sign-out")
+        #expect(throws: (any Error).self) { try join(beta, code: code, port: port) }
+        #expect(!FileManager.default.fileExists(atPath: beta.state + "/account/ca-key.pem"))
+    }
+
+    static func isListening(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
     /// A relay in the middle that terminates TLS on both sides (its own certificate to each)
     /// and passes the joiner's proof on: the inviter refuses it, the relay learns nothing,
     /// and the joiner is told the other side does not know the code.

@@ -113,6 +113,8 @@ struct DeviceMethods: Sendable {
         do {
             let opened = try await invites.open(host: joinHost)
             return DeviceInviteResult(code: opened.code.description, port: opened.port, listen: listening, expiresAt: opened.expires)
+        } catch let error as RPCError {
+            throw error
         } catch {
             throw RPCError(.internalError, "could not open the invitation's listener on \(joinHost): \(error)")
         }

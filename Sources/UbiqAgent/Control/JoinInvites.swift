@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import ServiceLifecycle
+import UbiqControlAPI
 import UbiqDiscovery
 import UbiqIdentity
 import UbiqTransport
@@ -20,6 +22,8 @@ actor JoinInvites {
     }
 
     private var invite: Invite?
+    /// Set when the account's parts stop (a sign-out, a rotation): no invitation opens again.
+    private var ended = false
     private let identity: DeviceIdentity
     private let store: IdentityStore
     private let logger: Logger
@@ -38,6 +42,7 @@ actor JoinInvites {
     /// Opens a new invitation on `host`, replacing any open one.
     func open(host: String) async throws -> (code: JoinCode, port: Int, expires: Date) {
         await close()
+        guard !ended else { throw RPCError(.unavailable, "syncing is restarting or signed out; invite again in a moment") }
         let code = JoinCode.generate()
         let listener = try await JoinListener.open(identity: identity, host: host, logger: logger) { [weak self] attempt in
             await self?.answer(attempt) ?? JoinAnswer(error: "the invitation is closed")
@@ -52,6 +57,15 @@ actor JoinInvites {
         if let announce, let port = UInt16(exactly: port) { await announce(try? DiscoveryRecord.Invitation(port: port, hint: code.hint)) }
         logger.notice("invitation open", metadata: ["port": "\(port)", "lifetime": "\(Self.lifetime)"])
         return (code, port, Date().addingTimeInterval(TimeInterval(Self.lifetime.components.seconds)))
+    }
+
+    /// Closes the open invitation for good: the account's parts are stopping, and the
+    /// invitation's account may be gone (a sign-out) or its key replaced (a rotation).
+    func end() async {
+        ended = true
+        guard invite != nil else { return }
+        await close()
+        logger.notice("invitation closed: the account's syncing stopped")
     }
 
     func close() async {
@@ -89,5 +103,13 @@ actor JoinInvites {
         let proof = open.code.proof(.inviter, binding: attempt.binding)
         await close()
         return JoinAnswer(proof: proof, bundle: bundle)
+    }
+}
+
+/// The invitation lives no longer than the account's parts it belongs to.
+extension JoinInvites: Service {
+    nonisolated func run() async throws {
+        try? await gracefulShutdown()
+        await end()
     }
 }
