@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(name: "UbiqIndexTests", dependencies: ["UbiqIndex", "UbiqTestSupport", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqFileSystemTests", dependencies: ["UbiqFileSystem", "UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqWireTests", dependencies: [
-            "UbiqWire", "UbiqModel", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
+            "UbiqWire", "UbiqModel", "UbiqChunking", .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "SwiftProtobuf", package: "swift-protobuf"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqSimulationTests", dependencies: ["UbiqSimulation", "UbiqSync", "UbiqIndex", "UbiqModel", "UbiqTestSupport", log], swiftSettings: swiftSettings),

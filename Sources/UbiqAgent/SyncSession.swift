@@ -92,6 +92,7 @@ struct SyncSession: Sendable {
             listeners.append(opened.listener)
             services.append(PeerAcceptor(listener: opened.listener, engine: engine, limits: limits, handOver: handOver))
         }
+        await devices.describeMe(addresses: ReachableAddresses.of(listening: listening))
         let dialer = PeerDialer(transport: transport, engine: engine, limits: limits, handOver: handOver, logger: logger)
         for peer in config.peers {
             await dialer.set("static \(peer)", .init(hosts: [peer.host], port: peer.port, device: nil))

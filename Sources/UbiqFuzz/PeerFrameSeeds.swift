@@ -89,7 +89,8 @@ enum PeerFrameSeeds {
             ("history-response-versions", .historyResponse(HistoryMapping.response(to: wanted, entries: [kept[0]], since: nil))),
             ("device-list", .deviceList(DeviceListMapping.list(
                 [DeviceRecord(id: DeviceID(peerDevice), name: "laptop", containers: [try ContainerID("TEAMID.com.example.notes")],
-                              describedAt: 1_790_000_000_000, lastSeen: 1_790_000_000_500, address: "192.0.2.4:22100")],
+                              describedAt: 1_790_000_000_000, lastSeen: 1_790_000_000_500, address: "192.0.2.4:22100",
+                              addresses: ["192.0.2.4:22100", "[2001:db8::4]:22100"])],
                 revocations: [Revocation(device: DeviceID("LOSTLOST-DEVICE"), revokedAt: 1_790_000_000_000, by: DeviceID(peerDevice),
                                          signature: Array(repeating: 0x30, count: 70))]))),
             ("account-rotations", .accountRotations(AccountRotationMapping.message([

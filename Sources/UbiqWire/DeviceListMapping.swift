@@ -22,6 +22,7 @@ public enum DeviceListMapping {
             info.lastSeenMs = record.lastSeen
             info.address = record.address
             info.publicKey = Data(record.publicKey)
+            info.addresses = Array(record.addresses.prefix(DeviceRecord.maximumAddresses))
             return info
         }
         list.revocations = revocations.prefix(maxEntries).map { revocation in
@@ -43,6 +44,8 @@ public enum DeviceListMapping {
             guard let id = deviceID(info.deviceID), info.name.utf8.count <= DeviceRecord.maximumNameBytes,
                   info.address.utf8.count <= DeviceRecord.maximumAddressBytes,
                   info.containers.count <= DeviceRecord.maximumContainers,
+                  info.addresses.count <= DeviceRecord.maximumAddresses,
+                  info.addresses.allSatisfy({ !$0.isEmpty && $0.utf8.count <= DeviceRecord.maximumAddressBytes }),
                   info.describedAtMs >= 0, info.lastSeenMs >= 0,
                   let containers = try? info.containers.map({ try ContainerID($0) }) else {
                 refused += 1
@@ -53,7 +56,8 @@ public enum DeviceListMapping {
             let matches = !key.isEmpty && key.count <= DeviceRecord.maximumPublicKeyBytes
                 && DeviceID(publicKeyDigest: ChunkHasher.hash(key).bytes) == id
             devices.append(DeviceRecord(id: id, name: info.name, containers: containers, describedAt: info.describedAtMs,
-                                        lastSeen: info.lastSeenMs, address: info.address, publicKey: matches ? key : []))
+                                        lastSeen: info.lastSeenMs, address: info.address, publicKey: matches ? key : [],
+                                        addresses: info.addresses))
         }
         var revocations: [Revocation] = []
         for wire in list.revocations.prefix(maxEntries) {

@@ -13,13 +13,14 @@ struct DevicesCommand: AgentCommand {
     func run(with agent: UbiqAgentClient) async throws {
         let devices = try await agent.devices()
         if output.json { return Terminal.printJSON(try JSONValue(encoding: devices)) }
-        var table = TextTable(header: ["DEVICE", "NAME", "ADDRESS", "LAST SEEN", "CONTAINERS", "STATE"],
+        var table = TextTable(header: ["DEVICE", "NAME", "ADDRESSES", "LAST SEEN", "CONTAINERS", "STATE"],
                               alignments: [.left, .left, .left, .left, .right, .left])
         for device in devices {
             let state = device.thisDevice ? "this device"
                 : device.removed ? "removed" + (device.removedAt.map { " \(DateDisplay.format($0))" } ?? "")
                 : device.connected ? "connected" : "offline"
-            table.append([device.id.rawValue, device.name, device.address ?? "-", device.lastSeen.map(DateDisplay.format) ?? "-",
+            let addresses = device.addresses.isEmpty ? device.address ?? "-" : device.addresses.joined(separator: " ")
+            table.append([device.id.rawValue, device.name, addresses, device.lastSeen.map(DateDisplay.format) ?? "-",
                           "\(device.containers.count)", state])
         }
         print(table.render())

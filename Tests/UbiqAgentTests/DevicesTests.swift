@@ -28,6 +28,7 @@ import UbiqTestSupport
         #expect(listed.first?.thisDevice == true && listed.first?.name == "alpha")
         let gamma = try #require(listed.first { $0.name == "gamma" })
         #expect(!gamma.connected && gamma.address != nil && gamma.containers == [c.container] && !gamma.removed)
+        #expect(gamma.addresses == ["127.0.0.1:\(c.port)"], "gamma says it listens at \(gamma.addresses)")
         #expect(listed.first { $0.name == "beta" }?.connected == true)
         let table = try AgentProcess.cli(["--socket", a.socket, "devices"])
         #expect(table.contains("gamma") && table.contains("this device") && table.contains("connected"), "\(table)")

@@ -18,6 +18,12 @@ extension LANTests {
             return true
         }
 
+        // Each device says where it listens: its own LAN address, with the agent's port.
+        let lostHost = try #require(lost.lanHost)
+        let lostEntry = try #require(try await a.withClient { try await $0.devices() }.first { $0.id == lostID })
+        #expect(lostEntry.addresses.contains("\(lostHost.address):\(lost.port)"), "\(lostEntry.addresses)")
+        #expect(!lostEntry.addresses.contains { $0.hasPrefix("127.") || $0.hasPrefix("[::1]") })
+
         let clock = ContinuousClock()
         let removedAt = clock.now
         let output = try AgentProcess.cli(["--socket", a.socket, "device", "remove", lostID.rawValue])

@@ -25,6 +25,26 @@ import UbiqModel
         #expect(merged?.lastSeen == 500 && merged?.address == "10.0.0.2:22000")
     }
 
+    /// Addresses and public keys: the later description's addresses, a tie settled the same
+    /// way in either order, and a known key kept whichever record brings it.
+    @Test func addressesFollowTheDescriptionAndKeysStay() {
+        var first = record(a, "desk", described: 10)
+        first.addresses = ["192.0.2.1:22100"]
+        first.publicKey = [1, 2, 3]
+        var later = record(a, "desk", described: 11)
+        later.addresses = ["192.0.2.7:22100", "[2001:db8::7]:22100"]
+        var tie = record(a, "desk", described: 11)
+        tie.addresses = ["192.0.2.9:22100"]
+        let orders = [[first, later, tie], [tie, later, first], [later, tie, first]]
+        let merged = orders.map { order in
+            var registry = DeviceRegistry()
+            for record in order { _ = registry.merge([record]) }
+            return registry.devices[a]
+        }
+        #expect(merged.allSatisfy { $0 == merged[0] })
+        #expect(merged[0]?.addresses == ["192.0.2.9:22100"] && merged[0]?.publicKey == [1, 2, 3])
+    }
+
     @Test func aMergeSaysOnlyWhatIsNews() {
         var registry = DeviceRegistry(devices: [record(a, "desk", described: 5)])
         #expect(registry.merge([record(a, "desk", described: 5)]).isEmpty)

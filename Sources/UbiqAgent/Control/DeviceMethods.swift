@@ -48,7 +48,7 @@ struct DeviceMethods: Sendable {
         return ordered.map { record in
             let revocation = registry.revocations[record.id]
             return DeviceEntry(
-                id: record.id, name: record.name, address: record.address.isEmpty ? nil : record.address,
+                id: record.id, name: record.name, address: record.address.isEmpty ? nil : record.address, addresses: record.addresses,
                 lastSeen: record.lastSeen > 0 ? Self.date(record.lastSeen) : nil, containers: record.containers,
                 connected: connected.contains(record.id), thisDevice: record.id == devices.me, removed: revocation != nil,
                 removedAt: revocation.map { Self.date($0.revokedAt) }, removedBy: revocation?.by)

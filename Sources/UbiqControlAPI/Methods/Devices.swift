@@ -8,6 +8,8 @@ public struct DeviceEntry: Hashable, Sendable, Codable {
     public var name: String
     /// Where a device of the account last reached it (`host:port`); absent when never.
     public var address: String?
+    /// Where the device says it listens for peers (`host:port`, each of its addresses).
+    public var addresses: [String]
     /// When a device of the account last had a connection with it; absent when never.
     public var lastSeen: Date?
     public var containers: [ContainerID]
@@ -20,11 +22,12 @@ public struct DeviceEntry: Hashable, Sendable, Codable {
     public var removedAt: Date?
     public var removedBy: DeviceID?
 
-    public init(id: DeviceID, name: String, address: String?, lastSeen: Date?, containers: [ContainerID], connected: Bool,
-                thisDevice: Bool, removed: Bool = false, removedAt: Date? = nil, removedBy: DeviceID? = nil) {
+    public init(id: DeviceID, name: String, address: String?, addresses: [String] = [], lastSeen: Date?, containers: [ContainerID],
+                connected: Bool, thisDevice: Bool, removed: Bool = false, removedAt: Date? = nil, removedBy: DeviceID? = nil) {
         self.id = id
         self.name = name
         self.address = address
+        self.addresses = addresses
         self.lastSeen = lastSeen
         self.containers = containers
         self.connected = connected

@@ -17,15 +17,19 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
     /// The device's public key (SubjectPublicKeyInfo DER), whose hash is its ID: what an
     /// account rotation issues its new certificate for. Empty while not known.
     public var publicKey: [UInt8]
+    /// Where the device says it listens for peers (`host:port`, each of its addresses): part
+    /// of its description, so the later description's list wins.
+    public var addresses: [String]
 
     /// The longest name, address and container list a record may carry.
     public static let maximumNameBytes = 255
     public static let maximumAddressBytes = 300
     public static let maximumContainers = 1000
     public static let maximumPublicKeyBytes = 512
+    public static let maximumAddresses = 16
 
     public init(id: DeviceID, name: String, containers: [ContainerID], describedAt: Int64, lastSeen: Int64 = 0, address: String = "",
-                publicKey: [UInt8] = []) {
+                publicKey: [UInt8] = [], addresses: [String] = []) {
         self.id = id
         self.name = name
         self.containers = containers
@@ -33,13 +37,14 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
         self.lastSeen = lastSeen
         self.address = address
         self.publicKey = publicKey
+        self.addresses = addresses
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, name, containers, describedAt, lastSeen, address, publicKey
+        case id, name, containers, describedAt, lastSeen, address, publicKey, addresses
     }
 
-    /// Records stored before public keys were kept decode with none.
+    /// Records stored before public keys and addresses were kept decode with none.
     public init(from decoder: any Decoder) throws {
         let values = try decoder.container(keyedBy: CodingKeys.self)
         id = try values.decode(DeviceID.self, forKey: .id)
@@ -49,6 +54,7 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
         lastSeen = try values.decode(Int64.self, forKey: .lastSeen)
         address = try values.decode(String.self, forKey: .address)
         publicKey = try values.decodeIfPresent([UInt8].self, forKey: .publicKey) ?? []
+        addresses = try values.decodeIfPresent([String].self, forKey: .addresses) ?? []
     }
 
     /// Both records' news: the later description and the later sighting. Ties go to the
@@ -58,6 +64,7 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
         if other.describesLater(than: self) {
             result.name = other.name
             result.containers = other.containers
+            result.addresses = other.addresses
             result.describedAt = other.describedAt
         }
         // Every key offered was checked against the ID, so any one is the device's.
@@ -72,6 +79,9 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
     private func describesLater(than other: DeviceRecord) -> Bool {
         if describedAt != other.describedAt { return describedAt > other.describedAt }
         if name != other.name { return name > other.name }
-        return other.containers.map(\.rawValue).lexicographicallyPrecedes(containers.map(\.rawValue))
+        if containers != other.containers {
+            return other.containers.map(\.rawValue).lexicographicallyPrecedes(containers.map(\.rawValue))
+        }
+        return other.addresses.lexicographicallyPrecedes(addresses)
     }
 }

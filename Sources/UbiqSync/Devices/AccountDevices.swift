@@ -75,6 +75,15 @@ public actor AccountDevices {
         apply(devices: [sighting], revocations: [])
     }
 
+    /// This device describes itself again, now with where it listens (known only once its
+    /// listeners are open, after this registry is made).
+    public func describeMe(addresses: [String]) {
+        guard var record = registry.devices[me], record.addresses != addresses else { return }
+        record.addresses = addresses
+        record.describedAt += 1
+        apply(devices: [record], revocations: [])
+    }
+
     /// Removes a device from the account with a revocation signed here.
     public func revoke(_ revocation: Revocation) throws(DeviceRemovalError) {
         guard revocation.device != me else {

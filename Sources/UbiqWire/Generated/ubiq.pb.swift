@@ -856,6 +856,10 @@ public nonisolated struct Ubiq_Wire_DeviceInfo: Sendable {
   /// an account rotation issues the device's new certificate for. Empty: not known.
   public var publicKey: Data = Data()
 
+  /// Where the device says it listens for peers (host:port, each of its addresses); part of
+  /// its description.
+  public var addresses: [String] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -2366,7 +2370,7 @@ nonisolated extension Ubiq_Wire_DeviceList: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Ubiq_Wire_DeviceInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".DeviceInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{1}name\0\u{1}containers\0\u{3}described_at_ms\0\u{3}last_seen_ms\0\u{1}address\0\u{3}public_key\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{1}name\0\u{1}containers\0\u{3}described_at_ms\0\u{3}last_seen_ms\0\u{1}address\0\u{3}public_key\0\u{1}addresses\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2381,6 +2385,7 @@ nonisolated extension Ubiq_Wire_DeviceInfo: SwiftProtobuf.Message, SwiftProtobuf
       case 5: try { try decoder.decodeSingularInt64Field(value: &self.lastSeenMs) }()
       case 6: try { try decoder.decodeSingularStringField(value: &self.address) }()
       case 7: try { try decoder.decodeSingularBytesField(value: &self.publicKey) }()
+      case 8: try { try decoder.decodeRepeatedStringField(value: &self.addresses) }()
       default: break
       }
     }
@@ -2408,6 +2413,9 @@ nonisolated extension Ubiq_Wire_DeviceInfo: SwiftProtobuf.Message, SwiftProtobuf
     if !self.publicKey.isEmpty {
       try visitor.visitSingularBytesField(value: self.publicKey, fieldNumber: 7)
     }
+    if !self.addresses.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.addresses, fieldNumber: 8)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2419,6 +2427,7 @@ nonisolated extension Ubiq_Wire_DeviceInfo: SwiftProtobuf.Message, SwiftProtobuf
     if lhs.lastSeenMs != rhs.lastSeenMs {return false}
     if lhs.address != rhs.address {return false}
     if lhs.publicKey != rhs.publicKey {return false}
+    if lhs.addresses != rhs.addresses {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
