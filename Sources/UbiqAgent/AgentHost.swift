@@ -23,6 +23,8 @@ actor AgentHost {
     private var toldToken: String??
     /// Whether the account's parts are being built (at start, or after a sign-in).
     private var starting: Bool
+    /// Whether the account's parts are stopping to be built again (``restartSoon()``).
+    private var restarting = false
     /// Wakes the account service when a signed-out agent is signed in.
     nonisolated let signIns: AsyncStream<Void>
     private let signInRequest: AsyncStream<Void>.Continuation
@@ -177,21 +179,22 @@ actor AgentHost {
     }
 
     /// Stops the account's parts and builds them again from the stored identity (after a
-    /// rotation), without a sign-out: control calls made meanwhile wait for the new parts.
+    /// rotation), without a sign-out. The old parts are out of reach at once: control calls
+    /// made from now on wait for the new ones (a client whose subscription just ended
+    /// subscribes again to the new parts, not to the stopping ones).
     func restartSoon() {
-        guard let stop = stopSession else { return }
+        guard let stop = stopSession, !restarting else { return }
+        restarting = true
         starting = true
+        session = nil
         Task {
             await withCheckedContinuation { continuation in
-                afterEnd(continuation)
+                endWaiters.append(continuation)
                 Task { await stop() }
             }
+            restarting = false
             signInRequest.yield(())
         }
-    }
-
-    private func afterEnd(_ continuation: CheckedContinuation<Void, Never>) {
-        if session == nil { continuation.resume() } else { endWaiters.append(continuation) }
     }
 
     private func requireSignedOut() throws {

@@ -100,6 +100,7 @@ struct SyncSession: Sendable {
         services.append(dialer)
         services.append(DeviceRemovalService(devices: devices, engine: engine))
         services.append(RotationService(devices: devices, take: take, logger: logger))
+        services.append(SubscriptionEnding(containers: containers, stores: stores))
         var discovery: DiscoveryService?
         if config.discovery, let port = listeners.first?.localPort {
             let record = try DiscoveryRecord(deviceID: identity.deviceID, accountTag: try AccountTag(identity.accountTag),

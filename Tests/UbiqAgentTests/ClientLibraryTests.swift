@@ -314,26 +314,29 @@ private final class ChangeLog: Sendable {
 }
 
 /// Records the identity tokens a stream yields.
-final class TokenLog: Sendable {
+/// Everything a stream yields, kept for a test to wait on.
+final class StreamLog<Element: Sendable>: Sendable {
     private final class Received: Sendable {
-        let tokens = Mutex<[String?]>([])
+        let elements = Mutex<[Element]>([])
     }
 
     private let received: Received
     private let task: Task<Void, Never>
 
-    init(_ stream: AsyncStream<String?>) {
+    init(_ stream: AsyncStream<Element>) {
         let received = Received()
         self.received = received
         task = Task {
-            for await token in stream { received.tokens.withLock { $0.append(token) } }
+            for await element in stream { received.elements.withLock { $0.append(element) } }
         }
     }
 
-    var values: [String?] { received.tokens.withLock { $0 } }
+    var values: [Element] { received.elements.withLock { $0 } }
 
     func cancel() { task.cancel() }
 }
+
+typealias TokenLog = StreamLog<String?>
 
 private extension Sequence {
     func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {

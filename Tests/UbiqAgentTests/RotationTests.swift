@@ -69,6 +69,35 @@ import UbiqTestSupport
         }
     }
 
+    /// A rotation restarts the agent's syncing, but an application's subscriptions carry on:
+    /// its token does not change, and a key-value subscriber hears the next change.
+    @Test func anApplicationHearsNothingOfARotationButTheNextChange() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        for agent in cluster.agents { agent.extraArguments = ["--kvstore", KeyValuePair.store.rawValue] }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let token = try #require(try await b.status().identityToken)
+        let tokens = TokenLog(Ubiquity(socketPath: b.socket).identityChanges())
+        try await waitUntil("beta's token") { tokens.values == [token] }
+        let watcher = try await UbiqAgentClient.connect(socketPath: b.socket)
+        defer { Task { await watcher.close() } }
+        let notices = StreamLog(try await watcher.keyValueChanges(store: KeyValuePair.store))
+
+        _ = try await a.withClient { try await $0.rotateAccount() }
+        try await waitUntil("beta to take the rotation and connect to alpha again") {
+            let rotated = try Self.generation(b) == 1
+            let connected = try await b.status().peers.contains { $0.name == "alpha" && $0.connected }
+            return rotated && connected
+        }
+        try await a.withClient { try await $0.set(store: KeyValuePair.store, ["after": .string("the rotation")]) }
+        try await waitUntil("beta's subscriber to hear of the key set after the rotation") {
+            notices.values.contains { $0.keys.contains("after") }
+        }
+        #expect(tokens.values == [token], "a rotation looked like an account change: \(tokens.values)")
+    }
+
     static func generation(_ agent: AgentProcess) throws -> Int {
         try IdentityStore(state: StateDirectory(path: agent.state)).generation()
     }

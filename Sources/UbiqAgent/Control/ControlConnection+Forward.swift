@@ -4,9 +4,11 @@ import UbiqControlAPI
 extension ControlConnection {
     /// Sends each element of `stream` to this client as a `method` notification, until the
     /// stream ends, a send fails, or the connection closes. A stream that ends on its own
-    /// ended because the client fell behind: it is told so.
+    /// ended because the client fell behind or its source went away (the account's syncing
+    /// restarted): `ended` runs, then the client is told, so that it subscribes again.
     func forward<Element: Sendable, Params: Encodable & Sendable>(
-        _ stream: AsyncStream<Element>, as method: ControlNotification, _ params: @escaping @Sendable (Element) -> Params
+        _ stream: AsyncStream<Element>, as method: ControlNotification, ended: (@Sendable () -> Void)? = nil,
+        _ params: @escaping @Sendable (Element) -> Params
     ) async {
         let forwarder = Task {
             for await element in stream {
@@ -16,6 +18,7 @@ extension ControlConnection {
                     return
                 }
             }
+            ended?()
             await self.tellFellBehind(FellBehindNotice(method: method.rawValue))
         }
         await onClose { forwarder.cancel() }

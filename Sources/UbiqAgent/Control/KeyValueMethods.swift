@@ -77,12 +77,14 @@ struct KeyValueMethods: Sendable {
         return try JSONValue(encoding: KeyValueWriteResult(keys: changes.keys.sorted()))
     }
 
-    /// Forwards the store's change notices to the client until its connection ends; a second
-    /// subscription to the same store on one connection changes nothing.
+    /// Forwards the store's change notices to the client until its connection ends or the
+    /// subscription ends (the client fell behind, or the store went away with a restart); a
+    /// second subscription to the same store on one connection while one runs changes nothing.
     private func subscribe(_ connection: ControlConnection, to store: KeyValueStore) async {
         let subscribed = connection.attachment(Subscriptions.self) { Subscriptions() }.value
         guard subscribed.stores.withLock({ $0.insert(store.id).inserted }) else { return }
-        await connection.forward(store.changes(), as: .kvDidChangeExternally) { change in
+        let id = store.id
+        await connection.forward(store.changes(), as: .kvDidChangeExternally, ended: { _ = subscribed.stores.withLock { $0.remove(id) } }) { change in
             KeyValueChangeNotice(
                 reason: change.reason.rawValue, store: change.store, keys: change.keys,
                 conflicts: change.reason == .conflict ? change.conflicts.map {

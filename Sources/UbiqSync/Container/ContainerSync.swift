@@ -188,6 +188,15 @@ public actor ContainerSync {
     /// subscriber that falls ``itemChangeBuffer`` changes behind sees its stream end.
     public nonisolated func itemChanges() -> AsyncStream<ItemChange> { itemFeed.subscribe() }
 
+    /// The container's syncing is going away (a sign-out, a rotation's restart): every item,
+    /// failure and problem subscription ends, so that its reader (a presenter, a query, an
+    /// event subscription) tells its client, which subscribes again to what replaces it.
+    public nonisolated func endSubscriptions() {
+        itemFeed.finishAll()
+        failureFeed.finishAll()
+        problemFeed.finishAll()
+    }
+
     /// Whether anyone listens to ``itemChanges()``; what only they need is skipped otherwise.
     nonisolated var hasItemSubscribers: Bool { itemFeed.hasSubscribers }
 

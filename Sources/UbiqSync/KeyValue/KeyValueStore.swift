@@ -160,6 +160,12 @@ public actor KeyValueStore {
         changeFeed.yield(KeyValueChange(store: id, reason: .accountChange, keys: entries.keys.sorted()))
     }
 
+    /// The store is going away (its agent's syncing stops): every change subscription ends,
+    /// so that its reader subscribes again to the store that replaces it.
+    public nonisolated func endSubscriptions() {
+        changeFeed.finishAll()
+    }
+
     // MARK: acknowledgements
 
     /// A peer session sharing this store has started; `acknowledged` is how much of this

@@ -6,7 +6,7 @@ import Synchronization
 /// values silently: its stream finishes after what it holds, and its reader can tell its
 /// client that it fell behind.
 final class Broadcaster<Element: Sendable>: Sendable {
-    private let subscribers = Mutex<(next: Int, continuations: [Int: AsyncStream<Element>.Continuation])>((0, [:]))
+    private let subscribers = Mutex<(next: Int, continuations: [Int: AsyncStream<Element>.Continuation], finished: Bool)>((0, [:], false))
     private let policy: AsyncStream<Element>.Continuation.BufferingPolicy
     private let endsWhenFull: Bool
 
@@ -18,16 +18,31 @@ final class Broadcaster<Element: Sendable>: Sendable {
     /// A new subscription; `initial`, if given, is its first element.
     func subscribe(initial: Element? = nil) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: policy)
-        let key = subscribers.withLock { state in
+        let key: Int? = subscribers.withLock { state in
+            guard !state.finished else { return nil }
             defer { state.next += 1 }
             state.continuations[state.next] = continuation
             return state.next
+        }
+        guard let key else {
+            continuation.finish()
+            return stream
         }
         continuation.onTermination = { [weak self] _ in
             _ = self?.subscribers.withLock { $0.continuations.removeValue(forKey: key) }
         }
         if let initial { continuation.yield(initial) }
         return stream
+    }
+
+    /// Ends every subscription after what it holds, and any made from now on at once: the
+    /// source is going away.
+    func finishAll() {
+        let continuations = subscribers.withLock { state in
+            state.finished = true
+            return Array(state.continuations.values)
+        }
+        for continuation in continuations { continuation.finish() }
     }
 
     var hasSubscribers: Bool { subscribers.withLock { !$0.continuations.isEmpty } }
