@@ -55,6 +55,7 @@ struct SyncSession: Sendable {
                               account: identity.identityToken, limits: config.keyValueLimits,
                               physicalTime: { Int64(Date().timeIntervalSince1970 * 1000) + clockOffset }, logger: logger)
         }
+        try RevocationCarryOver.run(index: index, store: store, identity: identity, logger: logger)
         let signatures = try AccountSignatures(caCertificatePEM: identity.caCertificatePEM)
         let devices = try AccountDevices(
             me: DeviceRecord(id: identity.deviceID, name: config.deviceName, containers: synced.map(\.id),

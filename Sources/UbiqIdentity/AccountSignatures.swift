@@ -24,6 +24,15 @@ public struct AccountSignatures: Sendable {
         do { certificate = try Certificate(pemEncoded: caCertificatePEM) } catch {
             throw IdentityError(.invalidCertificate, "The account certificate could not be parsed: \(error).")
         }
+        try self.init(certificate: certificate)
+    }
+
+    /// Checks signatures of a CA a rotation replaced (DER), for carrying its revocations over.
+    public init(caCertificateDER: [UInt8]) throws {
+        try self.init(certificate: try KeyDigests.parseCertificate(der: caCertificateDER))
+    }
+
+    private init(certificate: Certificate) throws {
         guard let key = P256.Signing.PublicKey(certificate.publicKey) else {
             throw IdentityError(.invalidCertificate, "The account certificate's key is not a P-256 key.")
         }

@@ -30,4 +30,14 @@ extension SyncIndex {
             }
         }
     }
+
+    /// Forgets the revocations of `devices` (ones an account rotation overrules).
+    public func removeRevocations(of devices: [DeviceID]) throws {
+        guard !devices.isEmpty else { return }
+        try write { db in
+            for device in devices {
+                try db.execute(cached: "DELETE FROM revocation WHERE device = ?", arguments: [device.rawValue])
+            }
+        }
+    }
 }

@@ -35,6 +35,17 @@ import UbiqTestSupport
         #expect(try await b.withClient { try await $0.identity() }.identityToken == token, "the token changed with the rotation")
         try a.write("Documents/after.txt", "after the rotation")
         try await waitUntil("alpha's file on beta") { b.read("Documents/after.txt") == "after the rotation" }
+        // The removal outlives the key it was signed with: a second rotation leaves delta out.
+        for agent in [a, b] {
+            #expect(try await agent.withClient { try await $0.devices() }.first { $0.id == delta }?.removed == true, "\(agent.name)")
+        }
+        let second = try await a.withClient { try await $0.rotateAccount() }
+        #expect(second.generation == 2 && !second.kept.contains(delta) && second.kept.count == 3, "\(second)")
+        try await waitUntil("beta to take the second rotation and connect to alpha again") {
+            let rotated = try Self.generation(b) == 2
+            let connected = try await b.status().peers.contains { $0.name == "alpha" && $0.connected }
+            return rotated && connected
+        }
 
         // The lost laptop signs itself a new device certificate with the old account key.
         let mallory = try AgentProcess(name: "mallory", in: cluster.directory)
@@ -59,7 +70,7 @@ import UbiqTestSupport
         // Gamma was off: it takes the rotation from a member and syncs.
         try await c.startAndWait()
         try await waitUntil("gamma to take the rotation and alpha's file") {
-            try Self.generation(c) == 1 && c.read("Documents/after.txt") == "after the rotation"
+            try Self.generation(c) == 2 && c.read("Documents/after.txt") == "after the rotation"
         }
         #expect(try await c.withClient { try await $0.identity() }.identityToken == token)
         #expect(c.logText().contains("took the account's rotation from a peer"))
