@@ -62,6 +62,7 @@ let package = Package(
             "UbiqModel", "UbiqWire", "UbiqIdentity", log,
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOTLS", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "X509", package: "swift-certificates"),
         ] + nio, swiftSettings: swiftSettings),
         .target(name: "UbiqSync", dependencies: [

@@ -81,8 +81,8 @@ struct SyncSession: Sendable {
         let transport = try PeerTransport(identity: identity, logger: logger, refusing: { device, standing in
             devices.isRevoked(device) || (standing == .behind && !rotationMembers.contains(device))
         })
-        let take: @Sendable ([AccountRotation]) async throws -> Bool = { try await host.takeRotations($0) }
-        let handOver = RotationHandOver(store: store, take: take, isRevoked: { devices.isRevoked($0) }, logger: logger)
+        let intake = RotationIntake(take: { try await host.takeRotations($0) }, isRevoked: { devices.isRevoked($0) })
+        let handOver = RotationHandOver(store: store, intake: intake, logger: logger)
         let limits = BandwidthLimits(send: config.maxSendKiBPerSecond.map { Int64($0) * 1024 },
                                      receive: config.maxReceiveKiBPerSecond.map { Int64($0) * 1024 })
         var services: [any Service] = []
@@ -100,7 +100,7 @@ struct SyncSession: Sendable {
         }
         services.append(dialer)
         services.append(DeviceRemovalService(devices: devices, engine: engine))
-        services.append(RotationService(devices: devices, take: take, logger: logger))
+        services.append(RotationService(devices: devices, intake: intake, logger: logger))
         services.append(SubscriptionEnding(containers: containers, stores: stores))
         var discovery: DiscoveryService?
         if config.discovery, let port = listeners.first?.localPort {

@@ -106,8 +106,7 @@ public struct Account: Sendable {
 
     /// Whether `certificate` was issued by this account's CA.
     func issued(_ certificate: Certificate) -> Bool {
-        certificate.issuer == self.certificate.subject
-            && self.certificate.publicKey.isValidSignature(certificate.signature, for: certificate)
+        AccountTrust.issued(certificate, by: self.certificate)
     }
 
     /// Makes a new device of this account: a fresh P-256 key and a certificate for TLS client

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
 import NIOTLS
@@ -42,14 +43,15 @@ final class PeerAuthenticationHandler: ChannelInboundHandler {
     private let promise: EventLoopPromise<AuthenticatedPeer>
     private let timeout: TimeAmount
     private var timeoutTask: Scheduled<Void>?
-    private let trust: AccountTrust
+    /// What the TLS verification callback found in the peer's chain.
+    private let checked: NIOLockedValueBox<AuthenticatedPeer?>
     private let refusing: @Sendable (DeviceID, AccountTrust.Standing) -> Bool
 
-    init(promise: EventLoopPromise<AuthenticatedPeer>, timeout: TimeAmount, trust: AccountTrust,
+    init(promise: EventLoopPromise<AuthenticatedPeer>, timeout: TimeAmount, checked: NIOLockedValueBox<AuthenticatedPeer?>,
          refusing: @escaping @Sendable (DeviceID, AccountTrust.Standing) -> Bool) {
         self.promise = promise
         self.timeout = timeout
-        self.trust = trust
+        self.checked = checked
         self.refusing = refusing
     }
 
@@ -79,16 +81,8 @@ final class PeerAuthenticationHandler: ChannelInboundHandler {
             fail(context: context, reason: "the peer does not speak \(PeerTransport.applicationProtocol) (ALPN: \(negotiatedProtocol ?? "none"))")
             return
         }
-        let peer: AuthenticatedPeer
-        do {
-            guard let chain = try context.pipeline.syncOperations.nioSSL_peerValidatedCertificateChain() else {
-                fail(context: context, reason: "the peer presented no certificate")
-                return
-            }
-            let checked = try trust.check(chain: chain.map { try $0.toDERBytes() })
-            peer = AuthenticatedPeer(device: checked.device, standing: checked.standing)
-        } catch {
-            fail(context: context, reason: "the peer's certificate could not be read: \(error)")
+        guard let peer = checked.withLockedValue({ $0 }) else {
+            fail(context: context, reason: "the peer presented no certificate")
             return
         }
         guard !refusing(peer.device, peer.standing) else {

@@ -1,4 +1,5 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
 import UbiqIdentity
@@ -23,19 +24,21 @@ enum PeerPipeline {
 
     static func configure(
         _ channel: any Channel,
-        tlsHandler: NIOSSLHandler,
+        tlsHandler: (@escaping NIOSSLCustomVerificationCallback) throws -> NIOSSLHandler,
         maximumFrameLength: Int,
         handshakeTimeout: TimeAmount,
         trust: AccountTrust,
+        logger: Logger,
         refusing: @escaping @Sendable (DeviceID, AccountTrust.Standing) -> Bool
     ) throws -> Pending {
         channel.eventLoop.assertInEventLoop()
         let promise = channel.eventLoop.makePromise(of: AuthenticatedPeer.self)
         let counters = ByteCounters()
+        let checked = NIOLockedValueBox<AuthenticatedPeer?>(nil)
         let operations = channel.pipeline.syncOperations
-        try operations.addHandler(tlsHandler)
+        try operations.addHandler(try tlsHandler(verifier(trust, logger: logger, keepingIn: checked)))
         try operations.addHandler(FrameDecoder(maximumFrameLength: maximumFrameLength))
-        try operations.addHandler(PeerAuthenticationHandler(promise: promise, timeout: handshakeTimeout, trust: trust, refusing: refusing))
+        try operations.addHandler(PeerAuthenticationHandler(promise: promise, timeout: handshakeTimeout, checked: checked, refusing: refusing))
         try operations.addHandler(ByteCountingHandler(counters: counters))
         try operations.addHandler(CloseOnErrorHandler())
         let asyncChannel = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
@@ -48,17 +51,20 @@ enum PeerPipeline {
     }
 
     /// Checks the peer's chain in TLS with ``AccountTrust`` instead of BoringSSL's roots (a
-    /// rotation's chains need it), and keeps the chain for ``PeerAuthenticationHandler``.
-    static func verifier(_ trust: AccountTrust, logger: Logger) -> NIOSSLCustomVerificationCallbackWithMetadata {
+    /// rotation's chains need it), and keeps what it found in `checked` for
+    /// ``PeerAuthenticationHandler``, so the chain is checked once per connection.
+    static func verifier(_ trust: AccountTrust, logger: Logger,
+                         keepingIn checked: NIOLockedValueBox<AuthenticatedPeer?>) -> NIOSSLCustomVerificationCallback {
         { chain, promise in
             do {
-                _ = try trust.check(chain: chain.map { try $0.toDERBytes() })
+                let result = try trust.check(chain: chain.map { try $0.toDERBytes() })
+                checked.withLockedValue { $0 = AuthenticatedPeer(device: result.device, standing: result.standing) }
             } catch {
                 logger.warning("refused a peer's certificate", metadata: ["reason": "\(error)"])
                 promise.succeed(.failed)
                 return
             }
-            promise.succeed(.certificateVerified(VerificationMetadata(ValidatedCertificateChain(chain))))
+            promise.succeed(.certificateVerified)
         }
     }
 

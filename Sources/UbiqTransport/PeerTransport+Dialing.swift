@@ -127,11 +127,13 @@ extension PeerTransport {
                         return channel.eventLoop.makeCompletedFuture {
                             try PeerPipeline.configure(
                                 channel,
-                                tlsHandler: NIOSSLClientHandler(context: clientContext, serverHostname: nil,
-                                                                customVerificationCallbackWithMetadata: PeerPipeline.verifier(trust, logger: logger)),
+                                tlsHandler: {
+                                    try NIOSSLClientHandler(context: clientContext, serverHostname: nil, customVerificationCallback: $0)
+                                },
                                 maximumFrameLength: maximumFrameLength,
                                 handshakeTimeout: timeout,
                                 trust: trust,
+                                logger: logger,
                                 refusing: refusing
                             )
                         }

@@ -110,10 +110,11 @@ public struct PeerTransport: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     try PeerPipeline.configure(
                         channel,
-                        tlsHandler: NIOSSLServerHandler(context: serverContext, customVerificationCallbackWithMetadata: PeerPipeline.verifier(trust, logger: logger)),
+                        tlsHandler: { NIOSSLServerHandler(context: serverContext, customVerificationCallback: $0) },
                         maximumFrameLength: maximumFrameLength,
                         handshakeTimeout: timeout,
                         trust: trust,
+                        logger: logger,
                         refusing: refusing
                     )
                 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import UbiqConfig
 import UbiqModel
 
 /// Where this device tells the account's other devices it listens (`ubiq devices` shows
@@ -12,13 +13,10 @@ enum ReachableAddresses {
     static func of(listening: [String]) -> [String] {
         var result: [String] = []
         for address in listening {
-            guard let colon = address.lastIndex(of: ":") else { continue }
-            var host = String(address[..<colon])
-            let port = address[address.index(after: colon)...]
-            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            if host == "0.0.0.0" || host == "::" {
-                for local in interfaceAddresses(includingIPv6: host == "::") {
-                    result.append(local.contains(":") ? "[\(local)]:\(port)" : "\(local):\(port)")
+            guard let parsed = try? HostPort(address) else { continue }
+            if parsed.host == "0.0.0.0" || parsed.host == "::" {
+                for local in interfaceAddresses(includingIPv6: parsed.host == "::") {
+                    result.append(local.contains(":") ? "[\(local)]:\(parsed.port)" : "\(local):\(parsed.port)")
                 }
             } else {
                 result.append(address)

@@ -129,11 +129,11 @@ actor PeerDialer: Service {
                 device = connection.remoteDeviceID
                 if connection.standing != .member {
                     await handOver.run(connection)
-                    try? await Task.sleep(for: minimumDelay)
-                    continue
+                    delay = minimumDelay
+                } else {
+                    let agreed = await engine.serve(TransportPeerLink(connection: connection, isOutgoing: true, limits: limits))
+                    delay = agreed ? minimumDelay : refusedDelay
                 }
-                let agreed = await engine.serve(TransportPeerLink(connection: connection, isOutgoing: true, limits: limits))
-                delay = agreed ? minimumDelay : refusedDelay
             } catch {
                 logger.debug("peer unreachable", metadata: [
                     "addresses": "\(addresses.joined(separator: " "))", "port": "\(target.port)", "error": "\(error)",

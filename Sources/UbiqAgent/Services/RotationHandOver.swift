@@ -1,6 +1,6 @@
 import Logging
 import UbiqIdentity
-import UbiqModel
+import UbiqSync
 import UbiqTransport
 import UbiqWire
 
@@ -10,9 +10,7 @@ import UbiqWire
 /// parts with the new certificate. Nothing else passes on such a connection, and it closes.
 struct RotationHandOver: Sendable {
     let store: IdentityStore
-    /// Checks and takes rotations; true when this device took a new CA.
-    let take: @Sendable ([AccountRotation]) async throws -> Bool
-    let isRevoked: @Sendable (DeviceID) -> Bool
+    let intake: RotationIntake
     let logger: Logger
     /// How long a hand-over may take before the connection is dropped.
     static let deadline: Duration = .seconds(10)
@@ -23,14 +21,19 @@ struct RotationHandOver: Sendable {
         peerLogger[metadataKey: "address"] = "\(connection.remoteAddress)"
         let logger = peerLogger
         do {
-            try await withDeadline(closing: connection) {
-                switch connection.standing {
-                case .member:
-                    return
-                case .behind:
-                    try await send(on: connection, logger: logger)
-                case .ahead:
-                    try await receive(on: connection, logger: logger)
+            // Whatever the hand-over waits on ends when the connection closes.
+            try await withDeadline(Self.deadline) {
+                try await withTaskCancellationHandler {
+                    switch connection.standing {
+                    case .member:
+                        return
+                    case .behind:
+                        try await send(on: connection, logger: logger)
+                    case .ahead:
+                        try await receive(on: connection, logger: logger)
+                    }
+                } onCancel: {
+                    Task { await connection.close() }
                 }
             }
         } catch {
@@ -51,36 +54,12 @@ struct RotationHandOver: Sendable {
     /// This device is behind: it takes the peer's rotations, checked against its own CA.
     private func receive(on connection: PeerConnection, logger: Logger) async throws {
         var frames = connection.frames.makeAsyncIterator()
-        guard let frame = try await frames.next() else { throw HandOverError("the peer closed before it sent the account's rotation") }
+        guard let frame = try await frames.next() else { throw RotationRefused("the peer closed before it sent the account's rotation") }
         guard case .accountRotations(let message) = try Ubiq_Wire_Envelope(payload: frame).message else {
-            throw HandOverError("the peer's first message was not the account's rotation")
+            throw RotationRefused("the peer's first message was not the account's rotation")
         }
-        let rotations = try AccountRotationMapping.rotations(message)
-        if let removed = rotations.first(where: { isRevoked($0.rotator) }) {
-            throw HandOverError("the rotation was made by \(removed.rotator), a device removed from the account")
-        }
-        if try await take(rotations) {
-            logger.notice("took the account's rotation from a peer", metadata: ["generation": "\(rotations.last?.generation ?? 0)"])
+        if let taken = try await intake.receive(message, from: connection.remoteDeviceID) {
+            logger.notice("took the account's rotation from a peer", metadata: ["generation": "\(taken.last?.generation ?? 0)"])
         }
     }
-
-    /// Runs `work`; at the deadline the connection closes, which ends whatever `work` waits on.
-    private func withDeadline(closing connection: PeerConnection, _ work: @escaping @Sendable () async throws -> Void) async throws {
-        try await withThrowingTaskGroup { group in
-            group.addTask { try await work() }
-            group.addTask {
-                try await Task.sleep(for: Self.deadline)
-                await connection.close()
-                throw HandOverError("the hand-over did not finish within \(Self.deadline)")
-            }
-            try await group.next()
-            group.cancelAll()
-        }
-    }
-}
-
-/// Why a rotation's hand-over did not happen.
-struct HandOverError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
