@@ -83,8 +83,7 @@ struct SyncSession: Sendable {
         })
         let intake = RotationIntake(take: { try await host.takeRotations($0) }, isRevoked: { devices.isRevoked($0) })
         let handOver = RotationHandOver(store: store, intake: intake, logger: logger)
-        let limits = BandwidthLimits(send: config.maxSendKiBPerSecond.map { Int64($0) * 1024 },
-                                     receive: config.maxReceiveKiBPerSecond.map { Int64($0) * 1024 })
+        let limits = await BandwidthLimits(config)
         var services: [any Service] = []
         var listening: [String] = []
         var listeners: [PeerListener] = []

@@ -38,6 +38,8 @@ public struct AgentConfiguration: Hashable, Sendable {
     /// Changed at run time with `limits.set`.
     public var maxSendKiBPerSecond: Int? = nil
     public var maxReceiveKiBPerSecond: Int? = nil
+    /// Limits of single peers, each device once; changed at run time with `limits.set`.
+    public var peerLimits: [PeerLimit] = []
 
     /// The highest rate limit taken: 100 GiB a second.
     public static let maxRateKiB = 100 << 20

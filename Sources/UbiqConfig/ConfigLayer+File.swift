@@ -4,13 +4,14 @@ import UbiqModel
 extension ConfigLayer {
     /// The keys of `Config/ubiqd.toml`, by table; anything else is refused.
     enum Keys {
-        static let top = ["agent", "sync", "container", "kvstore", "kvstore_limits"]
+        static let top = ["agent", "sync", "container", "kvstore", "kvstore_limits", "peer_limit"]
         static let agent = ["state", "device_name", "listen", "socket", "discovery", "peers", "log_level", "max_send_kib_per_second",
                             "max_receive_kib_per_second"]
         static let sync = ["package_extensions", "close_delay_ms", "modify_delay_ms", "max_delay_ms"]
         static let container = ["id", "path", "download", "extended_attributes", "ignore_permissions", "history", "history_max_age_days",
                                 "history_max_disk_percent", "ignore", "ignore_defaults", "mode"]
         static let kvstore = ["id"]
+        static let peerLimit = ["device", "max_send_kib_per_second", "max_receive_kib_per_second"]
         static let kvstoreLimits = ["max_store_bytes", "max_keys", "max_key_bytes", "max_value_bytes"]
     }
 
@@ -48,6 +49,38 @@ extension ConfigLayer {
             }
             kvstores = result
         }
+        if let tables = try top.tables("peer_limit") {
+            var result: [PeerLimit] = []
+            var seen: [DeviceID: ConfigOrigin] = [:]
+            for table in tables {
+                let limit = try Self.peerLimit(table)
+                if let first = seen[limit.device] {
+                    throw table.origin(of: "device").error(
+                        .invalidValue, "peer \(limit.device) has two [[peer_limit]] tables (also at \(first.label)); remove one")
+                }
+                seen[limit.device] = table.origin(of: "device")
+                result.append(limit)
+            }
+            peerLimits = result
+        }
+    }
+
+    private static func peerLimit(_ table: TOMLReader) throws(ConfigError) -> PeerLimit {
+        try table.rejectUnknownKeys(allowed: Keys.peerLimit)
+        guard let device = try table.checked("device", try table.string("device"), ValueRules.deviceID) else {
+            throw table.origin(of: "device").error(.missingKey, "\(table.section) has no device; add device = \"<ID from ubiq devices>\"")
+        }
+        var limit = PeerLimit(device: device)
+        for (key, target) in [("max_send_kib_per_second", \PeerLimit.maxSendKiBPerSecond), ("max_receive_kib_per_second", \PeerLimit.maxReceiveKiBPerSecond)] {
+            limit[keyPath: target] = try table.checked(key, try table.int(key)) { value throws(ConfigError) in
+                try ValueRules.limit(value, name: key, ceiling: AgentConfiguration.maxRateKiB)
+            }
+        }
+        guard limit.maxSendKiBPerSecond != nil || limit.maxReceiveKiBPerSecond != nil else {
+            throw table.origin(of: "device").error(
+                .missingKey, "\(table.section) sets no limit; add max_send_kib_per_second or max_receive_kib_per_second")
+        }
+        return limit
     }
 
     private mutating func readAgent(_ agent: TOMLReader, paths: DefaultPaths) throws(ConfigError) {

@@ -20,6 +20,7 @@ extension ConfigLayer {
         config.logLevel = logLevel ?? defaults.logLevel
         config.maxSendKiBPerSecond = maxSendKiB
         config.maxReceiveKiBPerSecond = maxReceiveKiB
+        config.peerLimits = peerLimits ?? []
         config.packageExtensions = packageExtensions ?? defaults.packageExtensions
         config.closeDelayMs = closeDelayMs ?? defaults.closeDelayMs
         config.modifyDelayMs = modifyDelayMs ?? defaults.modifyDelayMs

@@ -34,6 +34,7 @@ struct ConfigLayer: Sendable {
     var delayOrigin: ConfigOrigin?
     var maxSendKiB: Int?
     var maxReceiveKiB: Int?
+    var peerLimits: [PeerLimit]?
 
     /// Each key `other` sets wins; lists are replaced, not merged.
     func overridden(by other: ConfigLayer) -> ConfigLayer {
@@ -57,7 +58,8 @@ struct ConfigLayer: Sendable {
             maxValueBytes: other.maxValueBytes ?? maxValueBytes,
             delayOrigin: other.delayOrigin ?? delayOrigin,
             maxSendKiB: other.maxSendKiB ?? maxSendKiB,
-            maxReceiveKiB: other.maxReceiveKiB ?? maxReceiveKiB
+            maxReceiveKiB: other.maxReceiveKiB ?? maxReceiveKiB,
+            peerLimits: other.peerLimits ?? peerLimits
         )
     }
 }

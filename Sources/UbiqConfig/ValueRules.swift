@@ -67,6 +67,13 @@ enum ValueRules {
         return value
     }
 
+    static func deviceID(_ raw: String) throws(ConfigError) -> DeviceID {
+        guard DeviceID.isWellFormed(raw) else {
+            throw ConfigError(.invalidValue, "device = \"\(raw)\" is not a device ID; copy one from `ubiq devices`")
+        }
+        return DeviceID(raw)
+    }
+
     static func download(_ raw: String) throws(ConfigError) -> ContainerSettings.Download {
         guard let policy = ContainerSettings.Download(rawValue: raw) else {
             throw ConfigError(.invalidValue, "download = \"\(raw)\" must be \"all\" or \"on-demand\"")

@@ -38,6 +38,10 @@ enum ConfigFileSeeds {
                 max_key_bytes = 64
                 max_value_bytes = 1000000
 
+                [[peer_limit]]
+                device = "V7IHCT5E-YZXXVLZN-T7XUXXO4-MSCKTWLM"
+                max_send_kib_per_second = 1024
+
                 """),
             ("inline-tables.toml", """
                 agent = { listen = ["127.0.0.1:0"], discovery = true }

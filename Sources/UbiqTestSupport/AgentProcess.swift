@@ -25,6 +25,8 @@ public final class AgentProcess: @unchecked Sendable {
     public var onDemand = false
     /// More lines of the container's table in a config file (`extended_attributes = false`).
     public var containerSettings: [String] = []
+    /// Lines of config-file tables after the container's (e.g. a `[[peer_limit]]`).
+    public var configTables: [String] = []
     private var process: Process?
     private let lock = NSLock()
 
@@ -111,10 +113,10 @@ public final class AgentProcess: @unchecked Sendable {
         } else if port != Self.defaultPort {
             arguments += ["--listen", "[::]:\(port)"]
         }
-        if onDemand || !containerSettings.isEmpty {
+        if onDemand || !containerSettings.isEmpty || !configTables.isEmpty {
             let config = home + "/ubiqd.toml"
             let lines = ["[[container]]", "id = \"\(container)\"", "path = \"\(root)\"", "download = \"\(onDemand ? "on-demand" : "all")\""]
-                + containerSettings
+                + containerSettings + configTables
             try (lines.joined(separator: "\n") + "\n").write(toFile: config, atomically: false, encoding: .utf8)
             arguments += ["--config", config]
         } else {

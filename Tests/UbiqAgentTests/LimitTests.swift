@@ -2,10 +2,12 @@ import Foundation
 import Testing
 import UbiqClient
 import UbiqControlAPI
+import UbiqIdentity
 import UbiqTestSupport
 
-/// Bandwidth limits with real agents: a receive limit holds a transfer to its rate, and a
-/// change at run time takes effect without dropping the connection.
+/// Bandwidth limits with real agents: a receive limit holds a transfer to its rate, a change
+/// at run time takes effect without dropping the connection, and a peer's own limit from the
+/// config file holds only that peer.
 @Suite(.serialized) struct LimitTests {
     static func size(_ agent: AgentProcess, _ path: String) -> Int? {
         (try? FileManager.default.attributesOfItem(atPath: agent.path(path))[.size] as? Int) ?? nil
@@ -50,6 +52,42 @@ import UbiqTestSupport
         do {
             _ = try await b.withClient { try await $0.connection.call(ControlMethod.limitsSet.rawValue, params: JSONValue.object(["send": 0])) as LimitsStatus }
             Issue.record("a limit of 0 was taken")
+        } catch let error as RPCError {
+            #expect(error.code == .invalidParams)
+        }
+    }
+
+    @Test func aPeerLimitFromTheConfigHoldsOnlyThatPeer() async throws {
+        let cluster = try LiveCluster(["alpha", "beta", "gamma"])
+        defer { cluster.stopAll() }
+        let (a, b, c) = (cluster.agents[0], cluster.agents[1], cluster.agents[2])
+        let beta = try #require(try IdentityStore(state: StateDirectory(path: b.state)).load()?.deviceID)
+        a.configTables = ["[[peer_limit]]", "device = \"\(beta)\"", "max_send_kib_per_second = 1024"]
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let limits = try #require(try await a.status().limits)
+        #expect(limits.send.limit == nil && limits.receive.limit == nil)
+        #expect(limits.peers.map(\.device) == [beta])
+        #expect(limits.peers.first?.send.limit == 1 << 20 && limits.peers.first?.receive.limit == nil)
+
+        let size = 4 << 20
+        try a.write("Documents/held.bin.nosync", DeltaTransferTests.randomData(size, seed: 5))
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect(rename(a.path("Documents/held.bin.nosync"), a.path("Documents/held.bin")) == 0)
+        try await waitUntil("the file on gamma", timeout: .seconds(60)) { Self.size(c, "Documents/held.bin") == size }
+        try await waitUntil("the file on beta", timeout: .seconds(60)) { Self.size(b, "Documents/held.bin") == size }
+        // 4 MiB at 1 MiB a second, less what the bucket saves: at least 2.5 s however fast the machine.
+        let elapsed = clock.now - start
+        #expect(elapsed > .milliseconds(2500), "4 MiB reached beta in \(elapsed) under a 1 MiB/s limit of its own")
+
+        let shown = try AgentProcess.cli(["--socket", a.socket, "limit", "--json"])
+        #expect(shown.contains(beta.rawValue), "\(shown)")
+        do {
+            _ = try await a.withClient {
+                try await $0.connection.call(ControlMethod.limitsSet.rawValue, params: JSONValue.object(["peer": "not a device", "send": 1024])) as LimitsStatus
+            }
+            Issue.record("a limit for a malformed device ID was taken")
         } catch let error as RPCError {
             #expect(error.code == .invalidParams)
         }

@@ -129,6 +129,15 @@ struct BadInputTests {
             #expect(try home.error(file: "[agent]\n\(bad)\n")?.code == .invalidValue, "\(bad)")
         }
         #expect(try home.error(file: "[kvstore_limits]\nmax_value_bytes = 4194305\n")?.code == .invalidValue)
+        let twice = "[[peer_limit]]\ndevice = \"ABCDEFGH\"\nmax_send_kib_per_second = 8\n"
+        let duplicate = try #require(try home.error(file: twice + twice))
+        #expect(duplicate.code == .invalidValue && duplicate.line == 5 && duplicate.reason.contains("two [[peer_limit]]"), "\(duplicate)")
+        for (bad, code) in [("device = \"laptop\"\nmax_send_kib_per_second = 8", ConfigError.Code.invalidValue),
+                            ("max_send_kib_per_second = 8", .missingKey), ("device = \"ABCDEFGH\"", .missingKey),
+                            ("device = \"ABCDEFGH\"\nmax_receive_kib_per_second = 0", .invalidValue),
+                            ("device = \"ABCDEFGH\"\nmax_send_kib_per_second = 8\nmax_rate = 8", .unknownKey)] {
+            #expect(try home.error(file: "[[peer_limit]]\n\(bad)\n")?.code == code, "\(bad)")
+        }
         #expect(try home.error(file: "[[container]]\nid = \"a.b\"\ndownload = \"some\"\n")?.code == .invalidValue)
         let delays = try #require(try home.error(file: "[sync]\nmodify_delay_ms = 100\nmax_delay_ms = 50\n"))
         #expect(delays.code == .invalidValue)

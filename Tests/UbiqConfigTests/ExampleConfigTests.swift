@@ -23,7 +23,8 @@ struct ExampleConfigTests {
         for key in ["state", "device_name", "listen", "socket", "discovery", "peers", "log_level",
                     "package_extensions", "close_delay_ms", "modify_delay_ms", "max_delay_ms",
                     "[[container]]", "id", "path", "download", "[[kvstore]]", "[kvstore_limits]",
-                    "max_store_bytes", "max_keys", "max_key_bytes", "max_value_bytes"] {
+                    "max_store_bytes", "max_keys", "max_key_bytes", "max_value_bytes", "[[peer_limit]]", "device",
+                    "max_send_kib_per_second", "max_receive_kib_per_second"] {
             #expect(text.contains(key), "\(key) is not documented in Config/ubiqd.toml")
         }
     }
@@ -42,5 +43,6 @@ struct ExampleConfigTests {
         #expect(config.containers.count == 2)
         #expect(config.kvstores == ["TEAMID.com.example.notes"])
         #expect(config.peers.count == 3)
+        #expect(config.peerLimits.count == 1)
     }
 }

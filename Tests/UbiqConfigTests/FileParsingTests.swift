@@ -51,6 +51,14 @@ struct FileParsingTests {
             max_keys = 10
             max_key_bytes = 16
             max_value_bytes = 500
+
+            [[peer_limit]]
+            device = "ABCDEFGH-IJKLMNOP"
+            max_send_kib_per_second = 256
+
+            [[peer_limit]]
+            device = "QRSTUVWX-YZ234567"
+            max_receive_kib_per_second = 64
             """)
 
         let h = home.home
@@ -58,6 +66,8 @@ struct FileParsingTests {
         #expect(config.stateDirectory == h + "/state")
         #expect(config.deviceName == "laptop")
         #expect(config.listen == [try HostPort("127.0.0.1:0", allowPortZero: true), try HostPort("[::1]:22101")])
+        #expect(config.peerLimits == [PeerLimit(device: DeviceID("ABCDEFGH-IJKLMNOP"), maxSendKiBPerSecond: 256),
+                                      PeerLimit(device: DeviceID("QRSTUVWX-YZ234567"), maxReceiveKiBPerSecond: 64)])
         #expect(config.socketPath == h + "/run/agent.sock")
         #expect(!config.discovery)
         #expect(config.peers.map(\.description) == ["192.168.1.20:22100", "desk.lan:9"])

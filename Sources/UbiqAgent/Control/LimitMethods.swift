@@ -9,6 +9,9 @@ struct LimitMethods: Sendable {
     func handle(_ method: ControlMethod, params: JSONValue?) async throws -> JSONValue {
         if method == .limitsSet {
             let request = try RPCParams.decode(LimitsSetParams.self, from: params)
+            if let peer = request.peer, !DeviceID.isWellFormed(peer.rawValue) {
+                throw RPCError.invalidParams("peer \"\(peer.rawValue.prefix(80))\" is not a device ID; copy one from `ubiq devices`")
+            }
             let pair = request.peer.map { limits.peer($0) } ?? limits.all
             if let send = request.send { await pair.send.setLimit(send.bytesPerSecond) }
             if let receive = request.receive { await pair.receive.setLimit(receive.bytesPerSecond) }
