@@ -13,7 +13,8 @@ import UbiqTestSupport
     }
 
     /// `node_modules/` keeps 2,000 files on alpha only while the rest syncs; editors' swap
-    /// files stay too; status names each ignored path with the deciding line, and a
+    /// files stay too, and a file alpha sends that beta's config ignores waits unapplied on
+    /// beta; status names each ignored path with the deciding line, and a
     /// malformed line is reported and left out.
     @Test func ignoredPathsStayOnTheirDevice() async throws {
         let cluster = try LiveCluster(["alpha", "beta"])
@@ -30,6 +31,8 @@ import UbiqTestSupport
         try a.write("Documents/app/.main.swift.swp", "swap")
         try a.write("Documents/app/main.swift", "print(1)")
         try b.write("Documents/app/scratch.tmp", "beta's own")
+        // Announced by alpha, which does not ignore it; beta's config does.
+        try a.write("Documents/app/from-alpha.tmp", "alpha's")
         try b.write("Documents/app/notes.txt", "from beta")
         try await waitUntil("the rest on both") { a.read("Documents/app/notes.txt") == "from beta" && b.read("Documents/app/main.swift") == "print(1)" }
         try await a.withClient { _ = try await $0.rescan(a.container) }
@@ -37,8 +40,11 @@ import UbiqTestSupport
 
         #expect(!Self.exists(b, "Documents/app/node_modules"), "an ignored folder reached beta")
         #expect(!Self.exists(b, "Documents/app/.main.swift.swp") && !Self.exists(a, "Documents/app/scratch.tmp"))
+        // Beta knows of alpha's file and leaves it waiting, unapplied.
+        try await waitUntil("beta to hold alpha's .tmp file as its one need") { try await b.status().containers.first?.needItems == 1 }
+        #expect(!Self.exists(b, "Documents/app/from-alpha.tmp"), "a path beta's config ignores was applied from a peer")
         let listed = try await a.items(in: "Documents/app").map(\.path)
-        #expect(listed.sorted() == ["Documents/app/main.swift", "Documents/app/notes.txt"], "\(listed)")
+        #expect(listed.sorted() == ["Documents/app/from-alpha.tmp", "Documents/app/main.swift", "Documents/app/notes.txt"], "\(listed)")
 
         let status = try #require(try await a.status().containers.first)
         let ignored = try #require(status.notSynced?.first { $0.path == "Documents/app/node_modules" }, "\(String(describing: status.notSynced))")
