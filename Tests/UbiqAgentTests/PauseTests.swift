@@ -6,7 +6,8 @@ import UbiqTestSupport
 
 /// Pause and resume with real agents: a paused container neither applies nor sends, still
 /// indexes local changes, and a resume completes the transfer it stopped from where it was;
-/// the whole agent's pause drops every connection and survives a restart.
+/// a container's pause and the whole agent's survive a restart, and the whole agent's drops every
+/// connection.
 @Suite(.serialized) struct PauseTests {
     @Test func pausingStopsATransferAndResumingCompletesIt() async throws {
         let cluster = try LiveCluster(["alpha", "beta"])
@@ -83,5 +84,36 @@ import UbiqTestSupport
         _ = try AgentProcess.cli(["--socket", b.socket, "resume"])
         try await waitUntil("beta's file on alpha after the resume") { a.read("Documents/offline.txt") == "from beta" }
         #expect(try await b.status().paused == false)
+    }
+
+    /// A paused container stays paused across a restart, and what is written in it meanwhile
+    /// is indexed but not sent: the peer never hears of it until the resume, while the paused
+    /// device goes on hearing of the peer's changes.
+    @Test func aPausedContainerStaysPausedAcrossARestartAndSendsNothing() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let paused = try await b.withClient { try await $0.pause(b.container) }
+        #expect(paused == PauseResult(agentPaused: false, pausedContainers: [b.container]))
+        b.stop()
+        try b.write("Documents/held.txt", "written on beta while its container is paused")
+        try await b.startAndWait()
+        try await cluster.waitConnected()
+        #expect(try await b.status().containers.first?.paused == true)
+        try await waitUntil("beta to index its file") { try await b.items(in: "Documents").contains { $0.path == "Documents/held.txt" } }
+        for name in ["first.txt", "second.txt"] {
+            let before = try #require(try await b.status().containers.first?.needItems)
+            try a.write("Documents/\(name)", "from alpha")
+            try await waitUntil("beta to hear of alpha's \(name)") { try await b.status().containers.first?.needItems ?? 0 > before }
+        }
+        #expect(try await a.status().containers.first?.needItems == 0, "alpha heard of a change in beta's paused container")
+        #expect(a.read("Documents/held.txt") == nil && b.read("Documents/first.txt") == nil)
+
+        _ = try AgentProcess.cli(["--socket", b.socket, "resume", b.container.rawValue])
+        try await waitForConvergence([a, b], "everything on both after the resume") { tree in
+            tree["Documents/held.txt"] != nil && tree["Documents/second.txt"] != nil
+        }
     }
 }
