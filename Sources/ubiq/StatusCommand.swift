@@ -5,6 +5,8 @@ import UbiqControlAPI
 /// `ubiq status`: this device, its containers and its peers at a glance.
 struct StatusCommand: AgentCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: "Show the agent's state.")
+    /// Paths not synced shown one a line; the rest are counted.
+    static let notSyncedLines = 20
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var output: OutputOptions
@@ -49,7 +51,10 @@ struct StatusCommand: AgentCommand {
                 }
                 notes += container.transfers.map { ProgressBar.line(path: $0.path, done: $0.done, total: $0.total) }
                 notes += container.failures.map { "\(container.id.rawValue): cannot apply \($0.path) yet (will retry): \($0.error)" }
-                notes += (container.notSynced ?? []).map { "\(container.id.rawValue): \($0.path): \($0.reason)" }
+                let notSynced = container.notSynced ?? []
+                notes += notSynced.prefix(Self.notSyncedLines).map { "\(container.id.rawValue): \($0.path): \($0.reason)" }
+                let more = notSynced.count - min(notSynced.count, Self.notSyncedLines) + (container.notSyncedMore ?? 0)
+                if more > 0 { notes.append("\(container.id.rawValue): \(more) more paths not synced (`ubiq status --json` lists up to \(ContainerStatus.notSyncedShown))") }
                 notes += (container.ignore?.problems ?? []).map { "\(container.id.rawValue): ignore rules: \($0)" }
                 if let history = container.history, history.versions > 0 {
                     let cap = history.maxBytes.map { ", at most \(ByteCount.format($0))" } ?? ""

@@ -23,11 +23,14 @@ import UbiqTestSupport
         b.containerSettings = ["ignore = [\"*.tmp\"]"]
         try await cluster.start()
         try await cluster.waitConnected()
-        try a.write(".ubiqignore", "# dependencies\nnode_modules/\n[broken\n")
+        try a.write(".ubiqignore", "# dependencies\nnode_modules/\n[broken\n*.o\n")
         try await waitUntil("the ignore file on beta") { b.read(".ubiqignore") != nil }
 
         let modules = (0..<2000).map { "Documents/app/node_modules/pkg\($0 / 100)/file\($0).js" }
         for name in modules { try a.write(name, "module") }
+        // Each ignored on its own: more than a status lists.
+        let objects = ContainerStatus.notSyncedShown + 10
+        for number in 0..<objects { try a.write("Documents/app/obj/f\(number).o", "object") }
         try a.write("Documents/app/.main.swift.swp", "swap")
         try a.write("Documents/app/main.swift", "print(1)")
         try b.write("Documents/app/scratch.tmp", "beta's own")
@@ -44,12 +47,18 @@ import UbiqTestSupport
         try await waitUntil("beta to hold alpha's .tmp file as its one need") { try await b.status().containers.first?.needItems == 1 }
         #expect(!Self.exists(b, "Documents/app/from-alpha.tmp"), "a path beta's config ignores was applied from a peer")
         let listed = try await a.items(in: "Documents/app").map(\.path)
-        #expect(listed.sorted() == ["Documents/app/from-alpha.tmp", "Documents/app/main.swift", "Documents/app/notes.txt"], "\(listed)")
+        #expect(listed.sorted() == ["Documents/app/from-alpha.tmp", "Documents/app/main.swift", "Documents/app/notes.txt", "Documents/app/obj"], "\(listed)")
 
         let status = try #require(try await a.status().containers.first)
         let ignored = try #require(status.notSynced?.first { $0.path == "Documents/app/node_modules" }, "\(String(describing: status.notSynced))")
         #expect(ignored.ignoredBy == IgnoreLine(source: ".ubiqignore", line: 2, pattern: "node_modules/"))
         #expect(status.notSynced?.contains { $0.path == "Documents/app/.main.swift.swp" && $0.ignoredBy?.source == "defaults" } == true)
+        #expect(status.notSynced?.count == ContainerStatus.notSyncedShown && status.notSyncedMore == objects + 2 - ContainerStatus.notSyncedShown,
+                "\(String(describing: status.notSynced?.count)) listed, \(String(describing: status.notSyncedMore)) more")
+        let shown = try AgentProcess.cli(["--socket", a.socket, "status"])
+        // The CLI names a few and counts the rest.
+        let named = shown.split(separator: "\n").filter { $0.contains("/obj/") }.count
+        #expect(named < 50 && shown.contains("\(objects + 2 - named - 2) more paths not synced"), "\(shown.suffix(600))")
         #expect(status.ignore?.problems.count == 1 && status.ignore?.problems.first?.contains("line 3") == true, "\(String(describing: status.ignore))")
         let betaStatus = try #require(try await b.status().containers.first)
         #expect(betaStatus.notSynced?.first { $0.path == "Documents/app/scratch.tmp" }?.ignoredBy?.source == "config")

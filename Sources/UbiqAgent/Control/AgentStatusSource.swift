@@ -53,9 +53,10 @@ struct AgentStatusSource: Sendable {
                 ApplyFailureStatus(path: $0.item.path.rawValue, version: "\($0.item.version)", error: $0.reason)
             }
             let problems = container.scanProblems()
-            entry.notSynced = problems.isEmpty ? nil : problems.map { problem in
+            entry.notSynced = problems.isEmpty ? nil : problems.prefix(ContainerStatus.notSyncedShown).map { problem in
                 NotSyncedStatus(path: problem.path, reason: problem.reason, ignoredBy: problem.ignoredBy.map(IgnoreLine.init))
             }
+            if problems.count > ContainerStatus.notSyncedShown { entry.notSyncedMore = problems.count - ContainerStatus.notSyncedShown }
             entry.paused = container.isPaused
             entry.mode = container.mode.rawValue
             let rules = container.ignoreRules

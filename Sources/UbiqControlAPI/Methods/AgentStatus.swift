@@ -70,6 +70,10 @@ public struct ContainerNotSynced: Hashable, Sendable, Codable {
 
 /// One container's line in ``AgentStatus``.
 public struct ContainerStatus: Hashable, Sendable, Codable {
+    /// The most entries of `notSynced` a status carries: a pattern such as `*.o` in a large
+    /// tree must not make every status answer huge.
+    public static let notSyncedShown = 1000
+
     public var id: ContainerID
     /// The container's folder on this device.
     public var path: String
@@ -95,7 +99,9 @@ public struct ContainerStatus: Hashable, Sendable, Codable {
     public var failures: [ApplyFailureStatus] = []
     /// What is on disk but cannot be synced (a name that is not UTF-8, shown with its other
     /// bytes as `\xFF`; a file or folder that cannot be read), and why.
+    /// At most ``notSyncedShown`` of them, by path; how many more there are, where more.
     public var notSynced: [NotSyncedStatus]? = nil
+    public var notSyncedMore: Int? = nil
     /// The versions this device keeps of what it replaced or deleted; absent when history is
     /// off for the container.
     public var history: HistoryStatus? = nil
