@@ -111,15 +111,3 @@ struct RestoreCommand: AgentCommand {
         print("Restored \(result.path) (\(ByteCount.format(result.size))) from \(result.restored); it is now version \(result.version) on every device.")
     }
 }
-
-/// The times `--at` takes: ISO 8601, or an age in minutes, hours or days.
-enum RestoreTime {
-    static func parse(_ text: String) throws -> Date {
-        if let date = ISO8601DateFormatter().date(from: text) { return date }
-        let units: [Character: Double] = ["m": 60, "h": 3600, "d": 86_400]
-        if let unit = text.last, let seconds = units[unit], let count = Double(text.dropLast()), count >= 0 {
-            return Date(timeIntervalSinceNow: -count * seconds)
-        }
-        throw ValidationError("'\(text)' is no time: give 2026-11-26T08:00:00Z, or an age like 90m, 2h or 3d")
-    }
-}

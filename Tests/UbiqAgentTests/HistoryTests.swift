@@ -140,6 +140,42 @@ import UbiqTestSupport
         #expect(names.enumerated().allSatisfy { b.read($1) == "original \($0)" })
     }
 
+    /// The CLI's forms: `ubiq trash --json` lists a file alpha deleted, with who deleted it,
+    /// and `ubiq restore --at TIME` puts the folder back as it was then on both devices.
+    @Test func theCLIListsTheTrashAndPutsAFolderBackAsItWasAtATime() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let names = (0..<10).map { "Documents/album/img\($0).txt" }
+        let (gone, note) = ("Documents/album/caption.txt", "Documents/album/README-RANSOM.txt")
+        for (index, name) in names.enumerated() { try a.write(name, "photo \(index)") }
+        try a.write(gone, "the caption")
+        try await waitForConvergence([a, b], "the album on beta") { tree in tree[gone] != nil && names.allSatisfy { tree[$0] != nil } }
+        let before = Date()
+        for (index, name) in names.enumerated() { try a.write(name, "LOCKED \(index)") }
+        #expect(unlink(a.path(gone)) == 0)
+        try a.write(note, "pay up")
+        try await waitForConvergence([a, b], "the changes on beta") { tree in
+            tree[gone] == nil && tree[note] != nil && names.enumerated().allSatisfy { b.read($1) == "LOCKED \($0)" }
+        }
+
+        let json = try AgentProcess.cli(["--socket", b.socket, "trash", b.container.rawValue, "--json"])
+        let trash = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]], "\(json)")
+        let alpha = try await a.status().device.id
+        #expect(trash.count == 1 && trash.first?["path"] as? String == gone && trash.first?["deletedBy"] as? String == alpha.rawValue, "\(json)")
+
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let output = try AgentProcess.cli(["--socket", b.socket, "restore", b.container.rawValue, "Documents/album", "--at", formatter.string(from: before)])
+        #expect(output.contains(": 11 restored, 1 created since moved to the history, 0 unchanged."), "\(output)")
+        try await waitForConvergence([a, b], "the album back on both") { tree in
+            tree[note] == nil && a.read(gone) == "the caption" && names.enumerated().allSatisfy { a.read($1) == "photo \($0)" }
+        }
+        #expect(b.read(gone) == "the caption" && names.enumerated().allSatisfy { b.read($1) == "photo \($0)" })
+    }
+
     /// A client's own edit in place, made under a write lease, is in the writing device's
     /// history too; a lease under which nothing changed leaves nothing behind.
     @Test func aCoordinatedWriteKeepsThePreviousVersionOnTheWritingDevice() async throws {
