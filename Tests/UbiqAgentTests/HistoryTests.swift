@@ -295,6 +295,38 @@ import UbiqTestSupport
         #expect(again.removed == 0 && again.count == 1)
     }
 
+    /// A kept version with the file's current content may be its only copy: pruning past the
+    /// maximum age keeps it and lets the other version go. Alpha writes the text, another
+    /// text, then the first text again; beta keeps both replaced versions.
+    @Test func pruneKeepsAVersionWithTheCurrentContentPastTheMaximumAge() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        b.environment["UBIQ_TEST_HISTORY_PRUNE"] = "manual"
+        try await cluster.start()
+        try await cluster.waitConnected()
+        let path = "Documents/todo.txt"
+        for text in ["the current text", "another", "the current text"] {
+            try a.write(path, text)
+            try await waitForConvergence([a, b], "'\(text)' on beta") { _ in b.read(path) == text }
+        }
+        // (Alpha's scan may also catch a write half done, a version beta keeps too.)
+        try await waitUntil("beta to keep both replaced versions") {
+            let sizes = try await Self.history(b, path).versions.map(\.size)
+            return sizes.contains(16) && sizes.contains(7)
+        }
+        b.stop()
+        b.environment["UBIQ_TEST_CLOCK_OFFSET_SECONDS"] = "\(400 * 86_400)"
+        try await b.startAndWait()
+
+        let pruned = try await b.withClient { try await $0.pruneHistory(container: b.container) }
+        #expect(pruned.removed >= 1 && pruned.count == 1, "\(pruned)")
+        let left = try await Self.history(b, path).versions
+        #expect(left.count == 1 && left.first?.size == 16, "\(left)")
+        #expect(try left.first.flatMap { try Self.keptBytes(b, $0) } == "the current text")
+        #expect(b.read(path) == "the current text")
+    }
+
     /// A device keeps no version of its own edits in place or of what it deleted itself; its
     /// peers do. Alpha lists versions only beta keeps, restores an overwritten file and a
     /// file it deleted through beta (the bytes are nowhere else), and puts a folder it

@@ -56,4 +56,27 @@ import UbiqModel
         #expect(removed == [2, 3, 4, 5])
         #expect(retention.prune(entries, now: now).contains(1))
     }
+
+    /// A kept version whose content is the current file's, or a listed conflict version's,
+    /// outlives the maximum age; the other old versions, and one matching a deleted file's
+    /// last content, go.
+    @Test func aVersionWithTheCurrentOrAConflictsContentOutlivesTheMaximumAge() throws {
+        func content(_ byte: UInt8) -> [ChunkRef] { [ChunkRef(offset: 0, size: 10, hash: ChunkHash(bytes: [UInt8](repeating: byte, count: 32))!)] }
+        func kept(_ id: Int64, _ path: String, _ byte: UInt8) -> HistoryEntry {
+            var entry = Self.entry(id, path, keptAt: 0)
+            entry.item.chunks = content(byte)
+            return entry
+        }
+        let (a, b, c) = try (RelativePath("Documents/a.txt"), RelativePath("Documents/b.txt"), RelativePath("Documents/c.txt"))
+        let entries = [kept(1, a.rawValue, 1), kept(2, a.rawValue, 2), kept(3, a.rawValue, 3), kept(4, b.rawValue, 4), kept(5, c.rawValue, 5)]
+        let conflict = Item(path: a, kind: .file, size: 10, chunks: content(3), version: VersionVector([Self.device: 9]), modifiedBy: Self.device)
+        let current = [
+            a: Item(path: a, kind: .file, size: 10, chunks: content(1), version: VersionVector([Self.device: 10]), modifiedBy: Self.device,
+                    conflicts: [ConflictVersion(of: conflict)]),
+            b: Item(path: b, kind: .file, deleted: true, size: 10, chunks: content(4), version: VersionVector([Self.device: 11]), modifiedBy: Self.device),
+        ]
+        let protected = HistoryRetention.protected(entries, current: current)
+        #expect(protected == [1, 3])
+        #expect(HistoryRetention().prune(entries, now: 400 * HistoryRetention.day, protected: protected) == [2, 4, 5])
+    }
 }

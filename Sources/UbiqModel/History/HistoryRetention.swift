@@ -32,6 +32,16 @@ public struct HistoryRetention: Hashable, Sendable {
         }
     }
 
+    /// The ids of the entries whose content is the current item's at their path (`current`,
+    /// by path) or one of its conflict versions': each may be the only copy, so pruning keeps it.
+    public static func protected(_ entries: [HistoryEntry], current: [RelativePath: Item]) -> Set<Int64> {
+        Set(entries.filter { entry in
+            guard let item = current[entry.path] else { return false }
+            let content = entry.item.chunks.map(\.hash)
+            return (!item.deleted && item.chunks.map(\.hash) == content) || item.conflicts.contains { $0.chunks.map(\.hash) == content }
+        }.map(\.id))
+    }
+
     /// The ids of the entries to remove at `now` (ms since 1970). `protected` entries stay
     /// whatever their age (the only copy of a current or conflict version); they still count
     /// towards the cap.

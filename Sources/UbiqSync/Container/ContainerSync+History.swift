@@ -134,12 +134,8 @@ extension ContainerSync {
         guard let retention = historyRetention else { return (0, 0) }
         let entries = try index.history(id)
         guard !entries.isEmpty else { return (0, 0) }
-        let current = try index.items(id, at: Array(Set(entries.map(\.path))))
-        let protected = Set(entries.filter { entry in
-            guard let item = current[entry.path]?.item else { return false }
-            let content = entry.item.chunks.map(\.hash)
-            return (!item.deleted && item.chunks.map(\.hash) == content) || item.conflicts.contains { $0.chunks.map(\.hash) == content }
-        }.map(\.id))
+        let current = try index.items(id, at: Array(Set(entries.map(\.path)))).mapValues(\.item)
+        let protected = HistoryRetention.protected(entries, current: current)
         let removed = retention.prune(entries, now: wallMilliseconds, protected: protected)
         guard !removed.isEmpty else { return (0, 0) }
         try index.removeHistory(id, ids: removed)
