@@ -405,5 +405,18 @@ import UbiqTestSupport
             }
         }
         #expect(a.read("Documents/a.txt") == "a")
+        // A folder restore outside the container, or of a path with nothing there now or in
+        // the history, is refused the same way.
+        for (path, code, message) in [("../x", RPCError.Code.invalidPath, "path: "),
+                                      ("Documents/nothing", .notFound, "nothing is at 'Documents/nothing' now or in the history")] {
+            do {
+                _ = try await a.withClient { try await $0.restoreFolder(container: a.container, path: path, at: Date()) }
+                Issue.record("restoring \(path) to a time was accepted")
+            } catch let error as RPCError {
+                #expect(error.code == code && error.message.hasPrefix(message), "\(path): \(error)")
+            }
+        }
+        #expect(a.read("Documents/a.txt") == "a")
+        #expect(!FileManager.default.fileExists(atPath: a.path("Documents/nothing")) && !FileManager.default.fileExists(atPath: a.path("../x")))
     }
 }

@@ -96,7 +96,12 @@ struct HistoryMethods: Sendable {
                                               unchanged: done.unchanged,
                                               failed: done.failed.map { .init(path: $0.path.rawValue, reason: $0.reason) })
         } catch let error as RestoreError {
-            throw RPCError(error.code == .beforeHistory ? .invalidParams : .unavailable, error.reason)
+            let code: RPCError.Code = switch error.code {
+            case .beforeHistory: .invalidParams
+            case .versionNotFound: .notFound
+            case .folderInTheWay, .busy: .unavailable
+            }
+            throw RPCError(code, error.reason)
         }
     }
 

@@ -28,8 +28,12 @@ extension ContainerSync {
         }
         let moment = at * 1_000_000
         let byPath = Dictionary(grouping: known, by: \.path)
-        let current = try index.items(id, under: root).filter { $0.item.kind == .file && !$0.item.deleted }
+        let present = try index.items(id, under: root).filter { !$0.item.deleted }
+        let current = present.filter { $0.item.kind == .file }
         let paths = Set(byPath.keys).union(current.map(\.item.path)).sorted { $0.rawValue.utf8.lexicographicallyPrecedes($1.rawValue.utf8) }
+        guard !paths.isEmpty || !present.isEmpty else {
+            throw RestoreError(.versionNotFound, "nothing is at '\(root)' now or in the history of the container on this device and its connected peers")
+        }
         let currentByPath = Dictionary(current.map { ($0.item.path, $0) }, uniquingKeysWith: { first, _ in first })
         var result = FolderRestore()
         for path in paths {
