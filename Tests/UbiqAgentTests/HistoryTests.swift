@@ -135,7 +135,10 @@ import UbiqTestSupport
             }
             Issue.record("a restore to before the history was accepted")
         } catch let error as RPCError {
-            #expect(error.code == .invalidParams)
+            // The text docs/control-protocol.md shows.
+            #expect(error.code == .invalidParams, "\(error)")
+            #expect(error.message.hasPrefix("the history of the container on this device and its connected peers starts at "), "\(error)")
+            #expect(error.message.hasSuffix("Z; choose a later time"), "\(error)")
         }
         #expect(names.enumerated().allSatisfy { b.read($1) == "original \($0)" })
     }
