@@ -127,6 +127,12 @@ import UbiqTestSupport
         #expect(kept.versions.filter { $0.path == names[7] }.count == 2)
         let trash = try await b.withClient { try await $0.trash(container: b.container) }
         #expect(trash.map(\.path) == ["Documents/photos/README-RANSOM.txt"])
+        // Alpha keeps no version of the script's edits (its own), but keeps each encrypted
+        // version the restore replaced there: listed on alpha, that one is kept on both
+        // devices (alpha first), the original on beta alone.
+        let (alpha, beta) = (try await a.status().device.id, try await b.status().device.id)
+        let merged = try await Self.history(a, names[7]).versions
+        #expect(merged.first { $0.size == 19 }?.devices == [alpha, beta] && merged.first { $0.size == 10 }?.devices == [beta], "\(merged)")
 
         // A time before the history starts changes nothing.
         do {
