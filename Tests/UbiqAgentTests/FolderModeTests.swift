@@ -83,6 +83,14 @@ import UbiqTestSupport
         #expect(listed.contains("deleted here") && listed.contains("ubiq revert"), "\(listed)")
         #expect(try await a.status().containers.first?.mode == "receive-only")
 
+        // Held back across a restart: found again, still not sent.
+        a.stop()
+        try await a.startAndWait()
+        try await cluster.waitConnected()
+        try await waitUntil("alpha to list its four changes after a restart") {
+            try await a.withClient { try await $0.differences(a.container) }.map(\.path) == changed
+        }
+
         // Beta's next change reaches alpha; none of alpha's reached beta.
         try b.write("Documents/marker.txt", "after")
         try await waitUntil("beta's marker on alpha") { a.read("Documents/marker.txt") == "after" }
