@@ -6,6 +6,7 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidVersionID
         case invalidAttributes
         case attributesTooLarge
+        case invalidPackage
     }
 
     public let code: Code
