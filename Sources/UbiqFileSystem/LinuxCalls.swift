@@ -82,6 +82,16 @@ enum LinuxCalls {
         return renameat2(fromDir, from, toDir, to, renameNoReplace)
     }
 
+    /// `renameat2(..., RENAME_EXCHANGE)`: swaps two names in one step, so a reader sees one
+    /// or the other, never neither; EINVAL or ENOSYS where the file system or libc lacks it.
+    static func renameExchange(_ fromDir: Int32, _ from: String, _ toDir: Int32, _ to: String) -> Int32 {
+        guard let renameat2 else {
+            errno = ENOSYS
+            return -1
+        }
+        return renameat2(fromDir, from, toDir, to, 2)
+    }
+
     static var canSyncFileSystem: Bool { syncfs != nil }
 
     /// Flushes the whole file system holding `fd`; false where unavailable.

@@ -1,0 +1,174 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import UbiqModel
+
+/// A file package's new version being built in `.ubiq/tmp/`, to replace the package whole
+/// (``SafeFileSystem/exchange(_:into:)``): members are added in path order, folders before
+/// what they hold; a changed file comes from a staged temp file, an unchanged one shares the
+/// bytes of the file the package holds now. Nothing of it is visible until the exchange; a
+/// crash leaves it in `.ubiq/tmp/`, which the next start empties.
+public final class PackageStaging {
+    /// Its name in `.ubiq/tmp/`.
+    public let name: String
+    let root: OwnedDescriptor
+    let fileSystem: SafeFileSystem
+
+    init(name: String, root: OwnedDescriptor, fileSystem: SafeFileSystem) {
+        self.name = name
+        self.root = root
+        self.fileSystem = fileSystem
+    }
+
+    private func display(_ path: RelativePath) -> String { ContainerLayout.temporaryName + "/" + name + "/" + path.rawValue }
+
+    /// The staged folder that holds `path`: staged folders only, never following a link.
+    private func parent(of path: RelativePath) throws(FileSystemError) -> OwnedDescriptor {
+        var folder = root
+        var shown = ""
+        for component in path.components.dropLast() {
+            shown += shown.isEmpty ? String(component) : "/" + component
+            folder = try fileSystem.openFolder(String(component), in: folder.fd, create: false,
+                                               display: ContainerLayout.temporaryName + "/" + name + "/" + shown)
+        }
+        return folder
+    }
+
+    public func addFolder(_ member: PackageMember) throws(FileSystemError) {
+        let parent = try parent(of: member.path)
+        guard mkdirat(parent.fd, String(member.path.name), 0o700) == 0 else { throw .posix(errno, "create folder", display(member.path)) }
+    }
+
+    public func addLink(_ member: PackageMember) throws(FileSystemError) {
+        let parent = try parent(of: member.path)
+        let name = String(member.path.name)
+        guard symlinkat(member.symlinkTarget ?? "", parent.fd, name) == 0 else { throw .posix(errno, "create link", display(member.path)) }
+        try fileSystem.setTimes(name, in: parent.fd, mtimeNs: member.mtime, display: display(member.path))
+    }
+
+    /// Moves a complete temp file in as `member`, with its permissions, attributes and mtime,
+    /// made durable first.
+    public func addFile(_ member: PackageMember, from file: TempFile) throws(FileSystemError) {
+        do throws(FileSystemError) {
+            try fileSystem.finish(file.fd, permissions: member.permissions, mtimeNs: member.mtime, attributes: member.attributes,
+                                  display: display(member.path))
+            guard fsync(file.fd) == 0 else { throw .posix(errno, "fsync", file.path) }
+            file.close()
+            let temporary = try fileSystem.agentFolder(ContainerLayout.temporaryName)
+            let parent = try parent(of: member.path)
+            guard renameat(temporary.fd, file.name, parent.fd, String(member.path.name)) == 0 else {
+                throw .posix(errno, "move into a staged package", display(member.path))
+            }
+        } catch {
+            fileSystem.discard(file)
+            throw error
+        }
+    }
+
+    /// Adds `member` as the file at `source` in the container, whose bytes and metadata it
+    /// has (the caller checked): its extents shared where the file system can (btrfs, xfs),
+    /// else a hard link to it. A linked file is one file in both versions, so an edit in
+    /// place of the new one shows in the old tree too.
+    public func addFile(_ member: PackageMember, sharing source: RelativePath) throws(FileSystemError) {
+        let sourceParent = try fileSystem.parentFolder(of: source, create: false)
+        let sourceName = String(source.name)
+        let parent = try parent(of: member.path)
+        let name = String(member.path.name)
+        let input = openat(sourceParent.fd, sourceName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
+        guard input >= 0 else { throw .posix(errno, "open", source.rawValue) }
+        defer { close(input) }
+        let output = openat(parent.fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw .posix(errno, "create", display(member.path)) }
+        // FICLONE: _IOW(0x94, 9, int).
+        if ioctl(output, 0x4004_9409, input) == 0 {
+            defer { close(output) }
+            try fileSystem.finish(output, permissions: member.permissions, mtimeNs: member.mtime, attributes: member.attributes,
+                                  display: display(member.path))
+            guard fsync(output) == 0 else { throw .posix(errno, "fsync", display(member.path)) }
+            return
+        }
+        close(output)
+        unlinkat(parent.fd, name, 0)
+        guard linkat(sourceParent.fd, sourceName, parent.fd, name, 0) == 0 else {
+            throw .posix(errno, "link", display(member.path))
+        }
+    }
+
+    /// Gives the staged folders (and the package folder itself, `package`) their
+    /// permissions, attributes and mtimes, deepest first, once everything is in them.
+    public func finishFolders(_ members: [PackageMember], package: PackageMember) throws(FileSystemError) {
+        for member in members.reversed() where member.kind == .directory {
+            let parent = try parent(of: member.path)
+            try setFolder(String(member.path.name), in: parent.fd, member, display: display(member.path))
+        }
+        let temporary = try fileSystem.agentFolder(ContainerLayout.temporaryName)
+        try setFolder(name, in: temporary.fd, package, display: ContainerLayout.temporaryName + "/" + name)
+    }
+
+    private func setFolder(_ name: String, in parent: Int32, _ member: PackageMember, display: String) throws(FileSystemError) {
+        let fd = openat(parent, name, Posix.directoryFlags)
+        guard fd >= 0 else { throw .posix(errno, "open folder", display) }
+        defer { close(fd) }
+        if !fileSystem.ignoresAttributes { try fileSystem.write(member.attributes, to: fd, display: display) }
+        if !fileSystem.ignoresPermissions {
+            guard fchmod(fd, mode_t(member.permissions.bits)) == 0 else { throw .posix(errno, "chmod", display) }
+        }
+        try fileSystem.setTimes(name, in: parent, mtimeNs: member.mtime, display: display)
+    }
+}
+
+/// What an exchange left behind.
+public enum PackageSwap: Sendable, Equatable {
+    /// Nothing was at the path.
+    case created
+    /// The package's previous tree, now at this name in `.ubiq/tmp/`: for the history, or to remove.
+    case replaced(previous: String)
+}
+
+extension SafeFileSystem {
+    /// An empty folder in `.ubiq/tmp/` to build a package's new version in.
+    public func stagePackage() throws(FileSystemError) -> PackageStaging {
+        let temporary = try agentFolder(ContainerLayout.temporaryName)
+        while true {
+            let name = Self.randomName(prefix: "k")
+            if mkdirat(temporary.fd, name, 0o700) == 0 {
+                return PackageStaging(name: name, root: try openFolder(name, in: temporary.fd, create: false, display: name), fileSystem: self)
+            }
+            if errno != EEXIST { throw .posix(errno, "create a staging folder in", layout.temporaryFolder) }
+        }
+    }
+
+    /// Puts a staged package at `path` in one step: made durable, then exchanged with the
+    /// folder there (`renameat2(RENAME_EXCHANGE)`: a reader sees the old tree or the new one,
+    /// never a mix), or moved in where nothing is; the parent folder made durable after.
+    /// Missing parent folders are created. Whatever is at `path` must be a folder.
+    public func exchange(_ staging: PackageStaging, into path: RelativePath) throws(FileSystemError) -> PackageSwap {
+        let temporary = try agentFolder(ContainerLayout.temporaryName)
+        if !LinuxCalls.syncFileSystem(staging.root.fd) { sync() }
+        let parent = try parentFolder(of: path, create: true)
+        let name = String(path.name)
+        let swap: PackageSwap
+        if let st = Posix.lstat(at: parent.fd, name) {
+            guard Posix.kind(of: st.st_mode) == .directory else {
+                throw FileSystemError(.alreadyExists, "'\(path)' is not a folder; a package cannot replace it whole")
+            }
+            guard LinuxCalls.renameExchange(temporary.fd, staging.name, parent.fd, name) == 0 else {
+                throw .posix(errno, "exchange the package at", path.rawValue)
+            }
+            swap = .replaced(previous: staging.name)
+        } else {
+            guard LinuxCalls.renameNoReplace(temporary.fd, staging.name, parent.fd, name) == 0 else {
+                throw .posix(errno, "move the package to", path.rawValue)
+            }
+            swap = .created
+        }
+        guard fsync(parent.fd) == 0 else { throw .posix(errno, "fsync the folder of", path.rawValue) }
+        return swap
+    }
+
+    /// Removes a tree left in `.ubiq/tmp/` (a package's previous version, or a staging given up).
+    public func removeStaged(_ name: String) throws(FileSystemError) {
+        let temporary = try agentFolder(ContainerLayout.temporaryName)
+        try removeTree(Posix.cName(Array(name.utf8)), in: temporary.fd, display: layout.temporaryFolder)
+    }
+}
