@@ -29,17 +29,20 @@ import UbiqTestSupport
         #expect(paused.contains("Paused: \(b.container.rawValue)"), "\(paused)")
         try await waitUntil("the transfer to stop") { try await b.status().containers.first?.transfers.isEmpty == true }
         // Heard of, not applied: a paused container still takes in its peers' index.
-        try a.write("Documents/later.txt", "written while beta is paused")
+        let later = "written while beta is paused"
+        try a.write("Documents/later.txt", later)
         try b.write("Documents/local.txt", "beta's own, written while paused")
         do {
+            // The bytes needed are the two files' (a new mtime of their folder may be needed too).
             try await waitUntil("beta to hear of alpha's file and index its own") {
                 let status = try #require(try await b.status().containers.first)
                 let indexed = try await b.items(in: "Documents").contains { $0.path == "Documents/local.txt" }
-                return status.needItems == 2 && status.paused && indexed
+                return status.needBytes == Int64(size + later.utf8.count) && status.paused && indexed
             }
         } catch {
             let status = try await b.status().containers.first
-            Issue.record("beta's container: needItems \(String(describing: status?.needItems)), paused \(String(describing: status?.paused))")
+            let seen = [status?.needItems.description, status?.needBytes.description, status?.paused.description].map { $0 ?? "nil" }
+            Issue.record("beta's container: needItems \(seen[0]), needBytes \(seen[1]), paused \(seen[2])")
             throw error
         }
         #expect(b.read("Documents/later.txt") == nil && !FileManager.default.fileExists(atPath: b.path("Documents/video.bin")))
