@@ -145,7 +145,20 @@ enum PeerFrameSeeds {
             try Item(path: RelativePath("Old draft.txt"), kind: .file, deleted: true, version: version(3), modifiedBy: author),
             try item("Photos.pages/Data/1.jpg", chunks: 3),
             try item("Notes/touched.txt", chunks: 1).changedMetadata(by: DeviceID(ourDevice)),
+            try package("Report.pages"),
         ]
+    }
+
+    /// A file package: a folder, a file in it, a file at the top and a link.
+    static func package(_ path: String) throws -> Item {
+        let content = try PackageContent(files: [
+            (PackageMember(path: try RelativePath("Data"), kind: .directory, mtime: 1), []),
+            (PackageMember(path: try RelativePath("Data/1.jpg"), kind: .file, size: 10, mtime: 2), [ChunkRef(offset: 0, size: 10, hash: hash(5))]),
+            (PackageMember(path: try RelativePath("Index.xml"), kind: .file, size: 4, mtime: 3), [ChunkRef(offset: 0, size: 4, hash: hash(6))]),
+            (PackageMember(path: try RelativePath("Preview"), kind: .symlink, mtime: 4, symlinkTarget: "Data/1.jpg"), []),
+        ])
+        return Item(path: try RelativePath(path), kind: .package, size: content.size, mtime: 5, chunks: content.chunks,
+                    members: content.members, version: version(2), modifiedBy: DeviceID(peerDevice))
     }
 
     static func keyValueEntries() -> [KeyValueEntry] {

@@ -20,8 +20,8 @@ enum IndexBinary {
         writer.byte(format)
         writer.string(item.path.rawValue)
         writer.content(kind: item.kind, deleted: item.deleted, size: item.size, mtime: item.mtime, permissions: item.permissions,
-                       attributes: item.attributes, symlinkTarget: item.symlinkTarget, chunks: item.chunks, version: item.version,
-                       modifiedBy: item.modifiedBy, contentMadeAt: item.contentMadeAt)
+                       attributes: item.attributes, symlinkTarget: item.symlinkTarget, chunks: item.chunks, members: item.members,
+                       version: item.version, modifiedBy: item.modifiedBy, contentMadeAt: item.contentMadeAt)
         writer.varint(UInt64(item.conflicts.count))
         for conflict in item.conflicts { writer.conflict(conflict) }
         return Data(writer.bytes)
@@ -32,6 +32,29 @@ enum IndexBinary {
         writer.byte(format)
         writer.attributes(attributes)
         return Data(writer.bytes)
+    }
+
+    /// A package's members, for the item table's `members` column.
+    static func encode(_ members: [PackageMember]) -> Data {
+        var writer = Writer()
+        writer.byte(format)
+        writer.members(members)
+        return Data(writer.bytes)
+    }
+
+    /// Checked with the package's chunks, as a peer's list is.
+    static func decodeMembers(_ data: Data, chunks: [ChunkRef]) throws(IndexError) -> [PackageMember] {
+        guard data.first == format else { throw IndexError(.corrupt, "a package's members have an unknown format") }
+        var reader = Reader(data)
+        let members = try reader.members()
+        try reader.end()
+        return try checked(members, chunks: chunks)
+    }
+
+    static func checked(_ members: [PackageMember], chunks: [ChunkRef]) throws(IndexError) -> [PackageMember] {
+        do { return try PackageContent(members: members, chunks: chunks).members } catch {
+            throw IndexError(.corrupt, "a package in the index does not hold together: \(error.reason)")
+        }
     }
 
     static func decodeAttributes(_ data: Data) throws(IndexError) -> ExtendedAttributes {
@@ -67,7 +90,7 @@ enum IndexBinary {
         try reader.end()
         return Item(path: path, kind: content.kind, deleted: content.deleted, size: content.size, mtime: content.mtime,
                     executable: content.executable, permissions: content.permissions, attributes: content.attributes,
-                    symlinkTarget: content.symlinkTarget, chunks: content.chunks, version: content.version,
+                    symlinkTarget: content.symlinkTarget, chunks: content.chunks, members: content.members, version: content.version,
                     modifiedBy: content.modifiedBy, contentMadeAt: content.contentMadeAt, conflicts: conflicts)
     }
 
@@ -91,6 +114,7 @@ enum IndexBinary {
         var attributes: ExtendedAttributes
         var symlinkTarget: String?
         var chunks: [ChunkRef]
+        var members: [PackageMember]
         var version: VersionVector
         var modifiedBy: DeviceID
         /// Where a change of mtime alone followed the change that made the content.
@@ -127,13 +151,13 @@ enum IndexBinary {
         }
 
         /// Flags: 1 deleted, 2 executable, 4 a symlink target follows, 8 permissions follow,
-        /// 16 a content counter follows, 32 extended attributes end it.
+        /// 16 a content counter follows, 32 extended attributes follow, 64 a package's members end it.
         mutating func content(kind: ItemKind, deleted: Bool, size: UInt64, mtime: Int64, permissions: Permissions,
-                              attributes: ExtendedAttributes, symlinkTarget: String?, chunks: [ChunkRef], version: VersionVector,
-                              modifiedBy: DeviceID, contentMadeAt: UInt64? = nil) {
+                              attributes: ExtendedAttributes, symlinkTarget: String?, chunks: [ChunkRef], members: [PackageMember],
+                              version: VersionVector, modifiedBy: DeviceID, contentMadeAt: UInt64? = nil) {
             byte(UInt8(kind.code))
             byte((deleted ? 1 : 0) | (permissions.executable ? 2 : 0) | (symlinkTarget != nil ? 4 : 0) | 8 | (contentMadeAt != nil ? 16 : 0)
-                 | (attributes.isEmpty ? 0 : 32))
+                 | (attributes.isEmpty ? 0 : 32) | (members.isEmpty ? 0 : 64))
             varint(size)
             varint(UInt64(bitPattern: mtime))
             varint(UInt64(permissions.bits))
@@ -145,6 +169,23 @@ enum IndexBinary {
             string(modifiedBy.rawValue)
             if let contentMadeAt { varint(contentMadeAt) }
             if !attributes.isEmpty { self.attributes(attributes) }
+            if !members.isEmpty { self.members(members) }
+        }
+
+        /// Each member: its path, kind, size, mtime, permission bits, a flags byte (1 a link
+        /// target follows, 2 attributes follow) and those.
+        mutating func members(_ members: [PackageMember]) {
+            varint(UInt64(members.count))
+            for member in members {
+                string(member.path.rawValue)
+                byte(UInt8(member.kind.code))
+                varint(member.size)
+                varint(UInt64(bitPattern: member.mtime))
+                varint(UInt64(member.permissions.bits))
+                byte((member.symlinkTarget != nil ? 1 : 0) | (member.attributes.isEmpty ? 0 : 2))
+                if let target = member.symlinkTarget { string(target) }
+                if !member.attributes.isEmpty { attributes(member.attributes) }
+            }
         }
 
         mutating func attributes(_ attributes: ExtendedAttributes) {
@@ -159,7 +200,8 @@ enum IndexBinary {
         mutating func conflict(_ conflict: ConflictVersion) {
             string(conflict.id)
             content(kind: conflict.kind, deleted: false, size: conflict.size, mtime: conflict.mtime, permissions: conflict.permissions,
-                    attributes: conflict.attributes, symlinkTarget: conflict.symlinkTarget, chunks: conflict.chunks, version: conflict.version, modifiedBy: conflict.modifiedBy)
+                    attributes: conflict.attributes, symlinkTarget: conflict.symlinkTarget, chunks: conflict.chunks, members: conflict.members,
+                    version: conflict.version, modifiedBy: conflict.modifiedBy)
         }
     }
 
@@ -227,12 +269,30 @@ enum IndexBinary {
             let modifiedBy = DeviceID(try string())
             let contentMadeAt = flags & 16 != 0 ? try varint() : nil
             let attributes = flags & 32 != 0 ? try attributes() : .empty
+            let members = flags & 64 != 0 ? try IndexBinary.checked(try self.members(), chunks: chunks) : []
             if let contentMadeAt, contentMadeAt == 0 || contentMadeAt > version[modifiedBy] {
                 throw IndexError(.corrupt, "an index blob's content counter lies outside its version")
             }
             return Content(kind: kind, deleted: flags & 1 != 0, size: size, mtime: mtime, executable: flags & 2 != 0,
                            permissions: permissions, attributes: attributes, symlinkTarget: symlinkTarget, chunks: chunks,
-                           version: version, modifiedBy: modifiedBy, contentMadeAt: contentMadeAt)
+                           members: members, version: version, modifiedBy: modifiedBy, contentMadeAt: contentMadeAt)
+        }
+
+        mutating func members() throws(IndexError) -> [PackageMember] {
+            var members: [PackageMember] = []
+            for _ in 0..<(try count(min(bytes.count, PackageContent.maxMembers))) {
+                guard let path = try? RelativePath(try string()) else { throw IndexError(.corrupt, "a package member has an invalid path") }
+                let kind = try ItemKind(code: Int(try byte()))
+                let size = try varint()
+                let mtime = Int64(bitPattern: try varint())
+                let permissions = try permissions(kind: kind)
+                let flags = try byte()
+                let target = flags & 1 != 0 ? try string() : nil
+                let attributes = flags & 2 != 0 ? try attributes() : .empty
+                members.append(PackageMember(path: path, kind: kind, size: size, mtime: mtime, permissions: permissions,
+                                             attributes: attributes, symlinkTarget: target))
+            }
+            return members
         }
 
         mutating func attributes() throws(IndexError) -> ExtendedAttributes {
@@ -257,7 +317,8 @@ enum IndexBinary {
                 result.append(ConflictVersion(id: id, kind: content.kind, size: content.size, mtime: content.mtime,
                                               executable: content.executable, permissions: content.permissions,
                                               attributes: content.attributes, symlinkTarget: content.symlinkTarget,
-                                              chunks: content.chunks, version: content.version, modifiedBy: content.modifiedBy))
+                                              chunks: content.chunks, members: content.members, version: content.version,
+                                              modifiedBy: content.modifiedBy))
             }
             return result
         }

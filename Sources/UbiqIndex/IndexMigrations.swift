@@ -168,6 +168,10 @@ enum IndexMigrations {
                 CREATE TABLE revocation (device TEXT PRIMARY KEY, revocation BLOB NOT NULL) STRICT;
                 """)
         }
+        // A file package's inside (IndexBinary members), NULL for other items.
+        migrator.registerMigration("v12: package members") { db in
+            try db.execute(sql: "ALTER TABLE item ADD COLUMN members BLOB")
+        }
         return migrator
     }
 }

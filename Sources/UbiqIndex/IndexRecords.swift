@@ -54,6 +54,9 @@ public struct ContainerStatistics: Sendable, Equatable {
     public var files = 0
     public var directories = 0
     public var symlinks = 0
+    /// File packages, each one document.
+    public var packages = 0
+    /// Of files and packages.
     public var bytes: UInt64 = 0
     public var conflicts = 0
     public var needItems = 0
@@ -61,7 +64,7 @@ public struct ContainerStatistics: Sendable, Equatable {
     /// Files whose content is not on this device (on-demand containers).
     public var notDownloaded = 0
 
-    public var items: Int { files + directories + symlinks }
+    public var items: Int { files + directories + symlinks + packages }
 }
 
 /// This device's index of one container: its random ID (changes when the index is reset,

@@ -7,6 +7,7 @@ extension ItemKind {
         case .file: 0
         case .directory: 1
         case .symlink: 2
+        case .package: 3
         }
     }
 
@@ -17,6 +18,7 @@ extension ItemKind {
         case 0: self = .file
         case 1: self = .directory
         case 2: self = .symlink
+        case 3: self = .package
         default: throw IndexError(.corrupt, "unknown item kind \(code)")
         }
     }

@@ -22,9 +22,10 @@ extension SyncIndex {
             guard let id = try containerID(db, container) else { return stats }
             for totals in try KindTotalsRow.fetchAll(db, cached: KindTotalsRow.select, arguments: [id]) {
                 switch totals.kind {
-                case .file: stats.files = totals.count; stats.bytes = totals.bytes
+                case .file: stats.files = totals.count; stats.bytes += totals.bytes
                 case .directory: stats.directories = totals.count
                 case .symlink: stats.symlinks = totals.count
+                case .package: stats.packages = totals.count; stats.bytes += totals.bytes
                 }
                 stats.conflicts += totals.conflicted
                 stats.notDownloaded += totals.absent

@@ -3,6 +3,11 @@ public enum ItemKind: String, Sendable, Codable, Hashable {
     case file
     case directory
     case symlink
+    /// A folder that is one document (a file package): its inside is in `Item.members`.
+    case package
+
+    /// Files and packages have bytes (chunks and a size); folders and links have none.
+    public var hasBytes: Bool { self == .file || self == .package }
 }
 
 /// The synced description of one path in a container, as every device agrees on it.
@@ -19,7 +24,10 @@ public struct Item: Hashable, Sendable, Codable {
     /// The `user.` extended attributes; none on symbolic links.
     public var attributes: ExtendedAttributes
     public var symlinkTarget: String?
+    /// A file's chunks; a package's chunk stream (its files end to end in member order).
     public var chunks: [ChunkRef]
+    /// What a package holds, in path order (``PackageContent``); empty for other kinds.
+    public var members: [PackageMember]
     public var version: VersionVector
     /// The device whose change produced this content.
     public var modifiedBy: DeviceID
@@ -34,7 +42,7 @@ public struct Item: Hashable, Sendable, Codable {
     public init(
         path: RelativePath, kind: ItemKind, deleted: Bool = false, size: UInt64 = 0, mtime: Int64 = 0,
         executable: Bool = false, permissions: Permissions? = nil, attributes: ExtendedAttributes = .empty, symlinkTarget: String? = nil,
-        chunks: [ChunkRef] = [], version: VersionVector, modifiedBy: DeviceID, contentMadeAt: UInt64? = nil,
+        chunks: [ChunkRef] = [], members: [PackageMember] = [], version: VersionVector, modifiedBy: DeviceID, contentMadeAt: UInt64? = nil,
         conflicts: [ConflictVersion] = []
     ) {
         self.path = path
@@ -46,6 +54,7 @@ public struct Item: Hashable, Sendable, Codable {
         self.attributes = kind == .symlink ? .empty : attributes
         self.symlinkTarget = symlinkTarget
         self.chunks = chunks
+        self.members = kind == .package ? members : []
         self.version = version
         self.modifiedBy = modifiedBy
         self.contentMadeAt = contentMadeAt
@@ -65,7 +74,7 @@ public struct Item: Hashable, Sendable, Codable {
     public func hasSameContent(as other: Item) -> Bool {
         deleted == other.deleted && kind == other.kind
             && (deleted || (size == other.size && permissions == other.permissions && attributes == other.attributes
-                && symlinkTarget == other.symlinkTarget && chunks.map(\.hash) == other.chunks.map(\.hash)))
+                && symlinkTarget == other.symlinkTarget && chunks.map(\.hash) == other.chunks.map(\.hash) && members == other.members))
     }
 
     /// True where both leave the same thing on disk: the same content and, unless deleted,
@@ -109,6 +118,8 @@ public struct ConflictVersion: Hashable, Sendable, Codable {
     public var attributes: ExtendedAttributes
     public var symlinkTarget: String?
     public var chunks: [ChunkRef]
+    /// A package's inside, as `Item.members`.
+    public var members: [PackageMember]
     /// The change that made this content: its author's counter alone. The rest of the vector
     /// of the item it came from depends on the order a device heard of things, and every
     /// device must hold the same conflict version.
@@ -124,6 +135,7 @@ public struct ConflictVersion: Hashable, Sendable, Codable {
         self.attributes = item.attributes
         self.symlinkTarget = item.symlinkTarget
         self.chunks = item.chunks
+        self.members = item.members
         self.version = VersionVector([item.modifiedBy: item.contentCounter])
         self.modifiedBy = item.modifiedBy
     }
@@ -140,7 +152,8 @@ public struct ConflictVersion: Hashable, Sendable, Codable {
 
     public init(
         id: String, kind: ItemKind, size: UInt64, mtime: Int64, executable: Bool, permissions: Permissions? = nil,
-        attributes: ExtendedAttributes = .empty, symlinkTarget: String?, chunks: [ChunkRef], version: VersionVector, modifiedBy: DeviceID
+        attributes: ExtendedAttributes = .empty, symlinkTarget: String?, chunks: [ChunkRef], members: [PackageMember] = [],
+        version: VersionVector, modifiedBy: DeviceID
     ) {
         self.id = id
         self.kind = kind
@@ -150,6 +163,7 @@ public struct ConflictVersion: Hashable, Sendable, Codable {
         self.attributes = kind == .symlink ? .empty : attributes
         self.symlinkTarget = symlinkTarget
         self.chunks = chunks
+        self.members = kind == .package ? members : []
         self.version = version
         self.modifiedBy = modifiedBy
     }
@@ -176,7 +190,9 @@ extension Item {
                   permissions: try keys.decodeIfPresent(Permissions.self, forKey: .permissions),
                   attributes: try keys.decodeIfPresent(ExtendedAttributes.self, forKey: .attributes) ?? .empty,
                   symlinkTarget: try keys.decodeIfPresent(String.self, forKey: .symlinkTarget),
-                  chunks: try keys.decode([ChunkRef].self, forKey: .chunks), version: try keys.decode(VersionVector.self, forKey: .version),
+                  chunks: try keys.decode([ChunkRef].self, forKey: .chunks),
+                  members: try keys.decodeIfPresent([PackageMember].self, forKey: .members) ?? [],
+                  version: try keys.decode(VersionVector.self, forKey: .version),
                   modifiedBy: try keys.decode(DeviceID.self, forKey: .modifiedBy),
                   contentMadeAt: try keys.decodeIfPresent(UInt64.self, forKey: .contentMadeAt),
                   conflicts: try keys.decode([ConflictVersion].self, forKey: .conflicts))
@@ -192,7 +208,9 @@ extension ConflictVersion {
                   executable: executable, permissions: try keys.decodeIfPresent(Permissions.self, forKey: .permissions),
                   attributes: try keys.decodeIfPresent(ExtendedAttributes.self, forKey: .attributes) ?? .empty,
                   symlinkTarget: try keys.decodeIfPresent(String.self, forKey: .symlinkTarget),
-                  chunks: try keys.decode([ChunkRef].self, forKey: .chunks), version: try keys.decode(VersionVector.self, forKey: .version),
+                  chunks: try keys.decode([ChunkRef].self, forKey: .chunks),
+                  members: try keys.decodeIfPresent([PackageMember].self, forKey: .members) ?? [],
+                  version: try keys.decode(VersionVector.self, forKey: .version),
                   modifiedBy: try keys.decode(DeviceID.self, forKey: .modifiedBy))
     }
 }

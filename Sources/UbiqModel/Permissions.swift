@@ -14,7 +14,7 @@ public struct Permissions: Hashable, Sendable, Codable, CustomStringConvertible 
     public static func defaults(for kind: ItemKind, executable: Bool = false) -> Permissions {
         switch kind {
         case .file: Permissions(mode: executable ? 0o755 : 0o644, kind: .file)
-        case .directory: Permissions(mode: 0o755, kind: .directory)
+        case .directory, .package: Permissions(mode: 0o755, kind: kind)
         case .symlink: Permissions(mode: 0, kind: .symlink)
         }
     }
@@ -22,7 +22,7 @@ public struct Permissions: Hashable, Sendable, Codable, CustomStringConvertible 
     static func mask(for kind: ItemKind) -> UInt32 {
         switch kind {
         case .file: 0o777
-        case .directory: 0o3777
+        case .directory, .package: 0o3777
         case .symlink: 0
         }
     }

@@ -21,7 +21,7 @@ public enum ItemMapping {
         info.executable = item.executable
         if item.kind != .symlink { info.permissions = item.permissions.bits }
         info.symlinkTarget = item.symlinkTarget ?? ""
-        if grouped && item.chunks.count >= ChunkGroups.threshold {
+        if grouped && item.kind == .file && item.chunks.count >= ChunkGroups.threshold {
             info.chunkGroups = ChunkGroups.groups(item.chunks).map { chunkGroup($0.group) }
         } else {
             info.blocks = item.chunks.map(block)
@@ -30,6 +30,7 @@ public enum ItemMapping {
         info.modifiedBy = item.modifiedBy.rawValue
         if let made = item.contentMadeAt { info.contentCounter = made }
         if !item.deleted { info.attributes = attributes(item.attributes) }
+        info.members = item.members.map(member)
         info.conflicts = item.conflicts.map(conflictInfo)
         info.sequence = UInt64(sequence)
         return info
@@ -63,13 +64,14 @@ public enum ItemMapping {
         if info.hasContentCounter, info.contentCounter == 0 || info.contentCounter > version[modifiedBy] {
             throw WireError(.invalidVersion, "'\(path)' says its content was made at \(modifiedBy)'s change \(info.contentCounter), outside its version")
         }
+        let members = try members(info.members, kind: kind, deleted: info.deleted, chunks: chunks, path: path.rawValue)
         let item = Item(
-            path: path, kind: kind, deleted: info.deleted, size: info.deleted || kind != .file ? 0 : info.size,
+            path: path, kind: kind, deleted: info.deleted, size: info.deleted || !kind.hasBytes ? 0 : info.size,
             mtime: info.mtimeNs, executable: info.executable,
             permissions: info.hasPermissions ? Permissions(mode: info.permissions, kind: kind) : nil,
             attributes: try attributes(info.attributes, kind: kind, deleted: info.deleted, path: path.rawValue),
             symlinkTarget: kind == .symlink && !info.deleted ? info.symlinkTarget : nil,
-            chunks: chunks, version: version, modifiedBy: modifiedBy,
+            chunks: chunks, members: members, version: version, modifiedBy: modifiedBy,
             contentMadeAt: info.hasContentCounter ? info.contentCounter : nil, conflicts: conflicts)
         return AnnouncedItem(item: item, groups: groups, sequence: Int64(clamping: info.sequence), absent: info.absent)
     }
@@ -81,6 +83,7 @@ public enum ItemMapping {
         case .file: .file
         case .directory: .directory
         case .symlink: .symlink
+        case .package: .package
         }
     }
 
@@ -89,6 +92,7 @@ public enum ItemMapping {
         case .file: return .file
         case .directory: return .directory
         case .symlink: return .symlink
+        case .package: return .package
         case .UNRECOGNIZED(let raw): throw WireError(.malformed, "unknown item kind \(raw)")
         }
     }
@@ -129,6 +133,7 @@ public enum ItemMapping {
         info.attributes = attributes(version.attributes)
         info.symlinkTarget = version.symlinkTarget ?? ""
         info.blocks = version.chunks.map(block)
+        info.members = version.members.map(member)
         info.version = counters(version.version)
         info.modifiedBy = version.modifiedBy.rawValue
         return info
@@ -141,12 +146,13 @@ public enum ItemMapping {
               info.id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
         else { throw WireError(.malformed, "conflict version id '\(info.id.prefix(80))' of '\(path)' is not valid") }
         try checkSymlink(kind: kind, deleted: false, target: info.symlinkTarget, path: path)
+        let chunks = try chunks(info.blocks, size: info.size, kind: kind, deleted: false)
         return ConflictVersion(
-            id: info.id, kind: kind, size: kind == .file ? info.size : 0, mtime: info.mtimeNs, executable: info.executable,
+            id: info.id, kind: kind, size: kind.hasBytes ? info.size : 0, mtime: info.mtimeNs, executable: info.executable,
             permissions: info.hasPermissions ? Permissions(mode: info.permissions, kind: kind) : nil,
             attributes: try attributes(info.attributes, kind: kind, deleted: false, path: path),
             symlinkTarget: kind == .symlink ? info.symlinkTarget : nil,
-            chunks: try chunks(info.blocks, size: info.size, kind: kind, deleted: false),
+            chunks: chunks, members: try members(info.members, kind: kind, deleted: false, chunks: chunks, path: path),
             version: try version(info.version), modifiedBy: try device(info.modifiedBy))
     }
 
@@ -175,8 +181,8 @@ public enum ItemMapping {
     }
 
     static func chunks(_ blocks: [Ubiq_Wire_Block], size: UInt64, kind: ItemKind, deleted: Bool) throws(WireError) -> [ChunkRef] {
-        guard kind == .file, !deleted else {
-            guard blocks.isEmpty else { throw WireError(.invalidChunks, "only present files have chunks") }
+        guard kind.hasBytes, !deleted else {
+            guard blocks.isEmpty else { throw WireError(.invalidChunks, "only present files and packages have chunks") }
             return []
         }
         var offset: UInt64 = 0
@@ -216,6 +222,51 @@ public enum ItemMapping {
             throw WireError(.invalidChunks, "chunk groups do not add up to the \(size) bytes claimed")
         }
         return result
+    }
+
+    static func member(_ member: PackageMember) -> Ubiq_Wire_PackageMember {
+        var wire = Ubiq_Wire_PackageMember()
+        wire.path = member.path.rawValue
+        wire.kind = kind(member.kind)
+        wire.size = member.size
+        wire.mtimeNs = member.mtime
+        wire.permissions = member.permissions.bits
+        wire.symlinkTarget = member.symlinkTarget ?? ""
+        wire.attributes = attributes(member.attributes)
+        return wire
+    }
+
+    /// A present package's inside, held to ``PackageContent``'s rules with its chunks: paths
+    /// inside it, each once, in folders of it, links that stay inside, chunks that cover each
+    /// file. Nothing else has members.
+    static func members(_ wire: [Ubiq_Wire_PackageMember], kind: ItemKind, deleted: Bool, chunks: [ChunkRef], path: String)
+        throws(WireError) -> [PackageMember] {
+        guard kind == .package, !deleted else {
+            guard wire.isEmpty else { throw WireError(.malformed, "'\(path.prefix(200))' has package members but is no present package") }
+            return []
+        }
+        guard wire.count <= PackageContent.maxMembers else {
+            throw WireError(.malformed, "package '\(path.prefix(200))' has more than \(PackageContent.maxMembers) members")
+        }
+        var members: [PackageMember] = []
+        members.reserveCapacity(wire.count)
+        for entry in wire {
+            let inner: RelativePath
+            do { inner = try RelativePath(entry.path) } catch {
+                throw WireError(.invalidPath, "refused member '\(entry.path.prefix(200))' of package '\(path.prefix(200))': \(error.reason)")
+            }
+            let memberKind = try Self.kind(entry.kind)
+            members.append(PackageMember(
+                path: inner, kind: memberKind, size: entry.size, mtime: entry.mtimeNs,
+                permissions: Permissions(mode: entry.permissions, kind: memberKind),
+                attributes: try attributes(entry.attributes, kind: memberKind, deleted: false, path: path + "/" + entry.path),
+                symlinkTarget: memberKind == .symlink || !entry.symlinkTarget.isEmpty ? entry.symlinkTarget : nil))
+        }
+        do {
+            return try PackageContent(members: members, chunks: chunks).members
+        } catch {
+            throw WireError(.invalidPath, "refused package '\(path.prefix(200))': \(error.reason)")
+        }
     }
 
     static func version(_ counters: [Ubiq_Wire_Counter]) throws(WireError) -> VersionVector {

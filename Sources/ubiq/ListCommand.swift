@@ -32,12 +32,13 @@ struct ListCommand: AgentCommand {
             let shown = switch item.kind {
             case .directory: name + "/"
             case .symlink: name + " -> " + (item.symlinkTarget ?? "?")
-            case .file: name
+            // One document; the KIND column says so.
+            case .file, .package: name
             }
             var status: [String] = []
             if item.executable { status.append("executable") }
             // Permissions other than a new file's or folder's, such as a private 0600.
-            if let permissions = item.permissions, permissions != (item.kind == .directory ? "0755" : "0644"),
+            if let permissions = item.permissions, permissions != (item.kind == .directory || item.kind == .package ? "0755" : "0644"),
                !(item.kind == .file && permissions == "0755") {
                 status.append("mode " + permissions)
             }

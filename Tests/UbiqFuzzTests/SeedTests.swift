@@ -18,7 +18,8 @@ import UbiqWire
         }
         #expect(conversation.agreement?.containers.count == 1)
         #expect(conversation.agreement?.stores.count == 1)
-        #expect(conversation.announced.count == 7)
+        #expect(conversation.announced.count == 8)
+        #expect(conversation.announced.contains { $0.item.kind == .package && $0.item.members.count == 4 })
         let large = try #require(conversation.announced.last)
         #expect(!large.groups.isEmpty)
         #expect(large.resolved(from: conversation.lists)?.chunks.count == 300)

@@ -86,6 +86,37 @@ import UbiqTestSupport
         #expect(try index.item(container, item.path)?.item.attributes == .empty)
     }
 
+    /// A package's members are kept in their own column and checked with its chunks when read,
+    /// in the item table and in the blobs of needs and conflict versions; damaged ones are
+    /// refused, never read as an empty package.
+    @Test func aPackagesMembersAreKeptAndDamagedOnesRefused() throws {
+        let content = try PackageContent(files: [
+            (PackageMember(path: try RelativePath("Data"), kind: .directory, mtime: 2), []),
+            (PackageMember(path: try RelativePath("Data/x.png"), kind: .file, size: 60, mtime: 3), [ChunkRef(offset: 0, size: 60, hash: hash)]),
+            (PackageMember(path: try RelativePath("Index.xml"), kind: .file, size: 40, mtime: 4), [ChunkRef(offset: 0, size: 40, hash: hash)]),
+            (PackageMember(path: try RelativePath("Link"), kind: .symlink, mtime: 5, symlinkTarget: "Index.xml"), []),
+        ])
+        let loser = ConflictVersion(id: "BBBB-1", kind: .package, size: 60, mtime: 1, executable: false, symlinkTarget: nil,
+                                    chunks: [content.chunks[0]], members: Array(content.members.prefix(2)),
+                                    version: VersionVector([DeviceID("BBBB"): 1]), modifiedBy: DeviceID("BBBB"))
+        let package = Item(path: try RelativePath("Documents/Report.pages"), kind: .package, size: content.size, mtime: 6,
+                           chunks: content.chunks, members: content.members, version: VersionVector([me: 1]), modifiedBy: me,
+                           conflicts: [loser])
+        try index.commit(container, [ItemWrite(item: package, stat: nil)])
+        #expect(try index.item(container, package.path)?.item == package)
+        #expect(try IndexBinary.decodeItem(IndexBinary.encode(package)) == package)
+        #expect(try index.statistics(container).packages == 1)
+
+        try rawSQL("UPDATE item SET members = X'01'")
+        expectCorrupt("ends early") { _ = try index.item(container, package.path) }
+        var outside = content.members
+        outside[3] = PackageMember(path: try RelativePath("Link"), kind: .symlink, mtime: 5, symlinkTarget: "../../x")
+        try rawSQL("UPDATE item SET members = ?", [IndexBinary.encode(outside)])
+        expectCorrupt("does not hold together") { _ = try index.item(container, package.path) }
+        try rawSQL("UPDATE item SET members = ?", [IndexBinary.encode(Array(content.members.prefix(2)))])
+        expectCorrupt("beyond its files") { _ = try index.item(container, package.path) }
+    }
+
     @Test func anItemOfAnUnknownKindIsRefusedNotReadAsAFile() throws {
         let item = file("Documents/a.txt")
         try index.commit(container, [ItemWrite(item: item, stat: nil)])
@@ -102,8 +133,8 @@ import UbiqTestSupport
         let link = Item(path: try RelativePath("l"), kind: .symlink, symlinkTarget: "x", version: VersionVector([me: 1]), modifiedBy: me)
         var bytes = [UInt8](IndexBinary.encode(link))
         #expect(bytes[3] == UInt8(ItemKind.symlink.code))  // format, path length, "l", kind
-        bytes[3] = 3
-        expectCorrupt("unknown item kind 3") { _ = try IndexBinary.decodeItem(Data(bytes)) }
+        bytes[3] = 9
+        expectCorrupt("unknown item kind 9") { _ = try IndexBinary.decodeItem(Data(bytes)) }
     }
 
     @Test func aNullOrNegativeWhereTheSchemaWantsAValueIsCorruptNotACrash() throws {

@@ -12,7 +12,7 @@ struct ItemRow: FetchableRecord {
         case container, path, kind, deleted, size, mtime, executable, symlinkTarget = "symlinktarget", version
         case modifiedBy = "modifiedby", chunks, conflicts, sequence, statSize = "statsize", statMtime = "statmtime"
         case statCtime = "statctime", statInode = "statinode", folded, absent, permissions, contentCounter = "contentcounter"
-        case attributes
+        case attributes, members
     }
 
     var container: Int64
@@ -33,6 +33,8 @@ struct ItemRow: FetchableRecord {
         let modifiedBy = DeviceID(try row.stored(Columns.modifiedBy) as String)
         let contentCounter: Int64? = try row.stored(Columns.contentCounter)
         let attributes: Data? = try row.stored(Columns.attributes)
+        let members: Data? = try row.stored(Columns.members)
+        let chunks = try IndexCoding.decodeChunks(row.stored(Columns.chunks))
         if let contentCounter, contentCounter <= 0 || UInt64(contentCounter) > version[modifiedBy] {
             throw IndexError(.corrupt, "an item's content counter \(contentCounter) lies outside its version")
         }
@@ -46,7 +48,7 @@ struct ItemRow: FetchableRecord {
             },
             attributes: try attributes.map { try IndexBinary.decodeAttributes($0) } ?? .empty,
             symlinkTarget: try row.stored(Columns.symlinkTarget),
-            chunks: try IndexCoding.decodeChunks(row.stored(Columns.chunks)),
+            chunks: chunks, members: try members.map { try IndexBinary.decodeMembers($0, chunks: chunks) } ?? [],
             version: version, modifiedBy: modifiedBy, contentMadeAt: contentCounter.map { UInt64($0) },
             conflicts: try conflicts.map { try IndexBinary.decodeConflicts($0) } ?? [])
         indexed = IndexedItem(item: item, sequence: try row.stored(Columns.sequence), stat: try Self.stat(in: row),
@@ -89,6 +91,7 @@ struct ItemRow: FetchableRecord {
             case .permissions: Int64(item.permissions.bits)
             case .contentCounter: item.contentMadeAt.map { Int64($0) }
             case .attributes: item.attributes.isEmpty ? nil : IndexBinary.encode(item.attributes)
+            case .members: item.kind == .package ? IndexBinary.encode(item.members) : nil
             }
         })
     }

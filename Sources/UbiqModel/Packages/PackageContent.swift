@@ -43,6 +43,8 @@ public struct PackageContent: Hashable, Sendable {
             firstChunk.append(next)
             streamOffset.append(offset)
             switch member.kind {
+            case .package:
+                throw ModelError(.invalidPackage, "package member '\(path)' is marked a package; a package inside one is a folder of it")
             case .directory:
                 folders.insert(path)
                 try Self.check(member, hasSize: false, hasTarget: false)

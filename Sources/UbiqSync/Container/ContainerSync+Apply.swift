@@ -207,6 +207,9 @@ extension ContainerSync {
                 try disk.remove(path)
             }
             stat = try disk.makeDirectory(path, permissions: goal.permissions, attributes: goal.attributes, mtime: goal.mtime)
+        case .package:
+            // Not announced by this build's peers (protocol 5 is not offered yet); see docs/architecture.md.
+            throw DiskError(.io, "'\(path)' is a file package, which this version does not apply yet")
         case .symlink:
             if let onDisk, onDisk.item.kind == .directory { try disk.remove(path) }
             if let onDisk, onDisk.item.kind == .file { _ = try removeKeeping(onDisk, reason: .replaced, by: goal.modifiedBy) }

@@ -33,6 +33,9 @@ public nonisolated enum Ubiq_Wire_ItemKind: SwiftProtobuf.Enum, Swift.CaseIterab
   case file // = 0
   case directory // = 1
   case symlink // = 2
+
+  /// A folder that is one document (protocol 5): its inside is in `members`.
+  case package // = 3
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -44,6 +47,7 @@ public nonisolated enum Ubiq_Wire_ItemKind: SwiftProtobuf.Enum, Swift.CaseIterab
     case 0: self = .file
     case 1: self = .directory
     case 2: self = .symlink
+    case 3: self = .package
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -53,6 +57,7 @@ public nonisolated enum Ubiq_Wire_ItemKind: SwiftProtobuf.Enum, Swift.CaseIterab
     case .file: return 0
     case .directory: return 1
     case .symlink: return 2
+    case .package: return 3
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -62,6 +67,7 @@ public nonisolated enum Ubiq_Wire_ItemKind: SwiftProtobuf.Enum, Swift.CaseIterab
     .file,
     .directory,
     .symlink,
+    .package,
   ]
 
 }
@@ -393,6 +399,35 @@ public nonisolated struct Ubiq_Wire_IndexUpdate: Sendable {
   public init() {}
 }
 
+/// One file, folder or link inside a file package. A package's blocks are its files' chunks
+/// end to end in member order (members sorted by path bytes); a member's offsets follow
+/// from the sizes of the files before it.
+public nonisolated struct Ubiq_Wire_PackageMember: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// Inside the package, `/`-separated.
+  public var path: String = String()
+
+  /// FILE, DIRECTORY or SYMLINK.
+  public var kind: Ubiq_Wire_ItemKind = .file
+
+  public var size: UInt64 = 0
+
+  public var mtimeNs: Int64 = 0
+
+  public var permissions: UInt32 = 0
+
+  public var symlinkTarget: String = String()
+
+  public var attributes: [Ubiq_Wire_ExtendedAttribute] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 public nonisolated struct Ubiq_Wire_Counter: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -457,6 +492,8 @@ public nonisolated struct Ubiq_Wire_ConflictInfo: Sendable {
   public mutating func clearPermissions() {self._permissions = nil}
 
   public var attributes: [Ubiq_Wire_ExtendedAttribute] = []
+
+  public var members: [Ubiq_Wire_PackageMember] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -587,6 +624,12 @@ public nonisolated struct Ubiq_Wire_FileInfo: @unchecked Sendable {
   public var attributes: [Ubiq_Wire_ExtendedAttribute] {
     get {_storage._attributes}
     set {_uniqueStorage()._attributes = newValue}
+  }
+
+  /// A present package's inside (protocol 5).
+  public var members: [Ubiq_Wire_PackageMember] {
+    get {_storage._members}
+    set {_uniqueStorage()._members = newValue}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -1047,7 +1090,7 @@ public nonisolated struct Ubiq_Wire_Close: Sendable {
 fileprivate nonisolated let _protobuf_package = "ubiq.wire"
 
 nonisolated extension Ubiq_Wire_ItemKind: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ITEM_KIND_FILE\0\u{1}ITEM_KIND_DIRECTORY\0\u{1}ITEM_KIND_SYMLINK\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ITEM_KIND_FILE\0\u{1}ITEM_KIND_DIRECTORY\0\u{1}ITEM_KIND_SYMLINK\0\u{1}ITEM_KIND_PACKAGE\0")
 }
 
 nonisolated extension Ubiq_Wire_ChunkError: SwiftProtobuf._ProtoNameProviding {
@@ -1478,6 +1521,66 @@ nonisolated extension Ubiq_Wire_IndexUpdate: SwiftProtobuf.Message, SwiftProtobu
   }
 }
 
+nonisolated extension Ubiq_Wire_PackageMember: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".PackageMember"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}kind\0\u{1}size\0\u{3}mtime_ns\0\u{1}permissions\0\u{3}symlink_target\0\u{1}attributes\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.path) }()
+      case 2: try { try decoder.decodeSingularEnumField(value: &self.kind) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.size) }()
+      case 4: try { try decoder.decodeSingularInt64Field(value: &self.mtimeNs) }()
+      case 5: try { try decoder.decodeSingularUInt32Field(value: &self.permissions) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.symlinkTarget) }()
+      case 7: try { try decoder.decodeRepeatedMessageField(value: &self.attributes) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.path.isEmpty {
+      try visitor.visitSingularStringField(value: self.path, fieldNumber: 1)
+    }
+    if self.kind != .file {
+      try visitor.visitSingularEnumField(value: self.kind, fieldNumber: 2)
+    }
+    if self.size != 0 {
+      try visitor.visitSingularUInt64Field(value: self.size, fieldNumber: 3)
+    }
+    if self.mtimeNs != 0 {
+      try visitor.visitSingularInt64Field(value: self.mtimeNs, fieldNumber: 4)
+    }
+    if self.permissions != 0 {
+      try visitor.visitSingularUInt32Field(value: self.permissions, fieldNumber: 5)
+    }
+    if !self.symlinkTarget.isEmpty {
+      try visitor.visitSingularStringField(value: self.symlinkTarget, fieldNumber: 6)
+    }
+    if !self.attributes.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.attributes, fieldNumber: 7)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_PackageMember, rhs: Ubiq_Wire_PackageMember) -> Bool {
+    if lhs.path != rhs.path {return false}
+    if lhs.kind != rhs.kind {return false}
+    if lhs.size != rhs.size {return false}
+    if lhs.mtimeNs != rhs.mtimeNs {return false}
+    if lhs.permissions != rhs.permissions {return false}
+    if lhs.symlinkTarget != rhs.symlinkTarget {return false}
+    if lhs.attributes != rhs.attributes {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Ubiq_Wire_Counter: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Counter"
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{1}value\0")
@@ -1555,7 +1658,7 @@ nonisolated extension Ubiq_Wire_Block: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
 nonisolated extension Ubiq_Wire_ConflictInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ConflictInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}kind\0\u{1}size\0\u{3}mtime_ns\0\u{1}executable\0\u{3}symlink_target\0\u{1}blocks\0\u{1}version\0\u{3}modified_by\0\u{1}permissions\0\u{1}attributes\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}kind\0\u{1}size\0\u{3}mtime_ns\0\u{1}executable\0\u{3}symlink_target\0\u{1}blocks\0\u{1}version\0\u{3}modified_by\0\u{1}permissions\0\u{1}attributes\0\u{1}members\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1574,6 +1677,7 @@ nonisolated extension Ubiq_Wire_ConflictInfo: SwiftProtobuf.Message, SwiftProtob
       case 9: try { try decoder.decodeSingularStringField(value: &self.modifiedBy) }()
       case 10: try { try decoder.decodeSingularUInt32Field(value: &self._permissions) }()
       case 11: try { try decoder.decodeRepeatedMessageField(value: &self.attributes) }()
+      case 12: try { try decoder.decodeRepeatedMessageField(value: &self.members) }()
       default: break
       }
     }
@@ -1617,6 +1721,9 @@ nonisolated extension Ubiq_Wire_ConflictInfo: SwiftProtobuf.Message, SwiftProtob
     if !self.attributes.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.attributes, fieldNumber: 11)
     }
+    if !self.members.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.members, fieldNumber: 12)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1632,6 +1739,7 @@ nonisolated extension Ubiq_Wire_ConflictInfo: SwiftProtobuf.Message, SwiftProtob
     if lhs.modifiedBy != rhs.modifiedBy {return false}
     if lhs._permissions != rhs._permissions {return false}
     if lhs.attributes != rhs.attributes {return false}
+    if lhs.members != rhs.members {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1674,7 +1782,7 @@ nonisolated extension Ubiq_Wire_ExtendedAttribute: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".FileInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}kind\0\u{1}deleted\0\u{1}size\0\u{3}mtime_ns\0\u{1}executable\0\u{3}symlink_target\0\u{1}blocks\0\u{1}version\0\u{3}modified_by\0\u{1}conflicts\0\u{1}sequence\0\u{1}absent\0\u{3}chunk_groups\0\u{1}permissions\0\u{3}content_counter\0\u{1}attributes\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}kind\0\u{1}deleted\0\u{1}size\0\u{3}mtime_ns\0\u{1}executable\0\u{3}symlink_target\0\u{1}blocks\0\u{1}version\0\u{3}modified_by\0\u{1}conflicts\0\u{1}sequence\0\u{1}absent\0\u{3}chunk_groups\0\u{1}permissions\0\u{3}content_counter\0\u{1}attributes\0\u{1}members\0")
 
   fileprivate class _StorageClass {
     var _path: String = String()
@@ -1694,6 +1802,7 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
     var _permissions: UInt32? = nil
     var _contentCounter: UInt64? = nil
     var _attributes: [Ubiq_Wire_ExtendedAttribute] = []
+    var _members: [Ubiq_Wire_PackageMember] = []
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1721,6 +1830,7 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
       _permissions = source._permissions
       _contentCounter = source._contentCounter
       _attributes = source._attributes
+      _members = source._members
     }
   }
 
@@ -1756,6 +1866,7 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
         case 15: try { try decoder.decodeSingularUInt32Field(value: &_storage._permissions) }()
         case 16: try { try decoder.decodeSingularUInt64Field(value: &_storage._contentCounter) }()
         case 17: try { try decoder.decodeRepeatedMessageField(value: &_storage._attributes) }()
+        case 18: try { try decoder.decodeRepeatedMessageField(value: &_storage._members) }()
         default: break
         }
       }
@@ -1819,6 +1930,9 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
       if !_storage._attributes.isEmpty {
         try visitor.visitRepeatedMessageField(value: _storage._attributes, fieldNumber: 17)
       }
+      if !_storage._members.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._members, fieldNumber: 18)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1845,6 +1959,7 @@ nonisolated extension Ubiq_Wire_FileInfo: SwiftProtobuf.Message, SwiftProtobuf._
         if _storage._permissions != rhs_storage._permissions {return false}
         if _storage._contentCounter != rhs_storage._contentCounter {return false}
         if _storage._attributes != rhs_storage._attributes {return false}
+        if _storage._members != rhs_storage._members {return false}
         return true
       }
       if !storagesAreEqual {return false}
