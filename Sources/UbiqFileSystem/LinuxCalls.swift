@@ -68,6 +68,13 @@ enum LinuxCalls {
         return withUnsafeMutablePointer(to: &range) { ioctl(target, ficloneRange, $0) } == 0
     }
 
+    /// `ioctl(FICLONE)`: makes `target` share all of `source`'s extents (btrfs, xfs with
+    /// reflink). False with errno where the file system cannot.
+    static func clone(from source: Int32, to target: Int32) -> Bool {
+        // _IOW(0x94, 9, int)
+        ioctl(target, 0x4004_9409, source) == 0
+    }
+
     private static let renameat2: Renameat2? = dlsym(nil, "renameat2").map { unsafeBitCast($0, to: Renameat2.self) }
     private static let syncfs: Syncfs? = dlsym(nil, "syncfs").map { unsafeBitCast($0, to: Syncfs.self) }
 

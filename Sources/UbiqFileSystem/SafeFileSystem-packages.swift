@@ -53,12 +53,12 @@ public final class PackageStaging {
             try fileSystem.finish(file.fd, permissions: member.permissions, mtimeNs: member.mtime, attributes: member.attributes,
                                   display: display(member.path))
             guard fsync(file.fd) == 0 else { throw .posix(errno, "fsync", file.path) }
-            file.close()
             let temporary = try fileSystem.agentFolder(ContainerLayout.temporaryName)
             let parent = try parent(of: member.path)
             guard renameat(temporary.fd, file.name, parent.fd, String(member.path.name)) == 0 else {
                 throw .posix(errno, "move into a staged package", display(member.path))
             }
+            file.close()
         } catch {
             fileSystem.discard(file)
             throw error
@@ -79,8 +79,7 @@ public final class PackageStaging {
         defer { close(input) }
         let output = openat(parent.fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard output >= 0 else { throw .posix(errno, "create", display(member.path)) }
-        // FICLONE: _IOW(0x94, 9, int).
-        if ioctl(output, 0x4004_9409, input) == 0 {
+        if LinuxCalls.clone(from: input, to: output) {
             defer { close(output) }
             try fileSystem.finish(output, permissions: member.permissions, mtimeNs: member.mtime, attributes: member.attributes,
                                   display: display(member.path))
@@ -109,11 +108,8 @@ public final class PackageStaging {
         let fd = openat(parent, name, Posix.directoryFlags)
         guard fd >= 0 else { throw .posix(errno, "open folder", display) }
         defer { close(fd) }
-        if !fileSystem.ignoresAttributes { try fileSystem.write(member.attributes, to: fd, display: display) }
-        if !fileSystem.ignoresPermissions {
-            guard fchmod(fd, mode_t(member.permissions.bits)) == 0 else { throw .posix(errno, "chmod", display) }
-        }
-        try fileSystem.setTimes(name, in: parent, mtimeNs: member.mtime, display: display)
+        try fileSystem.finish(fd, permissions: member.permissions, mtimeNs: member.mtime, attributes: member.attributes,
+                              display: display, inPlace: true)
     }
 }
 

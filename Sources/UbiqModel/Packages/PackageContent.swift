@@ -10,8 +10,8 @@ public struct PackageContent: Hashable, Sendable {
     public let chunks: [ChunkRef]
     /// The bytes of all its files.
     public let size: UInt64
-    /// Each member's first chunk in `chunks` (a file's chunks run to the next file's first).
-    private let firstChunk: [Int]
+    /// Each member's chunks in `chunks` (empty but for files).
+    private let chunkRanges: [Range<Int>]
     /// Each member's first byte in the package's stream.
     private let streamOffset: [UInt64]
 
@@ -23,9 +23,9 @@ public struct PackageContent: Hashable, Sendable {
         guard members.count <= Self.maxMembers else {
             throw ModelError(.invalidPackage, "a package has \(members.count) members, more than \(Self.maxMembers)")
         }
-        var firstChunk: [Int] = []
+        var chunkRanges: [Range<Int>] = []
         var streamOffset: [UInt64] = []
-        firstChunk.reserveCapacity(members.count)
+        chunkRanges.reserveCapacity(members.count)
         streamOffset.reserveCapacity(members.count)
         var folders = Set<RelativePath>()
         var next = 0
@@ -40,7 +40,7 @@ public struct PackageContent: Hashable, Sendable {
             if let parent = path.parent, !folders.contains(parent) {
                 throw ModelError(.invalidPackage, "package member '\(path)' lies in '\(parent)', which is not a folder of the package")
             }
-            firstChunk.append(next)
+            let first = next
             streamOffset.append(offset)
             switch member.kind {
             case .package:
@@ -71,13 +71,14 @@ public struct PackageContent: Hashable, Sendable {
                 guard !overflow else { throw ModelError(.invalidPackage, "a package's files add up to more bytes than can be counted") }
                 offset = sum
             }
+            chunkRanges.append(first..<next)
         }
         guard next == chunks.count else {
             throw ModelError(.invalidPackage, "a package lists \(chunks.count - next) chunks beyond its files")
         }
         self.members = members
         self.chunks = chunks
-        self.firstChunk = firstChunk
+        self.chunkRanges = chunkRanges
         self.streamOffset = streamOffset
         self.size = offset
     }
@@ -111,10 +112,8 @@ public struct PackageContent: Hashable, Sendable {
     /// A file member's chunks with offsets from the file's start, as it is assembled on its
     /// own; empty for other members.
     public func fileChunks(of index: Int) -> [ChunkRef] {
-        guard members[index].kind == .file else { return [] }
-        let end = members[(index + 1)...].firstIndex { $0.kind == .file }.map { firstChunk[$0] } ?? chunks.count
         let start = streamOffset[index]
-        return chunks[firstChunk[index]..<end].map { ChunkRef(offset: $0.offset - start, size: $0.size, hash: $0.hash) }
+        return chunks[chunkRanges[index]].map { ChunkRef(offset: $0.offset - start, size: $0.size, hash: $0.hash) }
     }
 
     /// The members whose content differs from `other`'s member at the same path (or which
