@@ -41,7 +41,7 @@ struct SyncSession: Sendable {
                 continue
             }
             synced.append(settings)
-            let disk = FileSystemDisk(settings: settings, logger: logger)
+            let disk = FileSystemDisk(settings: settings, packages: PackageRules(extensions: config.packageExtensions), logger: logger)
             let container = ContainerSync(id: settings.id, disk: disk, index: index, device: identity.deviceID,
                                           onDemand: settings.download == .onDemand, environment: environment, logger: logger)
             await container.setHistory(settings.history.retention(fileSystemBytes: FileSystemDisk.capacity(of: settings.path)),

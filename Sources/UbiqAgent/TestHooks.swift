@@ -12,7 +12,8 @@ enum TestHooks {
         return versions.isEmpty ? nil : versions
     }
 
-    /// `UBIQ_TEST_CRASH_AT=staged|before-rename|renamed` with `UBIQ_TEST_CRASH_PATH=Documents/a`:
+    /// `UBIQ_TEST_CRASH_AT=staged|before-rename|renamed|package-staged|package-exchanged` with
+    /// `UBIQ_TEST_CRASH_PATH=Documents/a`:
     /// die at once (SIGKILL, as a crash would) at that step of putting a file from a peer in
     /// place, to show that after a restart the file and the index agree and nothing is lost.
     static let crashPoint: CrashPoint? = {
@@ -45,6 +46,10 @@ struct CrashPoint: Sendable {
         case beforeRename = "before-rename"
         /// The file is in place; the index does not know it yet.
         case renamed
+        /// A package's new tree is durable in `.ubiq/tmp/`; the exchange is next.
+        case packageStaged = "package-staged"
+        /// A package's new tree is in place and its old one in `.ubiq/tmp/`; the index does not know it yet.
+        case packageExchanged = "package-exchanged"
     }
 
     let step: Step

@@ -8,7 +8,8 @@ import UbiqModel
 /// Walks a container and reports what changed since a baseline, hashing only files whose
 /// stat facts differ. Never follows symbolic links; skips `.ubiq/` at the top, every
 /// `*.nosync` name at any depth, what the ignore rules name (never entering an ignored
-/// folder), and sockets, fifos and devices.
+/// folder), and sockets, fifos and devices. A file package is one entry: a path inside one
+/// stands for the whole package.
 ///
 /// Blocking: run it off the cooperative thread pool for large trees.
 public struct ContainerScanner: Sendable {
@@ -20,6 +21,8 @@ public struct ContainerScanner: Sendable {
     /// Whether entries carry their permission bits; not under `ignore_permissions`, where the
     /// synced ones stay.
     public var readsPermissions = true
+    /// Which folders are file packages, read whole as one entry (``PackageReader``).
+    public var packages = PackageRules.none
     let logger: Logger
     /// Called after a file is read and before it is checked for changes; tests change the file here.
     var afterReading: (@Sendable (RelativePath) -> Void)?
@@ -88,6 +91,7 @@ private struct ScanWalk<Baseline: ScanBaseline> {
 
     mutating func visit(_ path: RelativePath, root: OwnedDescriptor, recursive: Bool) {
         guard path.isSyncable else { return }
+        if let package = scanner.packages.package(containing: path) { return visit(package, root: root, recursive: recursive) }
         // The folders above are not walked: a path inside an ignored one is ignored.
         if let folder = path.parent, ignoring.ignoring(folder, isDirectory: true) != nil { return }
         let components = path.components
@@ -146,6 +150,8 @@ private struct ScanWalk<Baseline: ScanBaseline> {
             result.seen.insert(path)
             if st.st_nlink > 1 { result.linked[path] = UInt64(st.st_ino) }
             if !unchanged { hashFile(named: name, in: dirfd, path: path) }
+        case .directory where scanner.packages.isPackageName(Substring(name)):
+            readPackage(named: name, in: dirfd, path: path, stat: st)
         case .directory:
             result.seen.insert(path)
             // Opened once: for its attributes where it changed, and for what is inside.
@@ -197,6 +203,34 @@ private struct ScanWalk<Baseline: ScanBaseline> {
             return
         }
         visitChildren(names, of: folder.fd, prefix: path)
+    }
+
+    /// Reads a package whole; where its fingerprint is the baseline's, nothing inside changed.
+    private mutating func readPackage(named name: String, in dirfd: Int32, path: RelativePath, stat st: stat) {
+        guard let folder = openFolder(named: name, in: dirfd, path: path, reporting: true) else { return }
+        result.seen.insert(path)
+        let reader = PackageReader(chunker: scanner.chunker, readsAttributes: scanner.readsAttributes)
+        let reading: PackageReading
+        do {
+            reading = try reader.read(folder.fd, name: path.rawValue, previous: baseline.package(at: path))
+        } catch {
+            switch error {
+            case .changing(let inside):
+                scanner.logger.debug("package changed while it was read", metadata: ["path": "\(path)", "inside": "\(inside)"])
+                result.unstable.append(path)
+            case .failed(let failure):
+                fail(path, failure, kind: .package)
+            }
+            return
+        }
+        result.filesHashed += reading.filesHashed
+        result.bytesHashed += reading.bytesHashed
+        result.leftOutOfPackages += reading.leftOut
+        guard baseline.stat(of: path) != reading.fingerprint else { return }
+        result.changed.append(LocalEntry(
+            path: path, kind: .package, size: reading.content.size, mtime: FileStat(st).mtimeNs,
+            permissions: Permissions(mode: UInt32(st.st_mode), kind: .package), attributes: attributes(of: folder.fd, path: path),
+            chunks: reading.content.chunks, members: reading.content.members, stat: reading.fingerprint))
     }
 
     private mutating func hashFile(named name: String, in dirfd: Int32, path: RelativePath) {

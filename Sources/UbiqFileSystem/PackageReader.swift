@@ -52,6 +52,18 @@ public struct PackageReader: Sendable {
         return PackageReading(content: content, fingerprint: walk.fingerprint(size: content.size), filesHashed: walk.filesHashed,
                               bytesHashed: walk.bytesHashed, leftOut: walk.leftOut)
     }
+
+    /// What changes with any write inside the package but not with a new hard link to one
+    /// of its files: its fingerprint without change times, from the entries' stat facts
+    /// alone (no file is opened). Whether a package is still as it was while a new version
+    /// that shares its files is staged.
+    public func stamp(_ folder: Int32, name: String) throws(PackageReadError) -> FileStat {
+        var own = stat()
+        guard fstat(folder, &own) == 0 else { throw .failed(.posix(errno, "fstat", name)) }
+        var walk = PackageWalk(reader: self, name: name, previous: nil, root: FileStat(own), statsOnly: true)
+        try walk.visitChildren(of: folder, prefix: nil)
+        return walk.fingerprint(size: walk.fileBytes)
+    }
 }
 
 /// One reading of one package.
@@ -67,9 +79,13 @@ private struct PackageWalk {
     var filesHashed = 0
     var bytesHashed: UInt64 = 0
     var leftOut: [(path: String, reason: String)] = []
+    /// Only the stamp is wanted: files are not opened, their sizes added up, change times left out.
+    let statsOnly: Bool
+    var fileBytes: UInt64 = 0
 
-    init(reader: PackageReader, name: String, previous: PackageContent?, root: FileStat) {
+    init(reader: PackageReader, name: String, previous: PackageContent?, root: FileStat, statsOnly: Bool = false) {
         self.reader = reader
+        self.statsOnly = statsOnly
         self.name = name
         self.root = root
         var known: [RelativePath: (member: PackageMember, chunks: [ChunkRef])] = [:]
@@ -79,6 +95,8 @@ private struct PackageWalk {
             }
         }
         self.previous = known
+        var root = root
+        if statsOnly { root.ctimeNs = 0 }
         latestMtime = root.mtimeNs
         latestCtime = root.ctimeNs
         digest.add(root)
@@ -112,12 +130,20 @@ private struct PackageWalk {
             if errno == ENOENT { throw .changing(location(path)) }
             throw .failed(.posix(errno, "lstat", location(path)))
         }
-        let found = FileStat(st)
+        var found = FileStat(st)
+        if statsOnly { found.ctimeNs = 0 }
         latestMtime = max(latestMtime, found.mtimeNs)
         latestCtime = max(latestCtime, found.ctimeNs)
         digest.add(path.rawValue)
         digest.add(found)
         switch Posix.kind(of: st.st_mode) {
+        case .directory where statsOnly:
+            let fd = openat(dirfd, entry, Posix.directoryFlags)
+            guard fd >= 0 else { throw .changing(location(path)) }
+            let folder = OwnedDescriptor(fd)
+            try withExtendedLifetime(folder) { () throws(PackageReadError) in try visitChildren(of: folder.fd, prefix: path) }
+        case .regular where statsOnly:
+            fileBytes += found.size
         case .directory:
             let fd = openat(dirfd, entry, Posix.directoryFlags)
             guard fd >= 0 else {
@@ -128,7 +154,7 @@ private struct PackageWalk {
             files.append((PackageMember(path: path, kind: .directory, mtime: found.mtimeNs,
                                         permissions: Permissions(mode: UInt32(st.st_mode), kind: .directory),
                                         attributes: try attributes(of: folder.fd, path: path)), []))
-            try visitChildren(of: folder.fd, prefix: path)
+            try withExtendedLifetime(folder) { () throws(PackageReadError) in try visitChildren(of: folder.fd, prefix: path) }
         case .symlink:
             guard let target = Posix.readLink(at: dirfd, entry) else { throw .changing(location(path)) }
             guard !target.isEmpty, SymlinkTarget.staysInside(linkPath: path.rawValue, target: target) else {

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// An open file descriptor closed when the last reference goes, so early exits never leak.
-final class OwnedDescriptor {
+final class OwnedDescriptor: Sendable {
     let fd: Int32
 
     init(_ fd: Int32) { self.fd = fd }

@@ -8,7 +8,7 @@ import UbiqModel
 /// what they hold; a changed file comes from a staged temp file, an unchanged one shares the
 /// bytes of the file the package holds now. Nothing of it is visible until the exchange; a
 /// crash leaves it in `.ubiq/tmp/`, which the next start empties.
-public final class PackageStaging {
+public final class PackageStaging: Sendable {
     /// Its name in `.ubiq/tmp/`.
     public let name: String
     let root: OwnedDescriptor
@@ -143,6 +143,7 @@ extension SafeFileSystem {
         if !LinuxCalls.syncFileSystem(staging.root.fd) { sync() }
         let parent = try parentFolder(of: path, create: true)
         let name = String(path.name)
+        beforeExchange?(path)
         let swap: PackageSwap
         if let st = Posix.lstat(at: parent.fd, name) {
             guard Posix.kind(of: st.st_mode) == .directory else {
@@ -159,6 +160,7 @@ extension SafeFileSystem {
             swap = .created
         }
         guard fsync(parent.fd) == 0 else { throw .posix(errno, "fsync the folder of", path.rawValue) }
+        afterExchange?(path)
         return swap
     }
 
@@ -166,5 +168,48 @@ extension SafeFileSystem {
     public func removeStaged(_ name: String) throws(FileSystemError) {
         let temporary = try agentFolder(ContainerLayout.temporaryName)
         try removeTree(Posix.cName(Array(name.utf8)), in: temporary.fd, display: layout.temporaryFolder)
+    }
+}
+
+extension SafeFileSystem {
+    /// Reads the package folder at `path` whole (``PackageReader``), opened without following
+    /// a link; `.notFound` (as `.failed`) where no folder is there.
+    public func readPackage(_ path: RelativePath, reader: PackageReader, previous: PackageContent?) throws(PackageReadError) -> PackageReading {
+        let folder = try openPackage(path)
+        return try withExtendedLifetime(folder) { () throws(PackageReadError) in
+            try reader.read(folder.fd, name: path.rawValue, previous: previous)
+        }
+    }
+
+    /// The package's stamp (``PackageReader/stamp(_:name:)``); nil where no folder is there.
+    public func packageStamp(_ path: RelativePath, reader: PackageReader) throws(PackageReadError) -> FileStat? {
+        let folder: OwnedDescriptor
+        do { folder = try openPackage(path) } catch {
+            if case .failed(let failure) = error, [.notFound, .notADirectory, .escapesContainer].contains(failure.code) { return nil }
+            throw error
+        }
+        return try withExtendedLifetime(folder) { () throws(PackageReadError) in try reader.stamp(folder.fd, name: path.rawValue) }
+    }
+
+    /// Takes the folder at `path` away whole: moved into `.ubiq/tmp/` in one step (it is gone
+    /// from the container at once), then removed there.
+    public func removeTree(_ path: RelativePath) throws(FileSystemError) {
+        let temporary = try agentFolder(ContainerLayout.temporaryName)
+        let parent = try parentFolder(of: path, create: false)
+        let name = Self.randomName(prefix: "k")
+        guard LinuxCalls.renameNoReplace(parent.fd, String(path.name), temporary.fd, name) == 0 else {
+            throw .posix(errno, "move away the folder", path.rawValue)
+        }
+        guard fsync(parent.fd) == 0 else { throw .posix(errno, "fsync the folder of", path.rawValue) }
+        try removeStaged(name)
+    }
+
+    private func openPackage(_ path: RelativePath) throws(PackageReadError) -> OwnedDescriptor {
+        do {
+            let parent = try parentFolder(of: path, create: false)
+            return try openFolder(String(path.name), in: parent.fd, create: false, display: path.rawValue)
+        } catch {
+            throw .failed(error)
+        }
     }
 }

@@ -14,6 +14,10 @@ public struct SafeFileSystem: Sendable {
     /// Called for each file after its temp file is durable and just before it is renamed
     /// into place; tests stop the agent here to show that a crash at that step loses nothing.
     public var beforeRename: (@Sendable (RelativePath) -> Void)?
+    /// Called for a package once its staged tree is durable, just before the exchange, and
+    /// just after it (tests stop the agent at either).
+    public var beforeExchange: (@Sendable (RelativePath) -> Void)?
+    public var afterExchange: (@Sendable (RelativePath) -> Void)?
     /// `ignore_permissions`: the permissions given are not applied. A new file gets 0644, a
     /// replaced one keeps the mode of the file it replaces, a file changed in place and a
     /// folder keep theirs; on a file system that cannot hold them, nothing is refused.

@@ -4,6 +4,13 @@ import UbiqModel
 /// was last hashed (the index implements it; tests use a dictionary).
 public protocol ScanBaseline {
     func stat(of path: RelativePath) -> FileStat?
+    /// What the package at `path` held when last read, so that its unchanged files are not
+    /// hashed again; nil where none was.
+    func package(at path: RelativePath) -> PackageContent?
+}
+
+extension ScanBaseline {
+    public func package(at path: RelativePath) -> PackageContent? { nil }
 }
 
 /// No previous state: every file is hashed.

@@ -25,6 +25,9 @@ public struct ScanResult: Sendable {
     /// Paths left out by the ignore rules, with the deciding line; not what is inside an
     /// ignored folder, which is never walked.
     public var ignored: [RelativePath: IgnorePattern] = [:]
+    /// What inside a package does not travel with it, and why (a link leading out of it, a
+    /// socket): the package syncs without it.
+    public var leftOutOfPackages: [(path: String, reason: String)] = []
 
     public init() {}
 }

@@ -18,7 +18,8 @@ public struct Item: Hashable, Sendable, Codable {
     public var kind: ItemKind
     public var deleted: Bool
     public var size: UInt64
-    /// Modification time in nanoseconds since 1970.
+    /// Modification time in nanoseconds since 1970; a package's is its folder's own (its
+    /// latest change is ``latestChange``).
     public var mtime: Int64
     public var permissions: Permissions
     /// The `user.` extended attributes; none on symbolic links.
@@ -62,6 +63,9 @@ public struct Item: Hashable, Sendable, Codable {
     }
 
     public var executable: Bool { permissions.executable }
+
+    /// When its content last changed: `mtime`, or for a package the latest mtime of anything in it.
+    public var latestChange: Int64 { members.reduce(mtime) { max($0, $1.mtime) } }
 
     /// `modifiedBy`'s counter at the change that produced this content. A later change of
     /// mtime alone moves `version` on but keeps this, so that a concurrent change of the

@@ -3,7 +3,7 @@
 public struct LocalEntry: Hashable, Sendable {
     public var path: RelativePath
     public var kind: ItemKind
-    /// Bytes for files; 0 for folders and symbolic links.
+    /// Bytes for files and packages (their files'); 0 for folders and symbolic links.
     public var size: UInt64
     /// Modification time in nanoseconds since 1970.
     public var mtime: Int64
@@ -15,15 +15,17 @@ public struct LocalEntry: Hashable, Sendable {
     public var attributes: ExtendedAttributes?
     /// The link text, for symbolic links, exactly as stored (never followed).
     public var symlinkTarget: String?
-    /// The content's chunks, for files.
+    /// The content's chunks, for files; a package's chunk stream (``PackageContent``).
     public var chunks: [ChunkRef]
+    /// What a package holds; empty for other kinds.
+    public var members: [PackageMember]
     /// The `lstat` facts at hashing time, to skip rehashing next time.
     public var stat: FileStat
 
     public init(
         path: RelativePath, kind: ItemKind, size: UInt64, mtime: Int64, executable: Bool = false,
         permissions: Permissions? = nil, attributes: ExtendedAttributes? = .empty, symlinkTarget: String? = nil,
-        chunks: [ChunkRef] = [], stat: FileStat
+        chunks: [ChunkRef] = [], members: [PackageMember] = [], stat: FileStat
     ) {
         self.path = path
         self.kind = kind
@@ -33,6 +35,7 @@ public struct LocalEntry: Hashable, Sendable {
         self.attributes = attributes
         self.symlinkTarget = symlinkTarget
         self.chunks = chunks
+        self.members = kind == .package ? members : []
         self.stat = stat
     }
 

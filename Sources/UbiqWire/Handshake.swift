@@ -6,8 +6,9 @@ public enum Handshake {
     /// groups: a large file's entry names groups of chunks, fetched with `ChunkListRequest`.
     /// Version 3 adds `HistoryRequest`: a device lists its peers' kept versions and restores
     /// one through them. Version 4 adds `DeviceList`: the account's devices and removed
-    /// devices, passed between peers.
-    public static let supportedVersions: [UInt32] = [1, 2, 3, 4]
+    /// devices, passed between peers. Version 5 adds file packages (`ITEM_KIND_PACKAGE` with
+    /// its members), never sent to a peer of an older version.
+    public static let supportedVersions: [UInt32] = [1, 2, 3, 4, 5]
 
     public struct Agreement: Sendable, Equatable {
         public var version: UInt32

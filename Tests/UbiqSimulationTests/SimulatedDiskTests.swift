@@ -39,7 +39,7 @@ import UbiqTestSupport
     }
 
     func scan(_ disk: SimulatedDisk, under root: String? = nil, baseline: [RelativePath: FileStat] = [:]) throws -> ScanOutcome {
-        try disk.scan(under: root.map(p), ignoring: .none) { baseline[$0] }
+        try disk.scan(under: root.map(p), ignoring: .none, baseline: { baseline[$0] }, package: { _ in nil })
     }
 
     func entries(_ outcome: ScanOutcome) -> [RelativePath: LocalEntry] {

@@ -17,20 +17,27 @@ struct FileSystemDisk: ContainerDisk {
     let layout: ContainerLayout
     let files: SafeFileSystem
     let scanner: ContainerScanner
+    let packages: PackageRules
 
     /// Where a test asked the agent to die while applying a file (never set otherwise).
     let crash = TestHooks.crashPoint
 
-    init(settings: ContainerSettings, logger: Logger) {
+    init(settings: ContainerSettings, packages: PackageRules, logger: Logger) {
         layout = ContainerLayout(root: settings.path)
+        self.packages = packages
         var files = SafeFileSystem(layout: layout, logger: logger)
-        if let crash { files.beforeRename = { crash.reached(.beforeRename, $0) } }
+        if let crash {
+            files.beforeRename = { crash.reached(.beforeRename, $0) }
+            files.beforeExchange = { crash.reached(.packageStaged, $0) }
+            files.afterExchange = { crash.reached(.packageExchanged, $0) }
+        }
         files.ignoresPermissions = settings.ignorePermissions
         files.ignoresAttributes = !settings.extendedAttributes
         self.files = files
         var scanner = ContainerScanner(layout: layout, logger: logger)
         scanner.readsAttributes = settings.extendedAttributes
         scanner.readsPermissions = !settings.ignorePermissions
+        scanner.packages = packages
         self.scanner = scanner
     }
 
@@ -40,8 +47,9 @@ struct FileSystemDisk: ContainerDisk {
         try files.removeTemporaryFiles(keepingPartials: true)
     }
 
-    func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?) throws -> ScanOutcome {
-        let result = try scanner.scan(under: root, baseline: Baseline(lookup: baseline), ignoring: ignoring)
+    func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?,
+              package: @escaping @Sendable (RelativePath) -> PackageContent?) throws -> ScanOutcome {
+        let result = try scanner.scan(under: root, baseline: Baseline(lookup: baseline, package: package), ignoring: ignoring)
         var seen = result.seen
         // Files that changed while hashed, or could not be read, are not deletions.
         if !result.unstable.isEmpty || !result.failures.isEmpty {
@@ -58,6 +66,8 @@ struct FileSystemDisk: ContainerDisk {
                             + "\(ExtendedAttributes.limit) (names and values together); the file syncs without this change of them")
         } + result.ignored.map { path, pattern in
             ScanProblem(path: path.rawValue, reason: "not synced: ignored by \(IgnoreRules.describe(pattern))", ignoredBy: pattern)
+        } + result.leftOutOfPackages.map { path, reason in
+            ScanProblem(path: path, reason: "not synced with its package: \(reason)")
         }
         return ScanOutcome(changed: result.changed, seen: seen, filesHashed: result.filesHashed, problems: problems, linked: result.linked)
     }
@@ -284,7 +294,9 @@ struct FileSystemDisk: ContainerDisk {
 
     private struct Baseline: ScanBaseline {
         let lookup: @Sendable (RelativePath) -> FileStat?
+        let package: @Sendable (RelativePath) -> PackageContent?
         func stat(of path: RelativePath) -> FileStat? { lookup(path) }
+        func package(at path: RelativePath) -> PackageContent? { package(path) }
     }
 
     /// A temp file handed to the engine; committing or discarding it twice does nothing.

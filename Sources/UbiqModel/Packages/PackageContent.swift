@@ -116,6 +116,11 @@ public struct PackageContent: Hashable, Sendable {
         return chunks[chunkRanges[index]].map { ChunkRef(offset: $0.offset - start, size: $0.size, hash: $0.hash) }
     }
 
+    /// Each file member's index with its chunks as ``fileChunks(of:)`` gives them.
+    public var files: [(index: Int, chunks: [ChunkRef])] {
+        members.indices.filter { members[$0].kind == .file }.map { ($0, fileChunks(of: $0)) }
+    }
+
     /// The members whose content differs from `other`'s member at the same path (or which
     /// `other` lacks), by index: what a receiver holding `other` must write anew. A file
     /// counts as changed when its bytes, mode, time or attributes differ.

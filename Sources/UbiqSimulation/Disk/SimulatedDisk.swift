@@ -48,8 +48,8 @@ public final class SimulatedDisk: ContainerDisk {
         }
     }
 
-    public func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?) throws
-        -> ScanOutcome
+    public func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?,
+                     package: @escaping @Sendable (RelativePath) -> PackageContent?) throws -> ScanOutcome
     {
         let found = locked { $0.scannable(under: root) }.filter { ignoring.ignoring($0.path, isDirectory: $0.kind == .folder) == nil }
         var outcome = ScanOutcome(changed: [], seen: [])
@@ -297,6 +297,30 @@ public final class SimulatedDisk: ContainerDisk {
     public func removeHistory(named name: String) throws { locked { $0.detach(.history(name)) } }
 
     public func historyNames() throws -> Set<String> { locked { Set($0.history.keys) } }
+
+    // MARK: file packages (not modelled yet: the simulated devices configure none)
+
+    public var packages: PackageRules { .none }
+
+    public func stagePackage() throws -> any StagedPackage {
+        throw DiskError(.io, "the simulated disk does not model file packages yet")
+    }
+
+    public func packageStamp(_ path: RelativePath) throws -> FileStat? {
+        throw DiskError(.io, "the simulated disk does not model file packages yet")
+    }
+
+    public func commitPackage(_ staged: any StagedPackage, to path: RelativePath, expected: FileStat?) throws {
+        throw DiskError(.io, "the simulated disk does not model file packages yet")
+    }
+
+    public func removePackage(_ path: RelativePath, expected: FileStat) throws {
+        throw DiskError(.io, "the simulated disk does not model file packages yet")
+    }
+
+    public func readPackage(_ path: RelativePath, previous: PackageContent?) throws -> PackageOnDisk {
+        throw DiskError(.notFound, "the simulated disk does not model file packages yet")
+    }
 
     /// The kept versions' bytes by name, for checking that nothing was lost.
     public func keptVersions() -> [String: [UInt8]] { locked { tree in tree.history.mapValues { tree.inodes[$0]!.live } } }

@@ -125,7 +125,9 @@ public struct DiskError: Error, Sendable, CustomStringConvertible {
 public protocol ContainerDisk: Sendable {
     func prepare() throws
     /// What is under `root` (the whole container when nil), leaving out what `ignoring` names.
-    func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?) throws -> ScanOutcome
+    /// `baseline`: each path's stat when last recorded; `package`: each package's content then.
+    func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?,
+              package: @escaping @Sendable (RelativePath) -> PackageContent?) throws -> ScanOutcome
     func stat(_ path: RelativePath) -> FileStat?
     func read(_ file: ChunkLocation.File, offset: UInt64, size: UInt32) throws -> Data
     /// Copies `length` bytes of a file at `offset` into a staged file at `target`, without
@@ -192,4 +194,26 @@ public protocol ContainerDisk: Sendable {
     func removeHistory(named name: String) throws
     /// The names of the files in the history.
     func historyNames() throws -> Set<String>
+
+    // MARK: file packages
+
+    /// Which folders are file packages: the scan reads each whole, as one entry.
+    var packages: PackageRules { get }
+    /// An empty package in `.ubiq/tmp/` to build a new version in.
+    func stagePackage() throws -> any StagedPackage
+    /// What changes with any write inside the package at `path` but not with a hard link to
+    /// one of its files (nil where no folder is there): taken before a new version that
+    /// shares its files is staged, and checked again when it is put in place.
+    func packageStamp(_ path: RelativePath) throws -> FileStat?
+    /// Puts a staged package at `path` in one step (a reader sees the old tree or the new one,
+    /// never a mix), where what is there still has the stamp `expected` (nil: nothing may be
+    /// there); `DiskError.alreadyExists` otherwise, and nothing changes. The tree it replaces
+    /// is removed.
+    func commitPackage(_ staged: any StagedPackage, to path: RelativePath, expected: FileStat?) throws
+    /// Removes the package at `path` whole, where it still has the stamp `expected`
+    /// (`DiskError.alreadyExists` otherwise).
+    func removePackage(_ path: RelativePath, expected: FileStat) throws
+    /// The package at `path` as a scan reads it: the files `previous` lists with the same size
+    /// and mtime are not hashed again. `DiskError.notFound` where no folder is there.
+    func readPackage(_ path: RelativePath, previous: PackageContent?) throws -> PackageOnDisk
 }

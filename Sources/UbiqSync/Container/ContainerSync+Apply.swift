@@ -177,9 +177,15 @@ extension ContainerSync {
     func materialize(_ goal: Item, local: IndexedItem?, asked: Set<RelativePath>) async throws {
         let path = goal.path
         // A receive-only container's change held back here is what gets replaced (and kept).
-        let onDisk = if let held = state.held[path] { held.onDisk } else { local.flatMap { $0.item.deleted ? nil : $0 } }
-        if let onDisk, disk.stat(path) != onDisk.stat, onDisk.item.kind != .directory {
+        var onDisk = if let held = state.held[path] { held.onDisk } else { local.flatMap { $0.item.deleted ? nil : $0 } }
+        // A package's recorded stat is its fingerprint, checked when it is replaced.
+        if let onDisk, disk.stat(path) != onDisk.stat, onDisk.item.kind != .directory, onDisk.item.kind != .package {
             throw DiskError(.io, "'\(path)' changed on disk while applying; it will be rescanned")
+        }
+        if let package = onDisk, package.item.kind == .package, goal.kind != .package {
+            // Whatever replaces a package (its deletion too) takes it away whole.
+            try removePackage(package)
+            onDisk = nil
         }
         if goal.deleted {
             if let onDisk {
@@ -208,8 +214,8 @@ extension ContainerSync {
             }
             stat = try disk.makeDirectory(path, permissions: goal.permissions, attributes: goal.attributes, mtime: goal.mtime)
         case .package:
-            // Not announced by this build's peers (protocol 5 is not offered yet); see docs/architecture.md.
-            throw DiskError(.io, "'\(path)' is a file package, which this version does not apply yet")
+            try await materializePackage(goal, onDisk: onDisk)
+            return
         case .symlink:
             if let onDisk, onDisk.item.kind == .directory { try disk.remove(path) }
             if let onDisk, onDisk.item.kind == .file { _ = try removeKeeping(onDisk, reason: .replaced, by: goal.modifiedBy) }

@@ -54,6 +54,7 @@ extension ContainerSync {
                 gone.deleted = true
                 gone.size = 0
                 gone.chunks = []
+                gone.members = []
                 gone.symlinkTarget = nil
                 gone.conflicts = []
                 writes.append(ItemWrite(item: gone, stat: nil, settlesNeed: true))

@@ -233,7 +233,7 @@ public actor ContainerSync {
     public func localChanges(_ paths: Set<RelativePath?>) async {
         // A write through one name of a hard-linked file changes its other names too.
         let named = paths.compactMap { $0 }
-        let roots: [RelativePath?] = paths.contains(nil) ? [nil] : Self.outermost(named + state.hardLinks.otherNames(of: named))
+        let roots: [RelativePath?] = paths.contains(nil) ? [nil] : packageRoots(Self.outermost(named + state.hardLinks.otherNames(of: named)))
         do { _ = try await leasedScan(roots) } catch let error as ScanBusy {
             state.deferScans(roots)
             logger.debug("scan waits for a client's write lease", metadata: ["paths": "\(error.roots)"])
@@ -275,8 +275,24 @@ public actor ContainerSync {
         try scan([root])
     }
 
+    /// The roots with a path inside a file package replaced by the package (read whole), each
+    /// once and none inside another.
+    nonisolated func packageRoots(_ roots: [RelativePath?]) -> [RelativePath?] {
+        let packages = disk.packages
+        guard !packages.extensions.isEmpty, !roots.contains(nil),
+              roots.contains(where: { $0.map { packages.package(containing: $0) != nil } ?? false }) else { return roots }
+        return Self.outermost(roots.compactMap { $0.map { packages.package(containing: $0) ?? $0 } }).map { Optional($0) }
+    }
+
+    /// What the index holds of the package at `path` (nil where it is not a package here).
+    nonisolated func recordedPackage(_ path: RelativePath) -> PackageContent? {
+        guard let indexed = try? index.item(id, path), indexed.item.kind == .package, !indexed.item.deleted else { return nil }
+        return try? PackageContent(members: indexed.item.members, chunks: indexed.item.chunks)
+    }
+
     @discardableResult
     func scan(_ roots: [RelativePath?]) throws -> ScanSummary {
+        let roots = packageRoots(roots)
         state.scanBegins()
         defer { state.scanEnds() }
         var writes: [ItemWrite] = []
@@ -294,7 +310,8 @@ public actor ContainerSync {
         for (position, root) in roots.enumerated() {
             let baselines = baselinesByRoot[position]
             baselinesByRoot[position] = [:]
-            let outcome = try disk.scan(under: root, ignoring: ignores) { heldStats[$0] ?? baselines[$0]?.stat }
+            let outcome = try disk.scan(under: root, ignoring: ignores, baseline: { heldStats[$0] ?? baselines[$0]?.stat },
+                                        package: { [self] in recordedPackage($0) })
             seen += outcome.seen.count
             if !heldStats.isEmpty {
                 let changed = Set(outcome.changed.map(\.path))
@@ -388,6 +405,14 @@ public actor ContainerSync {
     public func receive(_ items: [Item], absent: Set<RelativePath> = [], from peer: DeviceID, state: PeerIndexState) throws {
         var needs: [Item] = []
         var merges: [ItemWrite] = []
+        let packages = disk.packages
+        let items = items.filter { remote in
+            guard let package = packages.package(containing: remote.path) else { return true }
+            // A package's inside travels in its entry, never as items of its own.
+            logger.warning("refused a peer's entry inside a file package", metadata: [
+                "path": "\(remote.path)", "package": "\(package)", "peer": "\(peer)"])
+            return false
+        }
         let locals = try index.items(id, at: items.map(\.path))
         let pendings = try index.needs(id, at: items.map(\.path))
         for remote in items {

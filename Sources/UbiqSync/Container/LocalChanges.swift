@@ -45,6 +45,7 @@ enum LocalChanges {
             tombstone.deleted = true
             tombstone.size = 0
             tombstone.chunks = []
+            tombstone.members = []
             tombstone.symlinkTarget = nil
             tombstone.mtime = now
             plan.writes.append(ItemWrite(item: tombstone, stat: nil))
@@ -57,9 +58,9 @@ enum LocalChanges {
     /// is `previous`'s.
     static func item(_ entry: LocalEntry, previous: Item?, device: DeviceID) -> Item {
         Item(
-            path: entry.path, kind: entry.kind, size: entry.kind == .file ? entry.size : 0, mtime: entry.mtime,
+            path: entry.path, kind: entry.kind, size: entry.kind.hasBytes ? entry.size : 0, mtime: entry.mtime,
             permissions: entry.permissions ?? previous?.permissions, attributes: entry.attributes ?? previous?.attributes ?? .empty,
-            symlinkTarget: entry.symlinkTarget, chunks: entry.chunks,
+            symlinkTarget: entry.symlinkTarget, chunks: entry.chunks, members: entry.members,
             version: (previous?.version ?? .empty).incremented(by: device), modifiedBy: device,
             conflicts: previous?.conflicts ?? [])
     }

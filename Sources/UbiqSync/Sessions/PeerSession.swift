@@ -213,7 +213,9 @@ public actor PeerSession {
                 update.containerID = container.id.rawValue
                 update.indexID = state.indexID
                 update.lastSequence = UInt64(last.sequence)
-                update.items = batch.map { ItemMapping.fileInfo($0.item, sequence: $0.sequence, absent: !$0.downloaded, grouped: grouped) }
+                // A peer of protocol 4 or older cannot hold a package: it never hears of one.
+                update.items = batch.filter { carriesPackages || $0.item.kind != .package }
+                    .map { ItemMapping.fileInfo($0.item, sequence: $0.sequence, absent: !$0.downloaded, grouped: grouped) }
                 try await link.send(Ubiq_Wire_Envelope(.indexUpdate(update)))
                 sent = last.sequence
                 // The end for now: a later change is announced after it is committed, and the
@@ -273,7 +275,13 @@ public actor PeerSession {
         var entries: [AnnouncedItem] = []
         entries.reserveCapacity(update.items.count)
         for info in update.items {
-            do { entries.append(try ItemMapping.announced(info)) } catch {
+            do throws(WireError) {
+                let entry = try ItemMapping.announced(info)
+                guard carriesPackages || entry.item.kind != .package else {
+                    throw WireError(.malformed, "'\(entry.item.path)' is a package, which protocol \(agreement?.version ?? 0) does not carry")
+                }
+                entries.append(entry)
+            } catch {
                 logger.warning("refused index entry", metadata: ["container": "\(id)", "code": "\(error.code)", "reason": "\(error.reason)"])
             }
         }

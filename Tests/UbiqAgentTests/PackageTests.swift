@@ -1,0 +1,165 @@
+import Foundation
+import Synchronization
+import Testing
+import UbiqClient
+import UbiqControlAPI
+import UbiqModel
+import UbiqTestSupport
+
+/// File packages against real agents: a folder named like a document travels, changes and is
+/// read as one item, and only its changed files' changed chunks move.
+@Suite(.serialized) struct PackageTests {
+    let container = AgentProcess.defaultContainer
+    static let package = "Documents/Report.pages"
+    static let fileSize = 64 << 10
+
+    /// The 50 files of the package: `Index.xml`, 48 pages and a preview, each `fileSize` bytes.
+    static let files = ["Index.xml", "Preview/thumbnail.png"] + (1...48).map { String(format: "Data/page-%02d.bin", $0) }
+
+    /// Builds the package outside the container and moves it in whole.
+    static func makePackage(on agent: AgentProcess) throws {
+        let staging = agent.home + "/Report.pages"
+        for (index, file) in files.enumerated() {
+            let url = URL(fileURLWithPath: staging + "/" + file)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try DeltaTransferTests.randomData(fileSize, seed: UInt64(index + 1)).write(to: url)
+        }
+        try FileManager.default.createSymbolicLink(atPath: staging + "/Current", withDestinationPath: "Data/page-01.bin")
+        try FileManager.default.moveItem(atPath: staging, toPath: agent.path(package))
+    }
+
+    /// Each of the package's files' hash, read through its path on `agent`.
+    static func contents(on agent: AgentProcess) -> [String: String] {
+        var hashes: [String: String] = [:]
+        for file in files {
+            hashes[file] = (try? TreeDigest.fileHash(agent.path(package + "/" + file))) ?? "missing"
+        }
+        return hashes
+    }
+
+    @Test func aPackageIsOneItemAnEditMovesOnlyItsChangedFilesAndAReaderNeverSeesAMix() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+
+        try Self.makePackage(on: a)
+        let old = Self.contents(on: a)
+        try await waitForConvergence([a, b], "the package on beta") { $0[Self.package + "/Data/page-48.bin"] != nil }
+        #expect(Self.contents(on: b) == old)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: b.path(Self.package + "/Current")) == "Data/page-01.bin")
+
+        // One item, of the summed size; nothing inside it is an item.
+        for agent in [a, b] {
+            let listed = try await agent.items(in: "Documents")
+            let entry = try #require(listed.first { $0.path == Self.package }, "\(agent.name) lists no package: \(listed.map(\.path))")
+            #expect(entry.kind == .package)
+            #expect(entry.size == Int64(Self.files.count * Self.fileSize))
+            #expect(try await agent.items(in: Self.package).isEmpty)
+        }
+
+        // A client's read lease on the package holds back the incoming version whole.
+        let holder = try await UbiqAgentClient.connect(socketPath: b.socket)
+        let lease: CoordinateAcquireResult = try await holder.connection.call(
+            ControlMethod.coordinateAcquire.rawValue,
+            params: CoordinateAcquireParams(container: container, items: [.init(path: Self.package, access: "read")]))
+        let before = try await b.status().bytesReceived
+        try await Self.edit(["Index.xml", "Data/page-07.bin", "Data/page-30.bin"], on: a, seed: 100)
+        let second = Self.contents(on: a)
+        #expect(second != old)
+        try await waitUntil("beta to learn of the change") {
+            try await b.status().containers[0].needItems == 1 || Self.contents(on: b) != old
+        }
+        let received = try await b.status().bytesReceived - before
+        #expect(Self.contents(on: b) == old, "the package changed under a client's read lease")
+        _ = try await holder.connection.call(ControlMethod.coordinateRelease.rawValue, params: ["lease": .integer(Int64(lease.lease))])
+        await holder.close()
+        try await waitForConvergence([a, b], "the edit on beta") { _ in Self.contents(on: b) == second }
+        let total = try await b.status().bytesReceived - before
+        print("3 files edited in a package of 50 (\(Self.files.count * Self.fileSize) bytes): \(total) bytes received, \(received) before the apply")
+        // Three files' changed chunks (each file is one or two chunks) and the entry: far less
+        // than the package.
+        #expect(total < 3 * UInt64(Self.fileSize) + (64 << 10), "an edit of three files moved \(total) bytes")
+
+        // A coordinated reader on beta reads the whole package again and again while another
+        // version lands: each read sees one version whole.
+        let reads = Mutex<[[String: String]]>([])
+        let reader = Task {
+            let client = try await UbiqAgentClient.connect(socketPath: b.socket)
+            defer { Task { await client.close() } }
+            let coordinator = FileCoordinator(client: client, container: container)
+            while !Task.isCancelled {
+                let seen = try await coordinator.coordinate(readingItemAt: Self.package) { Self.contents(on: b) }
+                reads.withLock { $0.append(seen) }
+            }
+        }
+        defer { reader.cancel() }
+        try await waitUntil("the reader to read the package") { reads.withLock { $0.count } >= 2 }
+        try await Self.edit(["Data/page-01.bin", "Data/page-02.bin", "Preview/thumbnail.png"], on: a, seed: 200)
+        let third = Self.contents(on: a)
+        try await waitForConvergence([a, b], "the second edit on beta") { _ in Self.contents(on: b) == third }
+        let readsBefore = reads.withLock { $0.count }
+        try await waitUntil("the reader to read the new version") { reads.withLock { $0.count } > readsBefore + 1 }
+        reader.cancel()
+        let seen = reads.withLock { $0 }
+        let mixed = seen.filter { $0 != second && $0 != third }
+        #expect(mixed.isEmpty, "\(mixed.count) of \(seen.count) reads saw the package half old and half new")
+        #expect(seen.contains(second) && seen.contains(third))
+        #expect(try await b.items(in: "Documents").filter { $0.path.hasPrefix(Self.package) }.count == 1)
+    }
+
+    /// Writes 4 KiB into the middle of each of `files` of the package on `agent`, all under
+    /// one coordinated write lease on the package, as an application saving it does.
+    static func edit(_ files: [String], on agent: AgentProcess, seed: UInt64) async throws {
+        try await agent.withClient { client in
+            let coordinator = FileCoordinator(client: client, container: AgentProcess.defaultContainer)
+            try await coordinator.coordinate(writingItemAt: package) {
+                for (index, file) in files.enumerated() {
+                    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: agent.path(package + "/" + file)))
+                    try handle.seek(toOffset: UInt64(fileSize / 2))
+                    try handle.write(contentsOf: DeltaTransferTests.randomData(4096, seed: seed + UInt64(index)))
+                    try handle.close()
+                }
+            }
+        }
+    }
+}
+
+/// An agent killed while it swaps a package in comes back with one whole version at the
+/// package's path, and the new one once it syncs again.
+@Suite(.serialized) struct PackageCrashTests {
+    @Test(arguments: ["package-staged", "package-exchanged"]) func aCrashDuringAPackageSwapLeavesItWhole(step: String) async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        try PackageTests.makePackage(on: a)
+        let old = PackageTests.contents(on: a)
+        try await waitForConvergence([a, b], "the package on beta") { _ in PackageTests.contents(on: b) == old }
+
+        b.stop()
+        b.environment = ["UBIQ_TEST_CRASH_AT": step, "UBIQ_TEST_CRASH_PATH": PackageTests.package]
+        try await b.startAndWait()
+        try await PackageTests.edit(["Index.xml", "Data/page-10.bin"], on: a, seed: 300)
+        let new = PackageTests.contents(on: a)
+        try await waitUntil("beta to die at \(step)", timeout: .seconds(60)) { !b.isRunning }
+        #expect(PackageTests.contents(on: b) == (step == "package-exchanged" ? new : old), "after a crash at \(step) the package is neither version")
+
+        b.environment = [:]
+        try await b.startAndWait()
+        try await waitForConvergence([a, b], "the new version on beta after the restart") { _ in PackageTests.contents(on: b) == new }
+        try await waitUntil("beta to have nothing left to apply") { try await b.status().containers.first?.needItems == 0 }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: b.root + "/.ubiq/tmp").isEmpty, "staged trees left")
+        for agent in [a, b] {
+            #expect(try await agent.versions(PackageTests.package).conflicts.isEmpty, "\(agent.name) made up a conflict")
+        }
+        try await waitUntil("both to agree on the current version") {
+            try await a.versions(PackageTests.package).current == b.versions(PackageTests.package).current
+        }
+        // Beta recorded alpha's version as applied, not a change of its own.
+        let current = try await b.versions(PackageTests.package).current
+        #expect(current.modifiedBy == (try await a.status().device.id), "beta took the package for its own change: \(current.version)")
+    }
+}
