@@ -213,3 +213,38 @@ extension SafeFileSystem {
         }
     }
 }
+
+extension SafeFileSystem {
+    /// Stores a staged package as a version of `path` (a losing side of a conflict), made
+    /// durable first, replacing an older copy of the same version.
+    public func commitToVersions(_ staging: PackageStaging, path: RelativePath, id: String) throws(FileSystemError) {
+        let name = try Self.versionName(of: path, id: id)
+        if !LinuxCalls.syncFileSystem(staging.root.fd) { sync() }
+        let temporary = try agentFolder(ContainerLayout.temporaryName)
+        let versions = try agentFolder(ContainerLayout.versionsName)
+        if Posix.lstat(at: versions.fd, name) != nil {
+            try removeTree(Posix.cName(Array(name.utf8)), in: versions.fd, display: layout.versionsFolder)
+        }
+        guard renameat(temporary.fd, staging.name, versions.fd, name) == 0 else {
+            throw .posix(errno, "store a package version of", path.rawValue)
+        }
+        _ = fsync(versions.fd)
+    }
+
+    /// Opens a file inside a stored package version (`member` inside the version named
+    /// `name`) for reading, following no link; the caller closes the descriptor.
+    public func openVersionMember(named name: String, member: RelativePath) throws(FileSystemError) -> Int32 {
+        guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else {
+            throw FileSystemError(.invalidName, "'\(name)' is not a stored version's name")
+        }
+        var folder = try agentFolder(ContainerLayout.versionsName)
+        var shown = layout.versionsFolder
+        for component in [Substring(name)] + member.components.dropLast() {
+            shown += "/" + component
+            folder = try openFolder(String(component), in: folder.fd, create: false, display: shown)
+        }
+        let fd = openat(folder.fd, String(member.name), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { throw .posix(errno, "open", shown + "/" + member.name) }
+        return fd
+    }
+}

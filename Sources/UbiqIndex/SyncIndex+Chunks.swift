@@ -56,11 +56,28 @@ extension SyncIndex {
         }
     }
 
-    /// Records the chunks of a kept conflict version file, or forgets them (chunks nil).
+    /// Records the chunks of a kept conflict version file, or forgets them (chunks nil), and
+    /// with them those of the files inside it where it is a package's.
     public func setVersionFile(_ container: ContainerID, name: String, chunks: [ChunkRef]?) throws {
         try write { db in
             let id = try containerRow(db, container).id
             try Self.replaceChunks(db, container: id, file: .version(name), chunks: chunks ?? [])
+            if chunks == nil {
+                let prefix = ChunkLocation.File.version(name).stored + "/"
+                try db.execute(cached: "DELETE FROM chunk WHERE container = ? AND file >= ? AND file < ?",
+                               arguments: [id, prefix, prefix + "\u{10FFFF}"])
+            }
+        }
+    }
+
+    /// Records the chunks of the files inside a kept package version named `name`, each at
+    /// `name/inner/path`, in one transaction.
+    public func setVersionPackage(_ container: ContainerID, name: String, content: PackageContent) throws {
+        try write { db in
+            let id = try containerRow(db, container).id
+            for (index, chunks) in content.files {
+                try Self.replaceChunks(db, container: id, file: .version(name + "/" + content.members[index].path.rawValue), chunks: chunks)
+            }
         }
     }
 

@@ -88,16 +88,18 @@ public enum Reconciliation: Sendable, Equatable {
         current.conflicts = []
         return [current] + item.conflicts.map { conflict in
             Item(path: item.path, kind: conflict.kind, size: conflict.size, mtime: conflict.mtime, permissions: conflict.permissions,
-                 attributes: conflict.attributes, symlinkTarget: conflict.symlinkTarget, chunks: conflict.chunks, version: conflict.canonical.version,
+                 attributes: conflict.attributes, symlinkTarget: conflict.symlinkTarget, chunks: conflict.chunks, members: conflict.members,
+                 version: conflict.canonical.version,
                  modifiedBy: conflict.modifiedBy)
         }
     }
 
-    /// The conflict choice: modification beats deletion; otherwise the later mtime, ties
-    /// broken by the larger device ID. Every device picks the same winner.
+    /// The conflict choice: modification beats deletion; otherwise the later change (mtime;
+    /// a package's latest change inside), ties broken by the larger device ID. Every device
+    /// picks the same winner.
     public static func winsConflict(_ a: Item, over b: Item) -> Bool {
         if a.deleted != b.deleted { return !a.deleted }
-        if a.mtime != b.mtime { return a.mtime > b.mtime }
+        if a.latestChange != b.latestChange { return a.latestChange > b.latestChange }
         if a.modifiedBy != b.modifiedBy { return a.modifiedBy > b.modifiedBy }
         return a.versionID > b.versionID
     }

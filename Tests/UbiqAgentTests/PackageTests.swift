@@ -109,6 +109,59 @@ import UbiqTestSupport
         #expect(try await b.items(in: "Documents").filter { $0.path.hasPrefix(Self.package) }.count == 1)
     }
 
+    @Test func concurrentEditsMakeOneConflictKeepingTheWholeLosingPackage() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        try Self.makePackage(on: a)
+        try await waitForConvergence([a, b], "the package on beta") { _ in Self.contents(on: b) == Self.contents(on: a) }
+        let original = try await a.versions(Self.package).current.id
+
+        // Different inner files edited on each while apart; beta's edit is the later one.
+        b.stop()
+        try await Self.edit(["Data/page-03.bin"], on: a, seed: 400)
+        let alphaEdit = Self.contents(on: a)
+        try await waitUntil("alpha to record its edit") { try await a.versions(Self.package).current.id != original }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: b.path(Self.package + "/Data/page-40.bin")))
+        try handle.seek(toOffset: 100)
+        try handle.write(contentsOf: DeltaTransferTests.randomData(4096, seed: 401))
+        try handle.close()
+        let betaEdit = Self.contents(on: b)
+        try await b.startAndWait()
+
+        try await waitUntil("both agents to agree on one conflict") {
+            let (va, vb) = (try await a.versions(Self.package), try await b.versions(Self.package))
+            return va.current.id == vb.current.id && va.conflicts.map(\.id) == vb.conflicts.map(\.id) && va.conflicts.count == 1
+                && Self.contents(on: a) == Self.contents(on: b)
+        }
+        #expect(Self.contents(on: a) == betaEdit, "the later package is not current")
+        #expect(try await a.status().conflicts == 1)
+        // Each agent keeps the whole losing package (alpha's edit) as the conflict version.
+        try await waitUntil("both agents to keep the losing package whole") {
+            try [a, b].allSatisfy { agent in
+                let kept = try FileManager.default.contentsOfDirectory(atPath: agent.root + "/.ubiq/versions")
+                guard kept.count == 1 else { return false }
+                let folder = agent.root + "/.ubiq/versions/" + kept[0]
+                let hashes = Self.files.map { (try? TreeDigest.fileHash(folder + "/" + $0)) ?? "missing" }
+                return Dictionary(uniqueKeysWithValues: zip(Self.files, hashes)) == alphaEdit
+            }
+        }
+        for agent in [a, b] { #expect(try await agent.items(in: Self.package).isEmpty) }
+
+        let conflictID = try await a.versions(Self.package).conflicts[0].id
+        try AgentProcess.cli(["--socket", a.socket, "resolve", "\(a.container)", Self.package, "--keep", conflictID])
+        try await waitUntil("the resolution to reach both") {
+            let (va, vb) = (try await a.versions(Self.package), try await b.versions(Self.package))
+            return va.conflicts.isEmpty && vb.conflicts.isEmpty && Self.contents(on: a) == alphaEdit && Self.contents(on: b) == alphaEdit
+        }
+        try await waitUntil("kept versions to be dropped") {
+            try [a, b].allSatisfy { try FileManager.default.contentsOfDirectory(atPath: $0.root + "/.ubiq/versions").isEmpty }
+        }
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: b.path(Self.package + "/Current")) == "Data/page-01.bin")
+    }
+
     /// Writes 4 KiB into the middle of each of `files` of the package on `agent`, all under
     /// one coordinated write lease on the package, as an application saving it does.
     static func edit(_ files: [String], on agent: AgentProcess, seed: UInt64) async throws {

@@ -32,6 +32,33 @@ import UbiqModel
         #expect(atA.conflicts.first?.chunks == onA.chunks)
     }
 
+    /// A package's folder keeps its mtime when a file inside changes: the later change inside
+    /// decides, and the losing package is kept with its members, whichever device merges.
+    @Test func concurrentPackagesGoToTheLaterChangeInsideAndTheLoserKeepsItsMembers() throws {
+        func package(_ version: [DeviceID: UInt64], by device: DeviceID, fileMtime: Int64, byte: UInt8) throws -> Item {
+            let hash = ChunkHash(bytes: [UInt8](repeating: byte, count: 32))!
+            let content = try PackageContent(files: [
+                (PackageMember(path: try RelativePath("Index.xml"), kind: .file, size: 10, mtime: fileMtime), [ChunkRef(offset: 0, size: 10, hash: hash)]),
+            ])
+            return Item(path: try RelativePath("Documents/Report.pages"), kind: .package, size: 10, mtime: 100, chunks: content.chunks,
+                        members: content.members, version: VersionVector(version), modifiedBy: device)
+        }
+        // B's device ID is the larger, its change inside the earlier: A's later change wins.
+        let onA = try package([a: 2], by: a, fileMtime: 500, byte: 1)
+        let onB = try package([a: 1, b: 1], by: b, fileMtime: 300, byte: 2)
+        guard case .merge(let atA, _) = Reconciliation.reconcile(local: onA, remote: onB),
+              case .merge(let atB, _) = Reconciliation.reconcile(local: onB, remote: onA)
+        else { Issue.record("expected a merge"); return }
+        #expect(atA == atB)
+        #expect(atA.hasSameContent(as: onA))
+        #expect(atA.conflicts.map(\.members) == [onB.members])
+        // A third, concurrent version merged in later still sees the loser whole.
+        let onC = try package([a: 1, DeviceID("CCCC"): 1], by: DeviceID("CCCC"), fileMtime: 200, byte: 3)
+        guard case .merge(let all, _) = Reconciliation.reconcile(local: atA, remote: onC) else { Issue.record("expected a merge"); return }
+        #expect(all.hasSameContent(as: onA))
+        #expect(Set(all.conflicts.map(\.members)) == [onB.members, onC.members])
+    }
+
     @Test func tiesOnMtimeGoToTheLargerDevice() {
         let onA = item([a: 1], by: a, mtime: 100, byte: 1)
         let onB = item([b: 1], by: b, mtime: 100, byte: 2)

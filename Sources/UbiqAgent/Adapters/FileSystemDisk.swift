@@ -80,8 +80,15 @@ struct FileSystemDisk: ContainerDisk {
         switch file {
         case .item(let path):
             return try files.openForReading(path)
+        case .version(let name) where name.contains("/"):
+            // A file inside a kept package version: `name/inner/path`.
+            let (version, rest) = (String(name.prefix { $0 != "/" }), String(name.drop { $0 != "/" }.dropFirst()))
+            guard let member = try? RelativePath(rest) else { throw DiskError(.escapesContainer, "bad version member name") }
+            do { return try files.openVersionMember(named: version, member: member) } catch {
+                throw DiskError(error.code == .notFound ? .notFound : .io, error.message)
+            }
         case .version(let name):
-            guard !name.contains("/"), !name.hasPrefix(".") else { throw DiskError(.escapesContainer, "bad version name") }
+            guard !name.hasPrefix(".") else { throw DiskError(.escapesContainer, "bad version name") }
             let fd = Glibc.open(layout.versionsFolder + "/" + name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             guard fd >= 0 else { throw DiskError(.notFound, "version file \(name) is missing") }
             return fd
@@ -197,6 +204,16 @@ struct FileSystemDisk: ContainerDisk {
     func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, metadata: FileMetadata) throws {
         try files.commitToVersions(try Self.take(staged), path: path, id: id, permissions: metadata.permissions, mtimeNs: metadata.mtime,
                                    attributes: metadata.attributes)
+    }
+
+    func commitPackageVersion(_ staged: any StagedPackage, of path: RelativePath, id: String) throws {
+        guard let staged = staged as? StagedPackageOnDisk, let staging = staged.take() else {
+            throw DiskError(.io, "not a staged package of this disk, or already committed")
+        }
+        do { try files.commitToVersions(staging, path: path, id: id) } catch {
+            try? files.removeStaged(staging.name)
+            throw DiskError(.io, error.message)
+        }
     }
 
     func removeVersion(of path: RelativePath, id: String) throws {

@@ -314,6 +314,10 @@ public final class SimulatedDisk: ContainerDisk {
         throw DiskError(.io, "the simulated disk does not model file packages yet")
     }
 
+    public func commitPackageVersion(_ staged: any StagedPackage, of path: RelativePath, id: String) throws {
+        throw DiskError(.io, "the simulated disk does not model file packages yet")
+    }
+
     public func removePackage(_ path: RelativePath, expected: FileStat) throws {
         throw DiskError(.io, "the simulated disk does not model file packages yet")
     }

@@ -157,6 +157,9 @@ public protocol ContainerDisk: Sendable {
     /// IDs of the versions of `path` kept on disk.
     func storedVersionIDs(of path: RelativePath) throws -> Set<String>
     func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, metadata: FileMetadata) throws
+    /// Stores a staged package as the version `id` of `path`: a tree in `.ubiq/versions/`,
+    /// whose files are read as `.version("NAME/inner/path")`.
+    func commitPackageVersion(_ staged: any StagedPackage, of path: RelativePath, id: String) throws
     func removeVersion(of path: RelativePath, id: String) throws
     /// Every stored version's file name and ctime (ns).
     func storedVersionNames() throws -> [(name: String, changedNs: Int64)]

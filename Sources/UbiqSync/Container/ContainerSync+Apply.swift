@@ -452,7 +452,12 @@ extension ContainerSync {
     func ensureVersions(of item: Item) async throws {
         guard !item.conflicts.isEmpty else { return }
         let stored = try disk.storedVersionIDs(of: item.path)
-        for version in item.conflicts where version.kind == .file && !stored.contains(version.id) {
+        for version in item.conflicts where version.kind.hasBytes && !stored.contains(version.id) {
+            if version.kind == .package {
+                try await keepPackageVersion(version, of: item.path)
+                logger.info("kept conflict version of a package", metadata: ["path": "\(item.path)", "versionID": "\(version.id)"])
+                continue
+            }
             let staged = try await assemble(version.chunks, path: item.path)
             do {
                 try disk.commitVersion(staged, of: item.path, id: version.id, metadata: FileMetadata(of: version))
@@ -496,7 +501,7 @@ extension ContainerSync {
         guard let items = try? index.conflictedItems(id) else { return }
         for item in items {
             guard let stored = try? disk.storedVersionIDs(of: item.path),
-                  item.conflicts.contains(where: { $0.kind == .file && !stored.contains($0.id) }) else { continue }
+                  item.conflicts.contains(where: { $0.kind.hasBytes && !stored.contains($0.id) }) else { continue }
             do { try await ensureVersions(of: item) } catch {
                 logger.debug("a listed conflict version is missing here and could not be fetched yet",
                             metadata: ["path": "\(item.path)", "error": "\(error)"])

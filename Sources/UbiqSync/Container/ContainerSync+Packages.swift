@@ -21,11 +21,8 @@ extension ContainerSync {
             throw DiskError(.alreadyExists, "a folder is at '\(path)' here, where a peer has a package: "
                                 + "give every device the same package_extensions, or move the folder away")
         }
-        let staged = try disk.stagePackage()
+        let staged = try await build(content, folder: PackageMember(of: goal), at: path, sharing: current, version: goal.version)
         do {
-            try await stage(content, at: path, sharing: current, version: goal.version, into: staged)
-            try staged.finishFolders(content.members, package: PackageMember(
-                path: path, kind: .directory, mtime: goal.mtime, permissions: goal.permissions, attributes: goal.attributes))
             // What the package replaces where it is not a package (a file, a link): kept as when
             // a file replaces one, then the exchange finds nothing there.
             if let onDisk, current == nil, !onDisk.item.deleted, disk.stat(path) != nil,
@@ -45,6 +42,58 @@ extension ContainerSync {
         reviveFolders(above: [path])
     }
 
+    /// Puts a conflict version in place of the current one where either is a package: a
+    /// package version built from its kept copy and swapped in, or a file or link version
+    /// put where the package was taken away. Returns the stat to record.
+    func resolvePackage(_ current: IndexedItem, keeping version: ConflictVersion, at now: Int64) async throws -> FileStat? {
+        let path = current.item.path
+        let inPlace = current.item.deleted ? nil : current
+        guard version.kind == .package else {
+            if let inPlace, inPlace.item.kind == .package { try removePackage(inPlace) }
+            let goal = Item(path: path, kind: version.kind, size: version.size, mtime: now, permissions: version.permissions,
+                            attributes: version.attributes, symlinkTarget: version.symlinkTarget, chunks: version.chunks,
+                            version: current.item.version, modifiedBy: device)
+            if version.kind == .symlink { return try disk.makeSymlink(path, target: version.symlinkTarget ?? "", mtime: now) }
+            let staged = try await assemble(version.chunks, path: path)
+            do { return try disk.commitNew(staged, to: path, metadata: FileMetadata(of: goal)) } catch {
+                staged.discard()
+                throw error
+            }
+        }
+        let content: PackageContent
+        do { content = try PackageContent(members: version.members, chunks: version.chunks) } catch {
+            throw ResolveError(.versionNotFound, "conflict version \(version.id) of '\(path)' cannot be used: \(error.reason)")
+        }
+        let stamp = try disk.packageStamp(path)
+        let current = try packageInPlace(inPlace, path: path)
+        if let inPlace, current == nil, inPlace.item.kind != .directory, disk.stat(path) != nil, try !removeKeeping(inPlace, reason: .replaced, by: device) {
+            try disk.remove(path)
+        }
+        var folder = PackageMember(of: version, at: path)
+        folder.mtime = now
+        let staged = try await build(content, folder: folder, at: path, sharing: current, version: nil)
+        do { try disk.commitPackage(staged, to: path, expected: current == nil ? nil : stamp) } catch {
+            staged.discard()
+            throw error
+        }
+        let placed = try? disk.readPackage(path, previous: content)
+        return placed?.content == content ? placed?.stat : nil
+    }
+
+    /// Writes a package version of `path` as a new package at `destination`, where nothing is
+    /// (`DiskError.alreadyExists` otherwise).
+    func savePackage(_ source: ConflictVersion, of path: RelativePath, to destination: RelativePath) async throws {
+        let content: PackageContent
+        do { content = try PackageContent(members: source.members, chunks: source.chunks) } catch {
+            throw DiskError(.io, "version \(source.id) of '\(path)' cannot be saved: \(error.reason)")
+        }
+        let staged = try await build(content, folder: PackageMember(of: source, at: destination), at: path, sharing: nil, version: nil)
+        do { try disk.commitPackage(staged, to: destination, expected: nil) } catch {
+            staged.discard()
+            throw error
+        }
+    }
+
     /// Removes the package at `onDisk`'s path whole, where it is still as the index saw it.
     func removePackage(_ onDisk: IndexedItem) throws {
         let path = onDisk.item.path
@@ -55,7 +104,7 @@ extension ContainerSync {
 
     /// The content of the package at `path` as the index holds it, checked against the disk
     /// (nil where no package is recorded there).
-    private func packageInPlace(_ onDisk: IndexedItem?, path: RelativePath) throws -> PackageContent? {
+    func packageInPlace(_ onDisk: IndexedItem?, path: RelativePath) throws -> PackageContent? {
         guard let onDisk, !onDisk.item.deleted, onDisk.item.kind == .package else { return nil }
         guard let content = try? PackageContent(members: onDisk.item.members, chunks: onDisk.item.chunks),
               let recorded = onDisk.stat, (try? disk.readPackage(path, previous: content))?.stat == recorded else {
@@ -64,14 +113,45 @@ extension ContainerSync {
         return content
     }
 
+    /// A staged package holding `content`, its own folder described by `folder`; see
+    /// ``stage(_:at:sharing:version:into:)``.
+    func build(_ content: PackageContent, folder: PackageMember, at path: RelativePath, sharing current: PackageContent?,
+               version: VersionVector?) async throws -> any StagedPackage {
+        let staged = try disk.stagePackage()
+        do {
+            try await stage(content, at: path, sharing: current, version: version, into: staged)
+            try staged.finishFolders(content.members, package: folder)
+            return staged
+        } catch {
+            staged.discard()
+            throw error
+        }
+    }
+
+    /// Keeps a package's conflict version whole in `.ubiq/versions/`, every file assembled
+    /// (copied, never linked, as a file's version is: the package in place may be edited in
+    /// place), and lists its files' chunks there for peers that lack it.
+    func keepPackageVersion(_ version: ConflictVersion, of path: RelativePath) async throws {
+        let content: PackageContent
+        do { content = try PackageContent(members: version.members, chunks: version.chunks) } catch {
+            throw DiskError(.io, "conflict version \(version.id) of '\(path)' cannot be kept: \(error.reason)")
+        }
+        let staged = try await build(content, folder: PackageMember(of: version, at: path), at: path, sharing: nil, version: nil)
+        do { try disk.commitPackageVersion(staged, of: path, id: version.id) } catch {
+            staged.discard()
+            throw error
+        }
+        try index.setVersionPackage(id, name: try disk.versionName(of: path, id: version.id), content: content)
+    }
+
     /// Adds every member of `content` to `staged`: folders and links as they are, files that
     /// `current` holds with the same bytes and metadata shared from the package in place, the
     /// others assembled from local copies of their chunks and from the peers that hold
     /// `version` (asked by the file's own path inside the package).
-    private func stage(_ content: PackageContent, at path: RelativePath, sharing current: PackageContent?, version: VersionVector,
+    private func stage(_ content: PackageContent, at path: RelativePath, sharing current: PackageContent?, version: VersionVector?,
                        into staged: any StagedPackage) async throws {
         let changed = Set(content.changedMembers(since: current))
-        let holders = (try? index.holders(id, path, version: version)) ?? []
+        let holders = version.flatMap { try? index.holders(id, path, version: $0) } ?? []
         var files: [AssemblyFacts.File] = []
         for (index, chunks) in content.files where changed.contains(index) {
             files.append(AssemblyFacts.File(path: try path.appending(content.members[index].path.rawValue), chunks: chunks))
@@ -94,5 +174,17 @@ extension ContainerSync {
                 throw DiskError(.io, "package member '\(member.path)' is marked a package")
             }
         }
+    }
+}
+
+extension PackageMember {
+    /// The package folder itself as a member, for its metadata: `item`'s.
+    init(of item: Item) {
+        self.init(path: item.path, kind: .directory, mtime: item.mtime, permissions: item.permissions, attributes: item.attributes)
+    }
+
+    /// The folder of a package's conflict version at `path`.
+    init(of version: ConflictVersion, at path: RelativePath) {
+        self.init(path: path, kind: .directory, mtime: version.mtime, permissions: version.permissions, attributes: version.attributes)
     }
 }

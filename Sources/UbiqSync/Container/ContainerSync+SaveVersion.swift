@@ -27,8 +27,8 @@ extension ContainerSync {
             }
             source = version
         }
-        guard source.kind == .file else {
-            throw SaveVersionError(.unsupported, "version \(source.id) of '\(path)' is a \(source.kind), not a file; only files can be saved under a new name")
+        guard source.kind.hasBytes else {
+            throw SaveVersionError(.unsupported, "version \(source.id) of '\(path)' is a \(source.kind); only files and packages can be saved under a new name")
         }
         guard destination.isSyncable else {
             throw SaveVersionError(.notSyncable, "'\(destination)' is inside a .nosync folder; choose a path that syncs")
@@ -40,15 +40,18 @@ extension ContainerSync {
             throw SaveVersionError(.alreadyExists, "'\(destination)' differs only in case from '\(twin)'; choose another path")
         }
         let scanRoot = try scanRoot(creating: destination)
-        let staged = try await assemble(source.chunks, path: path)
         do {
-            _ = try disk.commitNew(staged, to: destination, metadata: FileMetadata(of: source))
+            if source.kind == .package {
+                try await savePackage(source, of: path, to: destination)
+            } else {
+                let staged = try await assemble(source.chunks, path: path)
+                do { _ = try disk.commitNew(staged, to: destination, metadata: FileMetadata(of: source)) } catch {
+                    staged.discard()
+                    throw error
+                }
+            }
         } catch let error as DiskError where error.code == .alreadyExists {
-            staged.discard()
             throw SaveVersionError(.alreadyExists, "'\(destination)' already exists; choose a new path")
-        } catch {
-            staged.discard()
-            throw error
         }
         logger.info("saved a version under a new name", metadata: [
             "path": "\(path)", "versionID": "\(source.id)", "to": "\(destination)",
@@ -82,7 +85,7 @@ public struct SaveVersionError: Error, Sendable, CustomStringConvertible {
         case alreadyExists
         /// The new path would never sync (`.nosync`).
         case notSyncable
-        /// Not a file (a link or a package folder).
+        /// Not a file or package (a link or a folder).
         case unsupported
         case busy
     }

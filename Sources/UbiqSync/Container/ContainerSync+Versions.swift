@@ -46,11 +46,14 @@ extension ContainerSync {
             guard let version = current.item.conflicts.first(where: { $0.id == versionID }) else {
                 throw ResolveError(.versionNotFound, "'\(path)' has no conflict version '\(versionID)'; see `ubiq versions`")
             }
-            if disk.stat(path) != current.stat, !current.item.deleted {
+            // A package's recorded stat is its fingerprint, checked as it is replaced.
+            if disk.stat(path) != current.stat, !current.item.deleted, current.item.kind != .package {
                 throw ResolveError(.busy, "'\(path)' changed on disk; try again after it is scanned")
             }
             let now = clock.wallNanoseconds
-            if version.kind == .symlink {
+            if version.kind == .package || current.item.kind == .package {
+                stat = try await resolvePackage(current, keeping: version, at: now)
+            } else if version.kind == .symlink {
                 stat = try disk.makeSymlink(path, target: version.symlinkTarget ?? "", mtime: now)
             } else {
                 let staged = try await assemble(version.chunks, path: path)
@@ -66,6 +69,7 @@ extension ContainerSync {
             resolved.deleted = false
             resolved.size = version.size
             resolved.chunks = version.chunks
+            resolved.members = version.members
             resolved.permissions = version.permissions
             resolved.attributes = version.attributes
             resolved.symlinkTarget = version.symlinkTarget
