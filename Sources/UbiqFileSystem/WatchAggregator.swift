@@ -8,7 +8,9 @@ import UbiqModel
 /// events, so a saved document is seen within milliseconds; a burst still comes as one batch,
 /// but a settled path never waits longer than `settleMaximumDelay`. A file only being written
 /// (no close yet) waits until it has been quiet for `modifyDelay`. Nothing waits longer than
-/// `maximumDelay` from its first event.
+/// `maximumDelay` from its first event. A file package is one path: any event inside it is the
+/// package's, which waits until the package has been quiet for `modifyDelay`, so that a
+/// program writing its files one after another makes one new version.
 public struct WatchAggregator: Sendable {
     public typealias Instant = ContinuousClock.Instant
 
@@ -17,15 +19,18 @@ public struct WatchAggregator: Sendable {
         public var settleMaximumDelay: Duration
         public var modifyDelay: Duration
         public var maximumDelay: Duration
+        /// Which folders are file packages.
+        public var packages: PackageRules
 
         public init(
             settleDelay: Duration = .milliseconds(3), settleMaximumDelay: Duration = .milliseconds(25),
-            modifyDelay: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(1)
+            modifyDelay: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(1), packages: PackageRules = .none
         ) {
             self.settleDelay = settleDelay
             self.settleMaximumDelay = settleMaximumDelay
             self.modifyDelay = modifyDelay
             self.maximumDelay = maximumDelay
+            self.packages = packages
         }
     }
 
@@ -56,6 +61,11 @@ public struct WatchAggregator: Sendable {
     public var isEmpty: Bool { pending.isEmpty && overflowAt == nil }
 
     public mutating func record(_ path: RelativePath, _ change: Change, at now: Instant) {
+        var (path, change) = (path, change)
+        if let package = options.packages.package(containing: path) ?? (options.packages.isPackageName(path.name) ? path : nil) {
+            // A package's files are written one after another: it is done once it is quiet.
+            (path, change) = (package, .modified)
+        }
         var entry = pending[path] ?? Pending(firstSeen: now, lastEvent: now, settledAt: nil)
         entry.lastEvent = now
         switch change {

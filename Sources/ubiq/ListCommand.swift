@@ -22,6 +22,8 @@ struct ListCommand: AgentCommand {
         print(Self.render(try await agent.items(container: container, path: path)))
     }
 
+    static let kindShown: [ItemKind: String] = [.directory: "dir", .symlink: "link", .file: "file", .package: "package"]
+
     static func render(_ items: [ItemEntry]) -> String {
         guard !items.isEmpty else { return "Empty." }
         var table = TextTable(
@@ -32,8 +34,9 @@ struct ListCommand: AgentCommand {
             let shown = switch item.kind {
             case .directory: name + "/"
             case .symlink: name + " -> " + (item.symlinkTarget ?? "?")
-            // One document; the KIND column says so.
-            case .file, .package: name
+            case .file: name
+            // A folder that is one document: marked, and never listed inside.
+            case .package: name + " [package]"
             }
             var status: [String] = []
             if item.executable { status.append("executable") }
@@ -46,7 +49,7 @@ struct ListCommand: AgentCommand {
             if !item.downloaded { status.append("not downloaded") }
             if let line = item.ignoredBy { status.append("ignored (\(line.source) line \(line.line): \(line.pattern))") }
             table.append([
-                item.kind == .directory ? "dir" : item.kind == .symlink ? "link" : "file",
+                Self.kindShown[item.kind] ?? item.kind.rawValue,
                 item.kind == .directory ? "-" : ByteCount.format(item.size),
                 DateDisplay.format(item.mtime), item.modifiedBy.rawValue.shortDeviceID, item.version, shown,
                 status.joined(separator: ", "),

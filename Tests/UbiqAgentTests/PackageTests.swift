@@ -58,6 +58,10 @@ import UbiqTestSupport
             #expect(entry.size == Int64(Self.files.count * Self.fileSize))
             #expect(try await agent.items(in: Self.package).isEmpty)
         }
+        let listing = try AgentProcess.cli(["--socket", b.socket, "ls", "\(b.container)", "Documents"])
+        let line = try #require(listing.split(separator: "\n").first { $0.contains("Report.pages") }, "\(listing)")
+        #expect(line.hasPrefix("package") && line.contains("Report.pages [package]") && line.contains("3.1 MiB"), "\(line)")
+        #expect(try AgentProcess.cli(["--socket", b.socket, "ls", "\(b.container)", Self.package]).contains("Empty."))
 
         // A client's read lease on the package holds back the incoming version whole.
         let holder = try await UbiqAgentClient.connect(socketPath: b.socket)
@@ -160,6 +164,143 @@ import UbiqTestSupport
             try [a, b].allSatisfy { try FileManager.default.contentsOfDirectory(atPath: $0.root + "/.ubiq/versions").isEmpty }
         }
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: b.path(Self.package + "/Current")) == "Data/page-01.bin")
+    }
+
+    /// A query lists the package once, with its summed size and latest change, and hears of
+    /// it once per version; a presenter of the package gets one `didChange` per version.
+    @Test func aQueryAndAPresenterSeeOneItemOnceAVersion() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        try Self.makePackage(on: a)
+        try await waitForConvergence([a, b], "the package on beta") { _ in Self.contents(on: b) == Self.contents(on: a) }
+
+        let query = MetadataQuery(container: b.container)
+        let gathered = try await query.start(socketPath: b.socket)
+        #expect(gathered.map(\.path) == [Self.package])
+        #expect(gathered.first?.kind == .package && gathered.first?.size == Int64(Self.files.count * Self.fileSize))
+        let updates = Collected(query.updates)
+        let client = try await UbiqAgentClient.connect(socketPath: b.socket)
+        let events = try await client.presentedItemEvents(container: container, path: Self.package)
+        let heard = Mutex<[PresenterNotice]>([])
+        let listener = Task { for await event in events { heard.withLock { $0.append(event) } } }
+        defer { listener.cancel() }
+
+        var versions: [[String: String]] = []
+        for round in 0..<2 {
+            try await Self.edit(["Index.xml", "Data/page-1\(round).bin", "Data/page-2\(round).bin"], on: a, seed: 700 + UInt64(round) * 10)
+            versions.append(Self.contents(on: a))
+            try await waitUntil("beta to apply version \(round + 1)") { Self.contents(on: b) == versions[round] }
+            try await waitUntil("beta's query to hear of version \(round + 1)") {
+                updates.all.flatMap(\.changed).filter { $0.path == Self.package }.count == round + 1
+            }
+        }
+        let latest = try #require(await query.results.first)
+        // The latest change is that of the newest file inside, not the package folder's own mtime.
+        let newest = try Self.files.map { try FileManager.default.attributesOfItem(atPath: b.path(Self.package + "/" + $0))[.modificationDate] as! Date }.max()!
+        #expect(abs(latest.modified.timeIntervalSince(newest)) < 0.001)
+        #expect(updates.all.allSatisfy { $0.added.isEmpty && $0.removed.isEmpty && $0.changed.allSatisfy { $0.path == Self.package } })
+        #expect(updates.all.flatMap(\.changed).count == 2, "\(updates.all.flatMap(\.changed).count) query updates for two versions")
+        try await waitUntil("beta's presenter to hear of both versions") {
+            heard.withLock { $0.filter { $0 == .didChange(path: Self.package, origin: "remote") }.count >= 2 }
+        }
+        #expect(heard.withLock { $0 } == [.didChange(path: Self.package, origin: "remote"), .didChange(path: Self.package, origin: "remote")])
+        await query.stop()
+        await client.close()
+    }
+
+    /// A device whose `package_extensions` leave a package out syncs its inside as items: the
+    /// other refuses those entries, and neither overwrites the other's folder.
+    @Test func devicesWithDifferentPackageListsLoseNothing() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        b.configTables = ["[sync]", "package_extensions = [\"numbers\"]"]
+        try await cluster.start()
+        try await cluster.waitConnected()
+        try b.write(Self.package + "/x.txt", "beta's file")
+        try await waitUntil("alpha to refuse beta's entry inside its package") {
+            a.logText().contains("refused a peer's entry inside a file package")
+        }
+        #expect(!FileManager.default.fileExists(atPath: a.path(Self.package + "/x.txt")))
+        try await waitUntil("beta to say why alpha's package cannot replace its folder") {
+            try await b.status().containers[0].failures.contains { $0.error.contains("package_extensions") }
+        }
+        #expect(b.read(Self.package + "/x.txt") == "beta's file")
+        #expect(try await a.status().containers[0].packages == 1)
+        #expect(try await b.status().containers[0].packages == 0)
+    }
+
+    /// A program that writes a package's files one after another without coordinating makes
+    /// one new version once the package is quiet, not one per file.
+    @Test func uncoordinatedWritesInsideAreGatheredIntoOneVersion() async throws {
+        let cluster = try LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        try await cluster.start()
+        try Self.makePackage(on: a)
+        func counter() async throws -> Int? {
+            guard let version = try await a.items(in: "Documents").first(where: { $0.path == Self.package })?.version else { return nil }
+            return Int(version.split(separator: ":").last?.filter(\.isNumber) ?? "")
+        }
+        try await waitUntil("alpha to record the package") { try await counter() != nil }
+        let before = try #require(try await counter())
+        let clock = ContinuousClock()
+        let start = clock.now
+        // Ten files, 20 ms apart: each is closed long before the next (a watcher's settle
+        // delay is 3 ms), all within the package's quiet window of 200 ms.
+        for index in 0..<10 {
+            try await clock.sleep(until: start + .milliseconds(20 * index))
+            try DeltaTransferTests.randomData(4096, seed: 800 + UInt64(index)).write(to: URL(fileURLWithPath: a.path(Self.package + "/Data/new-\(index).bin")))
+        }
+        try await waitUntil("alpha to record the new files") {
+            try await a.items(in: "Documents").first { $0.path == Self.package }?.size == Int64(Self.files.count * Self.fileSize + 10 * 4096)
+        }
+        let after = try #require(try await counter())
+        print("ten files written 20 ms apart inside a package: \(after - before) new versions")
+        #expect(after - before <= 2, "ten files written one after another made \(after - before) versions of the package")
+    }
+
+    /// In an on-demand container a package is downloaded, kept up to date and evicted whole.
+    @Test func anOnDemandPackageIsDownloadedAndEvictedAsAUnit() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        b.onDemand = true
+        try await cluster.start()
+        try await cluster.waitConnected()
+        try Self.makePackage(on: a)
+        let first = Self.contents(on: a)
+        func entry() async throws -> ItemEntry? { try await b.items(in: "Documents").first { $0.path == Self.package } }
+
+        try await waitUntil("beta to list the package, not downloaded") { try await entry()?.downloaded == false }
+        #expect(try await entry()?.size == Int64(Self.files.count * Self.fileSize))
+        #expect(!FileManager.default.fileExists(atPath: b.path(Self.package)))
+
+        #expect(try await b.withClient { try await $0.startDownloading(container: container, path: Self.package, wait: true) })
+        #expect(Self.contents(on: b) == first)
+        #expect(try await entry()?.downloaded == true)
+
+        // Downloaded, it is kept up to date.
+        try await Self.edit(["Data/page-05.bin"], on: a, seed: 500)
+        let second = Self.contents(on: a)
+        try await waitUntil("beta to fetch the new version") { Self.contents(on: b) == second }
+
+        try await b.withClient { try await $0.evict(container: container, path: Self.package) }
+        #expect(!FileManager.default.fileExists(atPath: b.path(Self.package)))
+        #expect(try await entry()?.downloaded == false)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: b.root + "/.ubiq/tmp").isEmpty)
+
+        // Evicted, a new version is metadata only; asked for again, it comes whole.
+        try await Self.edit(["Data/page-06.bin"], on: a, seed: 600)
+        let third = Self.contents(on: a)
+        let thirdID = try await a.versions(Self.package).current.id
+        try await waitUntil("beta to record the new version without its content") { try await b.versions(Self.package).current.id == thirdID }
+        #expect(!FileManager.default.fileExists(atPath: b.path(Self.package)))
+        #expect(try await b.withClient { try await $0.startDownloading(container: container, path: Self.package, wait: true) })
+        #expect(Self.contents(on: b) == third)
     }
 
     /// Writes 4 KiB into the middle of each of `files` of the package on `agent`, all under

@@ -9,6 +9,27 @@ import UbiqModel
         settleDelay: .milliseconds(3), settleMaximumDelay: .milliseconds(25),
         modifyDelay: .milliseconds(200), maximumDelay: .seconds(1))
 
+    /// Files saved one after another inside a package are one batch of the package, once it
+    /// has been quiet; a file beside it still goes at once.
+    @Test func aPackagesFilesAreOneBatchOnceThePackageIsQuiet() {
+        var packaged = options
+        packaged.packages = PackageRules(extensions: ["pages"])
+        var aggregator = WatchAggregator(options: packaged)
+        for (index, name) in ["Index.xml", "Data/one.png", "Data/two.png"].enumerated() {
+            aggregator.record(path("Documents/Report.pages/" + name), .modified, at: at(index * 50))
+            aggregator.record(path("Documents/Report.pages/" + name), .settled, at: at(index * 50 + 1))
+        }
+        aggregator.record(path("Documents/note.txt"), .settled, at: at(102))
+        #expect(aggregator.flush(at: at(105)) == WatchBatch(paths: [path("Documents/note.txt")]))
+        #expect(aggregator.nextDeadline() == at(301))
+        #expect(aggregator.flush(at: at(300)) == nil)
+        #expect(aggregator.flush(at: at(301)) == WatchBatch(paths: [path("Documents/Report.pages")]))
+        // The package folder's own events count too (a file made or removed in it).
+        aggregator.record(path("Documents/Report.pages"), .settled, at: at(400))
+        #expect(aggregator.nextDeadline() == at(600))
+        #expect(aggregator.isEmpty == false)
+    }
+
     @Test func emptyHasNoDeadline() {
         var aggregator = WatchAggregator(options: options)
         #expect(aggregator.nextDeadline() == nil)

@@ -45,6 +45,7 @@ struct AgentStatusSource: Sendable {
                 needItems: stats.needItems, needBytes: Int64(stats.needBytes), conflicts: stats.conflicts,
                 caseConflicts: status.caseConflicts, scanning: status.scanning)
             entry.download = container.onDemand ? "on-demand" : "all"
+            entry.packages = stats.packages
             entry.notDownloaded = stats.notDownloaded
             entry.transfers = container.transfers.all.map {
                 TransferStatus(path: $0.path.rawValue, done: Int64($0.done), total: Int64($0.total))

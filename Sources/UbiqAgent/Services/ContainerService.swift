@@ -14,7 +14,8 @@ struct ContainerService: Service {
 
     func run() async throws {
         let watcher = try Watcher(layout: ContainerLayout(root: root), options: WatchAggregator.Options(
-            settleDelay: options.closeDelay, modifyDelay: options.modifyDelay, maximumDelay: options.maxDelay), logger: logger)
+            settleDelay: options.closeDelay, modifyDelay: options.modifyDelay, maximumDelay: options.maxDelay,
+            packages: PackageRules(extensions: options.packageExtensions)), logger: logger)
         defer { watcher.close() }
         await withDiscardingTaskGroup { group in
             group.addTask { await container.run() }

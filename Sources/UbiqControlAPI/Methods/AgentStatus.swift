@@ -81,6 +81,8 @@ public struct ContainerStatus: Hashable, Sendable, Codable {
     public var files: Int
     public var directories: Int
     public var symlinks: Int
+    /// File packages: folders synced as one document (absent from agents of before them).
+    public var packages: Int? = nil
     public var bytes: Int64
     /// Items and bytes this device still has to fetch.
     public var needItems: Int

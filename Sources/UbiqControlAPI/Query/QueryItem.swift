@@ -45,7 +45,7 @@ public struct QueryItem: Hashable, Sendable, Codable {
     /// An indexed item as a query reports it.
     public init(_ item: Item, downloaded: Bool) {
         self.init(path: item.path.rawValue, kind: item.kind, size: Int64(item.size),
-                  modified: Self.date(nanoseconds: item.mtime), downloaded: downloaded,
+                  modified: Self.date(nanoseconds: item.latestChange), downloaded: downloaded,
                   conflicts: item.conflicts.count, version: "\(item.version)", modifiedBy: item.modifiedBy)
     }
 

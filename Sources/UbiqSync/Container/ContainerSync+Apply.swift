@@ -199,7 +199,7 @@ extension ContainerSync {
             try record([ItemWrite(item: goal, stat: nil, settlesNeed: true)], origin: .remote)
             return
         }
-        if onDemand, goal.kind == .file, onDisk?.downloaded != true || onDisk?.item.kind != .file,
+        if onDemand, goal.kind.hasBytes, onDisk?.downloaded != true || onDisk?.item.kind != goal.kind,
            !asked.contains(path) {
             // Metadata only: the content comes when asked for.
             if let onDisk, onDisk.downloaded, try !removeKeeping(onDisk, reason: .replaced, by: goal.modifiedBy) { try disk.remove(path) }

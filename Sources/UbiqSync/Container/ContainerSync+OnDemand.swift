@@ -23,9 +23,9 @@ public struct OnDemandError: Error, Sendable, CustomStringConvertible {
 /// while keeping the metadata (iCloud's `startDownloadingUbiquitousItem` and `evict`).
 extension ContainerSync {
     /// Whether this device holds the content of the item at `path`: false only for a file
-    /// whose metadata is here without its content.
+    /// or package whose metadata is here without its content.
     public func isDownloaded(_ path: RelativePath) throws -> Bool {
-        try index.item(id, path).map { $0.downloaded || $0.item.deleted || $0.item.kind != .file } ?? true
+        try index.item(id, path).map { $0.downloaded || $0.item.deleted || !$0.item.kind.hasBytes } ?? true
     }
 
     /// Other devices known to hold exactly the current version of `path`.
@@ -83,7 +83,8 @@ extension ContainerSync {
             throw OnDemandError(.notUploaded, "no other device holds this version of '\(path)' yet; evicting it would lose it")
         }
         do {
-            try disk.remove(path)
+            // A package goes whole, where it is still as recorded.
+            if current.item.kind == .package { try removePackage(current) } else { try disk.remove(path) }
             try record([ItemWrite(item: current.item, stat: nil, downloaded: false)], origin: .local)
         } catch {
             throw OnDemandError(.busy, "cannot evict '\(path)': \(error)")
@@ -96,7 +97,7 @@ extension ContainerSync {
         let found: IndexedItem?
         do { found = try index.item(id, path) } catch { throw OnDemandError(.notFound, "cannot read the index: \(error)") }
         guard let found, !found.item.deleted else { throw OnDemandError(.notFound, "'\(path)' is not in container \(id)") }
-        guard found.item.kind == .file else { throw OnDemandError(.notAFile, "'\(path)' is not a file") }
+        guard found.item.kind.hasBytes else { throw OnDemandError(.notAFile, "'\(path)' is not a file or package") }
         return found
     }
 }

@@ -105,7 +105,7 @@ extension ContainerSync {
     /// The content of the package at `path` as the index holds it, checked against the disk
     /// (nil where no package is recorded there).
     func packageInPlace(_ onDisk: IndexedItem?, path: RelativePath) throws -> PackageContent? {
-        guard let onDisk, !onDisk.item.deleted, onDisk.item.kind == .package else { return nil }
+        guard let onDisk, !onDisk.item.deleted, onDisk.item.kind == .package, onDisk.downloaded else { return nil }
         guard let content = try? PackageContent(members: onDisk.item.members, chunks: onDisk.item.chunks),
               let recorded = onDisk.stat, (try? disk.readPackage(path, previous: content))?.stat == recorded else {
             throw DiskError(.io, "'\(path)' changed on disk while applying; it will be rescanned")

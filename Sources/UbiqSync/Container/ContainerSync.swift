@@ -219,7 +219,7 @@ public actor ContainerSync {
         let changes = writes.map { write in
             ItemChange(container: id, item: write.item, previous: previous[write.item.path], origin: origin,
                        movedTo: write.item.deleted ? state.moves[write.item.path] : nil,
-                       downloaded: write.downloaded || write.item.deleted || write.item.kind != .file)
+                       downloaded: write.downloaded || write.item.deleted || !write.item.kind.hasBytes)
         }
         for change in ItemChange.pairMoves(changes) { itemFeed.yield(change) }
     }
