@@ -129,11 +129,13 @@ extension SafeFileSystem {
         return fd
     }
 
-    /// Deletes a kept version; nothing happens when it is not there.
+    /// Deletes a kept version (a file, or a package's tree); nothing happens when it is not there.
     public func removeHistory(_ name: String) throws(FileSystemError) {
         try Self.checkHistoryName(name)
         let history = try agentFolder(ContainerLayout.historyName)
-        if unlinkat(history.fd, name, 0) != 0 && errno != ENOENT { throw FileSystemError.posix(errno, "remove kept version", name) }
+        if unlinkat(history.fd, name, 0) == 0 || errno == ENOENT { return }
+        guard errno == EISDIR else { throw FileSystemError.posix(errno, "remove kept version", name) }
+        try removeTree(Posix.cName(Array(name.utf8)), in: history.fd, display: layout.historyFolder)
     }
 
     /// The names in the history folder.

@@ -234,11 +234,20 @@ extension SafeFileSystem {
     /// Opens a file inside a stored package version (`member` inside the version named
     /// `name`) for reading, following no link; the caller closes the descriptor.
     public func openVersionMember(named name: String, member: RelativePath) throws(FileSystemError) -> Int32 {
+        try openMember(of: name, in: ContainerLayout.versionsName, display: layout.versionsFolder, member: member)
+    }
+
+    /// Opens a file inside a package kept in the history (`member` inside the entry named `name`).
+    public func openHistoryMember(named name: String, member: RelativePath) throws(FileSystemError) -> Int32 {
+        try openMember(of: name, in: ContainerLayout.historyName, display: layout.historyFolder, member: member)
+    }
+
+    private func openMember(of name: String, in folderName: String, display: String, member: RelativePath) throws(FileSystemError) -> Int32 {
         guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else {
-            throw FileSystemError(.invalidName, "'\(name)' is not a stored version's name")
+            throw FileSystemError(.invalidName, "'\(name)' is not the name of a kept version")
         }
-        var folder = try agentFolder(ContainerLayout.versionsName)
-        var shown = layout.versionsFolder
+        var folder = try agentFolder(folderName)
+        var shown = display
         for component in [Substring(name)] + member.components.dropLast() {
             shown += "/" + component
             folder = try openFolder(String(component), in: folder.fd, create: false, display: shown)
@@ -246,5 +255,23 @@ extension SafeFileSystem {
         let fd = openat(folder.fd, String(member.name), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else { throw .posix(errno, "open", shown + "/" + member.name) }
         return fd
+    }
+
+    /// Moves a tree left in `.ubiq/tmp/` (a package's previous version) into the history as `name`.
+    public func keepStagedInHistory(_ staged: String, as name: String) throws(FileSystemError) {
+        let temporary = try agentFolder(ContainerLayout.temporaryName)
+        let history = try agentFolder(ContainerLayout.historyName)
+        guard renameat(temporary.fd, staged, history.fd, name) == 0 else { throw .posix(errno, "keep in the history", name) }
+        _ = fsync(history.fd)
+    }
+
+    /// Takes the folder at `path` away whole into the history as `name`, in one step.
+    public func removeTreeKeeping(_ path: RelativePath, as name: String) throws(FileSystemError) {
+        let history = try agentFolder(ContainerLayout.historyName)
+        let parent = try parentFolder(of: path, create: false)
+        guard LinuxCalls.renameNoReplace(parent.fd, String(path.name), history.fd, name) == 0 else {
+            throw .posix(errno, "move into the history the folder", path.rawValue)
+        }
+        guard fsync(parent.fd) == 0, fsync(history.fd) == 0 else { throw .posix(errno, "fsync the folder of", path.rawValue) }
     }
 }

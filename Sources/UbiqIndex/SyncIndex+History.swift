@@ -20,9 +20,27 @@ extension SyncIndex {
                                      entry.reason.rawValue, entry.by.rawValue, Int64(clamping: entry.item.size)])
                 var stored = entry
                 stored.id = db.lastInsertedRowID
-                try Self.replaceChunks(db, container: id, file: .history(entry.name), chunks: entry.item.chunks)
+                try Self.replaceKeptChunks(db, container: id, name: entry.name, item: entry.item)
                 return stored
             }
+        }
+    }
+
+    /// Lists the chunks of a kept version (nil: forgets them): a file's at its name, a
+    /// package's files each at `name/inner/path`.
+    static func replaceKeptChunks(_ db: Database, container: Int64, name: String, item: Item?) throws {
+        guard let item, item.kind == .package else {
+            try replaceChunks(db, container: container, file: .history(name), chunks: item?.chunks ?? [])
+            if item == nil {
+                let prefix = ChunkLocation.File.history(name).stored + "/"
+                try db.execute(cached: "DELETE FROM chunk WHERE container = ? AND file >= ? AND file < ?",
+                               arguments: [container, prefix, prefix + "\u{10FFFF}"])
+            }
+            return
+        }
+        guard let content = try? PackageContent(members: item.members, chunks: item.chunks) else { return }
+        for (index, chunks) in content.files {
+            try replaceChunks(db, container: container, file: .history(name + "/" + content.members[index].path.rawValue), chunks: chunks)
         }
     }
 
@@ -34,7 +52,7 @@ extension SyncIndex {
                 guard let name = try String.fetchOne(db, cached: "SELECT name FROM history WHERE container = ? AND id = ?",
                                                      arguments: [id, entry]) else { continue }
                 try db.execute(cached: "DELETE FROM history WHERE container = ? AND id = ?", arguments: [id, entry])
-                try Self.replaceChunks(db, container: id, file: .history(name), chunks: [])
+                try Self.replaceKeptChunks(db, container: id, name: name, item: nil)
             }
         }
     }

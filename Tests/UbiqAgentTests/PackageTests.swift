@@ -211,6 +211,70 @@ import UbiqTestSupport
         await client.close()
     }
 
+    /// A package a peer's change replaces or deletes is kept whole in the history and trash,
+    /// and restored whole on both devices.
+    @Test func aReplacedOrDeletedPackageIsKeptWholeAndRestored() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        try Self.makePackage(on: a)
+        let first = Self.contents(on: a)
+        try await waitForConvergence([a, b], "the package on beta") { _ in Self.contents(on: b) == first }
+        try await Self.edit(["Index.xml", "Data/page-11.bin"], on: a, seed: 900)
+        let second = Self.contents(on: a)
+        try await waitUntil("beta to apply the edit") { Self.contents(on: b) == second }
+
+        let kept = try #require(try await HistoryTests.history(b, Self.package).versions.first)
+        #expect(kept.reason == "replaced" && kept.size == Int64(Self.files.count * Self.fileSize))
+        let names = try FileManager.default.contentsOfDirectory(atPath: b.path(".ubiq/history"))
+        #expect(names.count == 1)
+        let tree = b.path(".ubiq/history/" + (names.first ?? "missing"))
+        #expect(Dictionary(uniqueKeysWithValues: Self.files.map { ($0, (try? TreeDigest.fileHash(tree + "/" + $0)) ?? "missing") }) == first,
+                "beta's history does not hold the replaced package whole")
+
+        try FileManager.default.removeItem(atPath: a.path(Self.package))
+        try await waitUntil("beta to delete the package") { !FileManager.default.fileExists(atPath: b.path(Self.package)) }
+        let trash = try await b.withClient { try await $0.trash(container: b.container, path: "Documents") }
+        #expect(trash.map(\.path) == [Self.package])
+        #expect(try await HistoryTests.history(b, Self.package).versions.map(\.reason).sorted() == ["deleted", "replaced"])
+
+        let result = try await b.withClient { try await $0.restore(container: b.container, path: Self.package, version: kept.id) }
+        #expect(result.path == Self.package)
+        try await waitUntil("the first version back on both") { Self.contents(on: a) == first && Self.contents(on: b) == first }
+        #expect(try await b.items(in: Self.package).isEmpty)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: a.path(Self.package + "/Current")) == "Data/page-01.bin")
+    }
+
+    /// A folder put back as it was at a moment puts its packages back whole too: one edited
+    /// since gets its version of then, one created since goes to the history.
+    @Test func aFolderRestoredToAMomentPutsItsPackagesBack() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        try Self.makePackage(on: a)
+        let first = Self.contents(on: a)
+        try await waitForConvergence([a, b], "the package on beta") { _ in Self.contents(on: b) == first }
+        let before = Date()
+        try await Self.edit(["Data/page-12.bin"], on: a, seed: 1000)
+        let later = "Documents/Later.pages"
+        try a.write(later + "/Index.xml", "made after the moment")
+        try await waitUntil("beta to have both changes") {
+            Self.contents(on: b) == Self.contents(on: a) && b.read(later + "/Index.xml") != nil
+        }
+
+        let result = try await b.withClient { try await $0.restoreFolder(container: b.container, path: "Documents", at: before) }
+        #expect(result.restored == [Self.package] && result.removed == [later], "\(result)")
+        try await waitUntil("the folder as it was on both") {
+            Self.contents(on: a) == first && Self.contents(on: b) == first
+                && !FileManager.default.fileExists(atPath: a.path(later)) && !FileManager.default.fileExists(atPath: b.path(later))
+        }
+        #expect(try await HistoryTests.history(b, later).versions.map(\.reason) == ["deleted"])
+    }
+
     /// A device whose `package_extensions` leave a package out syncs its inside as items: the
     /// other refuses those entries, and neither overwrites the other's folder.
     @Test func devicesWithDifferentPackageListsLoseNothing() async throws {
@@ -294,8 +358,10 @@ import UbiqTestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: b.root + "/.ubiq/tmp").isEmpty)
 
         // Evicted, a new version is metadata only; asked for again, it comes whole.
+        let secondID = try await a.versions(Self.package).current.id
         try await Self.edit(["Data/page-06.bin"], on: a, seed: 600)
         let third = Self.contents(on: a)
+        try await waitUntil("alpha to record the new version") { try await a.versions(Self.package).current.id != secondID }
         let thirdID = try await a.versions(Self.package).current.id
         try await waitUntil("beta to record the new version without its content") { try await b.versions(Self.package).current.id == thirdID }
         #expect(!FileManager.default.fileExists(atPath: b.path(Self.package)))

@@ -85,4 +85,39 @@ struct PackageStagingTests {
         try fs.removeTemporaryFiles()
         #expect(!FileManager.default.fileExists(atPath: fixture.absolute(".ubiq/tmp/" + other.name)))
     }
+
+    /// A replaced package's tree goes to the history, a deleted one too; files inside a kept
+    /// tree are read by their path in it, never through a link; pruning removes the tree.
+    @Test func aKeptTreeIsReadInsideAndRemovedWhole() throws {
+        try fixture.write("Documents/Report.pages/Index.xml", "kept index")
+        try fixture.write("Documents/Report.pages/Data/image.png", "kept image")
+        try fixture.symlink("Documents/Report.pages/Data/link", to: "image.png")
+        let fs = fixture.fileSystem
+        try fs.removeTreeKeeping(path("Documents/Report.pages"), as: "h-1")
+        #expect(!fixture.exists("Documents/Report.pages"))
+        let fd = try fs.openHistoryMember(named: "h-1", member: path("Data/image.png"))
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = read(fd, &buffer, 64)
+        close(fd)
+        #expect(String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self) == "kept image")
+        #expect(throws: FileSystemError.self) { try fs.openHistoryMember(named: "h-1", member: path("Data/link")) }
+        #expect(throws: FileSystemError.self) { try fs.openHistoryMember(named: "../h-1", member: path("Index.xml")) }
+
+        try fixture.write("Documents/Other.pages/Index.xml", "other")
+        let staging = try fs.stagePackage()
+        try staging.addFolder(PackageMember(path: path("Data"), kind: .directory))
+        try staging.finishFolders([PackageMember(path: path("Data"), kind: .directory)], package: PackageMember(path: path("Other.pages"), kind: .directory))
+        guard case .replaced(let previous) = try fs.exchange(staging, into: path("Documents/Other.pages")) else {
+            Issue.record("nothing was replaced")
+            return
+        }
+        try fs.keepStagedInHistory(previous, as: "h-2")
+        #expect(try fs.historyNames() == ["h-1", "h-2"])
+        #expect(String(decoding: try #require(fixture.read(".ubiq/history/h-2/Index.xml")), as: UTF8.self) == "other")
+
+        try fs.removeHistory("h-1")
+        try fs.removeHistory("h-2")
+        try fs.removeHistory("h-3")
+        #expect(try fs.historyNames().isEmpty)
+    }
 }

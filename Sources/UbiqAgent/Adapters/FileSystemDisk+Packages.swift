@@ -24,15 +24,20 @@ extension FileSystemDisk {
         }
     }
 
-    func commitPackage(_ staged: any StagedPackage, to path: RelativePath, expected: FileStat?) throws {
+    func commitPackage(_ staged: any StagedPackage, to path: RelativePath, expected: FileStat?, keepReplacedAs: String?) throws {
         guard let staged = staged as? StagedPackageOnDisk, let staging = staged.take() else {
             throw DiskError(.io, "not a staged package of this disk, or already committed")
         }
         do {
             try check(path, stamp: expected)
             if case .replaced(let previous) = try files.exchange(staging, into: path) {
-                // The new version is in place; a tree that cannot be removed now goes at the next start.
-                try? files.removeStaged(previous)
+                // The new version is in place; a tree that cannot be kept or removed now goes at the next start.
+                do {
+                    guard let keepReplacedAs else { throw FileSystemError(.notFound, "not kept") }
+                    try files.keepStagedInHistory(previous, as: keepReplacedAs)
+                } catch {
+                    try? files.removeStaged(previous)
+                }
             }
         } catch {
             try? files.removeStaged(staging.name)
@@ -41,9 +46,11 @@ extension FileSystemDisk {
         }
     }
 
-    func removePackage(_ path: RelativePath, expected: FileStat) throws {
+    func removePackage(_ path: RelativePath, expected: FileStat, keepAs name: String?) throws {
         try check(path, stamp: expected)
-        do { try files.removeTree(path) } catch {
+        do {
+            if let name { try files.removeTreeKeeping(path, as: name) } else { try files.removeTree(path) }
+        } catch {
             throw DiskError(error.code == .notFound ? .notFound : .io, error.message)
         }
     }

@@ -92,6 +92,13 @@ struct FileSystemDisk: ContainerDisk {
             let fd = Glibc.open(layout.versionsFolder + "/" + name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             guard fd >= 0 else { throw DiskError(.notFound, "version file \(name) is missing") }
             return fd
+        case .history(let name) where name.contains("/"):
+            // A file inside a package kept in the history: `name/inner/path`.
+            let (entry, rest) = (String(name.prefix { $0 != "/" }), String(name.drop { $0 != "/" }.dropFirst()))
+            guard let member = try? RelativePath(rest) else { throw DiskError(.escapesContainer, "bad history member name") }
+            do { return try files.openHistoryMember(named: entry, member: member) } catch {
+                throw DiskError(error.code == .notFound ? .notFound : .io, error.message)
+            }
         case .history(let name):
             do { return try files.openHistory(name) } catch {
                 throw DiskError(error.code == .notFound ? .notFound : .io, error.message)

@@ -310,7 +310,7 @@ public final class SimulatedDisk: ContainerDisk {
         throw DiskError(.io, "the simulated disk does not model file packages yet")
     }
 
-    public func commitPackage(_ staged: any StagedPackage, to path: RelativePath, expected: FileStat?) throws {
+    public func commitPackage(_ staged: any StagedPackage, to path: RelativePath, expected: FileStat?, keepReplacedAs: String?) throws {
         throw DiskError(.io, "the simulated disk does not model file packages yet")
     }
 
@@ -318,7 +318,7 @@ public final class SimulatedDisk: ContainerDisk {
         throw DiskError(.io, "the simulated disk does not model file packages yet")
     }
 
-    public func removePackage(_ path: RelativePath, expected: FileStat) throws {
+    public func removePackage(_ path: RelativePath, expected: FileStat, keepAs: String?) throws {
         throw DiskError(.io, "the simulated disk does not model file packages yet")
     }
 

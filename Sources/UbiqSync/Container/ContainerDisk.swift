@@ -211,11 +211,12 @@ public protocol ContainerDisk: Sendable {
     /// Puts a staged package at `path` in one step (a reader sees the old tree or the new one,
     /// never a mix), where what is there still has the stamp `expected` (nil: nothing may be
     /// there); `DiskError.alreadyExists` otherwise, and nothing changes. The tree it replaces
-    /// is removed.
-    func commitPackage(_ staged: any StagedPackage, to path: RelativePath, expected: FileStat?) throws
+    /// goes to the history as `keepReplacedAs` where that is set (and where it cannot, or is
+    /// not, it is removed).
+    func commitPackage(_ staged: any StagedPackage, to path: RelativePath, expected: FileStat?, keepReplacedAs: String?) throws
     /// Removes the package at `path` whole, where it still has the stamp `expected`
-    /// (`DiskError.alreadyExists` otherwise).
-    func removePackage(_ path: RelativePath, expected: FileStat) throws
+    /// (`DiskError.alreadyExists` otherwise): into the history as `keepAs`, or freed (nil).
+    func removePackage(_ path: RelativePath, expected: FileStat, keepAs: String?) throws
     /// The package at `path` as a scan reads it: the files `previous` lists with the same size
     /// and mtime are not hashed again. `DiskError.notFound` where no folder is there.
     func readPackage(_ path: RelativePath, previous: PackageContent?) throws -> PackageOnDisk

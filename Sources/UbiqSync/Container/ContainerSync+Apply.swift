@@ -182,9 +182,9 @@ extension ContainerSync {
         if let onDisk, disk.stat(path) != onDisk.stat, onDisk.item.kind != .directory, onDisk.item.kind != .package {
             throw DiskError(.io, "'\(path)' changed on disk while applying; it will be rescanned")
         }
-        if let package = onDisk, package.item.kind == .package, goal.kind != .package {
+        if let package = onDisk, package.item.kind == .package, goal.kind != .package || goal.deleted {
             // Whatever replaces a package (its deletion too) takes it away whole.
-            try removePackage(package)
+            try removePackage(package, keeping: goal.deleted ? .deleted : .replaced, by: goal.modifiedBy)
             onDisk = nil
         }
         if goal.deleted {

@@ -13,10 +13,10 @@ extension ContainerSync {
     /// Now on the wall clock, in the history's unit.
     nonisolated var wallMilliseconds: Int64 { clock.wallNanoseconds / 1_000_000 }
 
-    /// The entry that would keep `local`'s file, about to be replaced or deleted by `by`'s
+    /// The entry that would keep `local`'s file (or package), about to be replaced or deleted by `by`'s
     /// change; nil where nothing is kept (history off, or no downloaded file there).
     func plannedHistory(of local: IndexedItem?, reason: HistoryEntry.Reason, by: DeviceID) -> HistoryEntry? {
-        guard historyRetention != nil, let local, local.item.kind == .file, !local.item.deleted, local.downloaded else { return nil }
+        guard historyRetention != nil, let local, local.item.kind.hasBytes, !local.item.deleted, local.downloaded else { return nil }
         return HistoryEntry(item: local.item, name: disk.newHistoryName(), keptAt: wallMilliseconds, reason: reason, by: by)
     }
 
@@ -87,11 +87,13 @@ extension ContainerSync {
     /// Moves the stored file of a conflict version a resolution dropped into the history;
     /// false where it is not kept (history off, not a file, or its content is now current).
     func keepDropped(_ version: ConflictVersion, of item: Item, storedAs name: String) throws -> Bool {
-        guard historyRetention != nil, version.kind == .file, item.deleted || item.chunks.map(\.hash) != version.chunks.map(\.hash) else {
+        guard historyRetention != nil, version.kind.hasBytes,
+              item.deleted || item.chunks.map(\.hash) != version.chunks.map(\.hash) || item.members != version.members else {
             return false
         }
-        let kept = Item(path: item.path, kind: .file, size: version.size, mtime: version.mtime, permissions: version.permissions,
-                        attributes: version.attributes, chunks: version.chunks, version: version.version, modifiedBy: version.modifiedBy)
+        let kept = Item(path: item.path, kind: version.kind, size: version.size, mtime: version.mtime, permissions: version.permissions,
+                        attributes: version.attributes, chunks: version.chunks, members: version.members, version: version.version,
+                        modifiedBy: version.modifiedBy)
         let entries = try reserveHistory([HistoryEntry(item: kept, name: disk.newHistoryName(), keptAt: wallMilliseconds,
                                                        reason: .resolved, by: item.modifiedBy)])
         do { try disk.moveVersionToHistory(named: name, as: entries[0].name) } catch {

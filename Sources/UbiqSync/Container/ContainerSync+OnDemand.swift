@@ -84,7 +84,8 @@ extension ContainerSync {
         }
         do {
             // A package goes whole, where it is still as recorded.
-            if current.item.kind == .package { try removePackage(current) } else { try disk.remove(path) }
+            // Evicted content is held elsewhere: nothing goes to the history.
+            if current.item.kind == .package { try removePackage(current, keeping: nil, by: device) } else { try disk.remove(path) }
             try record([ItemWrite(item: current.item, stat: nil, downloaded: false)], origin: .local)
         } catch {
             throw OnDemandError(.busy, "cannot evict '\(path)': \(error)")

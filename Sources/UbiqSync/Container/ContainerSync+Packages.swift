@@ -29,7 +29,7 @@ extension ContainerSync {
                try !removeKeeping(onDisk, reason: .replaced, by: goal.modifiedBy) {
                 try disk.remove(path)
             }
-            try disk.commitPackage(staged, to: path, expected: stamp)
+            try commit(staged, to: path, expected: stamp, replacing: current == nil ? nil : onDisk, by: goal.modifiedBy)
         } catch {
             staged.discard()
             throw error
@@ -49,7 +49,7 @@ extension ContainerSync {
         let path = current.item.path
         let inPlace = current.item.deleted ? nil : current
         guard version.kind == .package else {
-            if let inPlace, inPlace.item.kind == .package { try removePackage(inPlace) }
+            if let inPlace, inPlace.item.kind == .package { try removePackage(inPlace, keeping: .replaced, by: device) }
             let goal = Item(path: path, kind: version.kind, size: version.size, mtime: now, permissions: version.permissions,
                             attributes: version.attributes, symlinkTarget: version.symlinkTarget, chunks: version.chunks,
                             version: current.item.version, modifiedBy: device)
@@ -72,7 +72,7 @@ extension ContainerSync {
         var folder = PackageMember(of: version, at: path)
         folder.mtime = now
         let staged = try await build(content, folder: folder, at: path, sharing: current, version: nil)
-        do { try disk.commitPackage(staged, to: path, expected: current == nil ? nil : stamp) } catch {
+        do { try commit(staged, to: path, expected: stamp, replacing: current == nil ? nil : inPlace, by: device) } catch {
             staged.discard()
             throw error
         }
@@ -88,18 +88,34 @@ extension ContainerSync {
             throw DiskError(.io, "version \(source.id) of '\(path)' cannot be saved: \(error.reason)")
         }
         let staged = try await build(content, folder: PackageMember(of: source, at: destination), at: path, sharing: nil, version: nil)
-        do { try disk.commitPackage(staged, to: destination, expected: nil) } catch {
+        do { try disk.commitPackage(staged, to: destination, expected: nil, keepReplacedAs: nil) } catch {
             staged.discard()
             throw error
         }
     }
 
-    /// Removes the package at `onDisk`'s path whole, where it is still as the index saw it.
-    func removePackage(_ onDisk: IndexedItem) throws {
+    /// Swaps a staged package in where the package `replacing` (nil: nothing) is, that one
+    /// kept in the history as replaced by `by`'s change.
+    private func commit(_ staged: any StagedPackage, to path: RelativePath, expected stamp: FileStat?, replacing: IndexedItem?,
+                        by: DeviceID) throws {
+        let kept = try plannedHistory(of: replacing, reason: .replaced, by: by).map { try reserveHistory([$0]) } ?? []
+        do { try disk.commitPackage(staged, to: path, expected: replacing == nil ? nil : stamp, keepReplacedAs: kept.first?.name) } catch {
+            dropHistory(kept)
+            throw error
+        }
+    }
+
+    /// Removes the package at `onDisk`'s path whole, where it is still as the index saw it:
+    /// into the history for `reason` (by `by`'s change), or freed where `reason` is nil.
+    func removePackage(_ onDisk: IndexedItem, keeping reason: HistoryEntry.Reason?, by: DeviceID) throws {
         let path = onDisk.item.path
         guard let stamp = try disk.packageStamp(path) else { return }
         _ = try packageInPlace(onDisk, path: path)
-        try disk.removePackage(path, expected: stamp)
+        let kept = try reason.flatMap { plannedHistory(of: onDisk, reason: $0, by: by) }.map { try reserveHistory([$0]) } ?? []
+        do { try disk.removePackage(path, expected: stamp, keepAs: kept.first?.name) } catch {
+            dropHistory(kept)
+            throw error
+        }
     }
 
     /// The content of the package at `path` as the index holds it, checked against the disk
@@ -116,10 +132,10 @@ extension ContainerSync {
     /// A staged package holding `content`, its own folder described by `folder`; see
     /// ``stage(_:at:sharing:version:into:)``.
     func build(_ content: PackageContent, folder: PackageMember, at path: RelativePath, sharing current: PackageContent?,
-               version: VersionVector?) async throws -> any StagedPackage {
+               version: VersionVector?, holders: [DeviceID] = []) async throws -> any StagedPackage {
         let staged = try disk.stagePackage()
         do {
-            try await stage(content, at: path, sharing: current, version: version, into: staged)
+            try await stage(content, at: path, sharing: current, version: version, holders: holders, into: staged)
             try staged.finishFolders(content.members, package: folder)
             return staged
         } catch {
@@ -144,14 +160,63 @@ extension ContainerSync {
         try index.setVersionPackage(id, name: try disk.versionName(of: path, id: version.id), content: content)
     }
 
+    /// Puts the package kept in the history as `entry` back at `path` (see
+    /// ``restore(_:historyID:from:)``): built from its kept tree (and `holders` for anything
+    /// not here), swapped in where the package now is (which goes to the history), and
+    /// recorded as a change here.
+    func restorePackage(_ path: RelativePath, entry: HistoryEntry, before: IndexedItem?, holders: [DeviceID]) async throws
+        -> (item: Item, restored: HistoryEntry)
+    {
+        let onDisk = before.flatMap { $0.item.deleted ? nil : $0 }
+        guard entry.item.kind == .package else {
+            throw RestoreError(.folderInTheWay, "a package is at '\(path)' now; move it away and restore again")
+        }
+        if let onDisk, onDisk.item.kind == .directory {
+            throw RestoreError(.folderInTheWay, "a folder is at '\(path)' now; move it away and restore again")
+        }
+        let content: PackageContent
+        do { content = try PackageContent(members: entry.item.members, chunks: entry.item.chunks) } catch {
+            throw RestoreError(.versionNotFound, "kept version \(entry.id) of '\(path)' cannot be restored: \(error.reason)")
+        }
+        let scanRoot = try scanRoot(creating: path)
+        let stamp = try disk.packageStamp(path)
+        let current: PackageContent?
+        do { current = try packageInPlace(onDisk, path: path) } catch {
+            throw RestoreError(.busy, "'\(path)' changed on disk; try again after it is scanned")
+        }
+        if current == nil, stamp != nil, onDisk?.item.kind != .file {
+            throw RestoreError(.folderInTheWay, "a folder is at '\(path)' now; move it away and restore again")
+        }
+        let staged = try await build(content, folder: PackageMember(of: entry.item), at: path, sharing: current, version: nil, holders: holders)
+        do {
+            guard try index.item(id, path) == before else {
+                throw RestoreError(.busy, "'\(path)' changed while its kept version was put together; try again")
+            }
+            if let onDisk, current == nil, disk.stat(path) != nil, try !removeKeeping(onDisk, reason: .replaced, by: device) {
+                try disk.remove(path)
+            }
+            try commit(staged, to: path, expected: stamp, replacing: current == nil ? nil : onDisk, by: device)
+        } catch {
+            staged.discard()
+            throw error
+        }
+        await localChanges([scanRoot])
+        guard let restored = try index.item(id, path)?.item, !restored.deleted, restored.kind == .package,
+              restored.chunks.map(\.hash) == entry.item.chunks.map(\.hash) else {
+            throw RestoreError(.busy, "'\(path)' was restored but changed before it was recorded; the next scan records it")
+        }
+        logger.info("restored a kept package", metadata: ["path": "\(path)", "kept": "\(entry.id)", "version": "\(restored.version)"])
+        return (restored, entry)
+    }
+
     /// Adds every member of `content` to `staged`: folders and links as they are, files that
     /// `current` holds with the same bytes and metadata shared from the package in place, the
     /// others assembled from local copies of their chunks and from the peers that hold
     /// `version` (asked by the file's own path inside the package).
     private func stage(_ content: PackageContent, at path: RelativePath, sharing current: PackageContent?, version: VersionVector?,
-                       into staged: any StagedPackage) async throws {
+                       holders known: [DeviceID], into staged: any StagedPackage) async throws {
         let changed = Set(content.changedMembers(since: current))
-        let holders = version.flatMap { try? index.holders(id, path, version: $0) } ?? []
+        let holders = known + (version.flatMap { try? index.holders(id, path, version: $0) } ?? [])
         var files: [AssemblyFacts.File] = []
         for (index, chunks) in content.files where changed.contains(index) {
             files.append(AssemblyFacts.File(path: try path.appending(content.members[index].path.rawValue), chunks: chunks))

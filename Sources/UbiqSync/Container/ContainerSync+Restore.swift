@@ -33,6 +33,9 @@ extension ContainerSync {
         }
         let before = try index.item(id, path)
         let onDisk = before.flatMap { $0.item.deleted ? nil : $0 }
+        if entry.item.kind == .package || onDisk?.item.kind == .package {
+            return try await restorePackage(path, entry: entry, before: before, holders: holders)
+        }
         if let onDisk, onDisk.item.kind == .directory {
             throw RestoreError(.folderInTheWay, "a folder is at '\(path)' now; move it away and restore again")
         }

@@ -12,7 +12,7 @@ extension ContainerSync {
         public var failed: [(path: RelativePath, reason: String)] = []
     }
 
-    /// Puts every file under `root` back as it was at `at` (ms since 1970): a file changed
+    /// Puts every file and package under `root` back as it was at `at` (ms since 1970): a file changed
     /// since gets the version it had then, one deleted since comes back, one created since
     /// moves to the history. Each is a local change, so every device follows. Versions that
     /// only connected peers keep count too (this device's own edits are in theirs). The version a
@@ -29,7 +29,7 @@ extension ContainerSync {
         let moment = at * 1_000_000
         let byPath = Dictionary(grouping: known, by: \.path)
         let present = try index.items(id, under: root).filter { !$0.item.deleted }
-        let current = present.filter { $0.item.kind == .file }
+        let current = present.filter { $0.item.kind.hasBytes }
         let paths = Set(byPath.keys).union(current.map(\.item.path)).sorted { $0.rawValue.utf8.lexicographicallyPrecedes($1.rawValue.utf8) }
         guard !paths.isEmpty || !present.isEmpty else {
             throw RestoreError(.versionNotFound, "nothing is at '\(root)' now or in the history of the container on this device and its connected peers")
@@ -40,7 +40,7 @@ extension ContainerSync {
             let then = byPath[path]?.filter { $0.entry.keptAt > at }.min { ($0.entry.keptAt, $0.entry.id) < ($1.entry.keptAt, $1.entry.id) }
             let now = currentByPath[path]
             do {
-                if let then, then.entry.item.mtime <= moment {
+                if let then, then.entry.item.latestChange <= moment {
                     // A peer's listing leaves a large file's chunks out; an empty file has none.
                     let listed = then.entry.item.size == 0 || !then.entry.item.chunks.isEmpty
                     if let now, now.item.version == then.entry.item.version
@@ -50,7 +50,7 @@ extension ContainerSync {
                         try await restore(then)
                         result.restored.append(path)
                     }
-                } else if let now, then != nil || now.item.mtime > moment {
+                } else if let now, then != nil || now.item.latestChange > moment {
                     try await removeKeepingLocally(now)
                     result.removed.append(path)
                 } else {
@@ -70,6 +70,13 @@ extension ContainerSync {
     /// Moves a file created since the moment restored to into the history and records its
     /// deletion here.
     private func removeKeepingLocally(_ local: IndexedItem) async throws {
+        if local.item.kind == .package {
+            do { try removePackage(local, keeping: .deleted, by: device) } catch let error as DiskError where error.code == .alreadyExists || error.code == .io {
+                throw RestoreError(.busy, "'\(local.item.path)' changed on disk; try again after it is scanned")
+            }
+            await localChanges([local.item.path])
+            return
+        }
         guard disk.stat(local.item.path) == local.stat else {
             throw RestoreError(.busy, "'\(local.item.path)' changed on disk; try again after it is scanned")
         }
