@@ -97,7 +97,7 @@ struct AccountMethods: Sendable {
     static func entry(_ indexed: IndexedItem) -> ItemEntry {
         let item = indexed.item
         return ItemEntry(path: item.path.rawValue, kind: item.kind, size: Int64(item.size), mtime: date(item.latestChange),
-                         executable: item.executable, permissions: item.kind == .symlink ? nil : "\(item.permissions)",
+                         executable: item.kind != .package && item.executable, permissions: item.kind == .symlink ? nil : "\(item.permissions)",
                          symlinkTarget: item.symlinkTarget, version: "\(item.version)",
                          modifiedBy: item.modifiedBy, conflicts: item.conflicts.count, downloaded: indexed.downloaded)
     }
