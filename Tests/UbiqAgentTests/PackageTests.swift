@@ -37,6 +37,18 @@ import UbiqTestSupport
         return hashes
     }
 
+    /// Starts the cluster's alpha and beta, connected, with alpha's package on both; returns
+    /// the package's contents.
+    static func startWithPackage(_ cluster: LiveCluster) async throws -> [String: String] {
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        try makePackage(on: a)
+        let first = contents(on: a)
+        try await waitForConvergence([a, b], "the package on beta") { _ in contents(on: b) == first }
+        return first
+    }
+
     @Test func aPackageIsOneItemAnEditMovesOnlyItsChangedFilesAndAReaderNeverSeesAMix() async throws {
         let cluster = try LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
@@ -117,10 +129,7 @@ import UbiqTestSupport
         let cluster = try LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
-        try await cluster.start()
-        try await cluster.waitConnected()
-        try Self.makePackage(on: a)
-        try await waitForConvergence([a, b], "the package on beta") { _ in Self.contents(on: b) == Self.contents(on: a) }
+        _ = try await Self.startWithPackage(cluster)
         let original = try await a.versions(Self.package).current.id
 
         // Different inner files edited on each while apart; beta's edit is the later one.
@@ -172,10 +181,7 @@ import UbiqTestSupport
         let cluster = try LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
-        try await cluster.start()
-        try await cluster.waitConnected()
-        try Self.makePackage(on: a)
-        try await waitForConvergence([a, b], "the package on beta") { _ in Self.contents(on: b) == Self.contents(on: a) }
+        _ = try await Self.startWithPackage(cluster)
 
         let query = MetadataQuery(container: b.container)
         let gathered = try await query.start(socketPath: b.socket)
@@ -217,11 +223,7 @@ import UbiqTestSupport
         let cluster = try LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
-        try await cluster.start()
-        try await cluster.waitConnected()
-        try Self.makePackage(on: a)
-        let first = Self.contents(on: a)
-        try await waitForConvergence([a, b], "the package on beta") { _ in Self.contents(on: b) == first }
+        let first = try await Self.startWithPackage(cluster)
         try await Self.edit(["Index.xml", "Data/page-11.bin"], on: a, seed: 900)
         let second = Self.contents(on: a)
         try await waitUntil("beta to apply the edit") { Self.contents(on: b) == second }
@@ -253,11 +255,7 @@ import UbiqTestSupport
         let cluster = try LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
-        try await cluster.start()
-        try await cluster.waitConnected()
-        try Self.makePackage(on: a)
-        let first = Self.contents(on: a)
-        try await waitForConvergence([a, b], "the package on beta") { _ in Self.contents(on: b) == first }
+        let first = try await Self.startWithPackage(cluster)
         let before = Date()
         try await Self.edit(["Data/page-12.bin"], on: a, seed: 1000)
         let later = "Documents/Later.pages"
@@ -393,11 +391,7 @@ import UbiqTestSupport
         let cluster = try LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
-        try await cluster.start()
-        try await cluster.waitConnected()
-        try PackageTests.makePackage(on: a)
-        let old = PackageTests.contents(on: a)
-        try await waitForConvergence([a, b], "the package on beta") { _ in PackageTests.contents(on: b) == old }
+        let old = try await PackageTests.startWithPackage(cluster)
 
         b.stop()
         b.environment = ["UBIQ_TEST_CRASH_AT": step, "UBIQ_TEST_CRASH_PATH": PackageTests.package]
