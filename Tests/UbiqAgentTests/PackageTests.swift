@@ -295,6 +295,59 @@ import UbiqTestSupport
         #expect(try await b.status().containers[0].packages == 0)
     }
 
+    /// Adding an extension to every device's list turns an existing folder into a package
+    /// (one version, no conflict, its inner items gone from listings, its files kept);
+    /// removing it turns the package back into a folder with items.
+    @Test func changingTheListTurnsFoldersIntoPackagesAndBack() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        let without = ["[sync]", "package_extensions = [\"numbers\"]"]
+        for agent in [a, b] { agent.configTables = without }
+        try await cluster.start()
+        try await cluster.waitConnected()
+        try a.write(Self.package + "/Index.xml", "index")
+        try a.write(Self.package + "/Data/one.bin", "one")
+        try await waitForConvergence([a, b], "the folder on beta") { $0[Self.package + "/Data/one.bin"] != nil }
+        #expect(try await b.items(in: Self.package).map(\.path).sorted() == [Self.package + "/Data", Self.package + "/Index.xml"])
+
+        for agent in [a, b] {
+            agent.stop()
+            agent.configTables = []
+        }
+        try await cluster.start()
+        try await cluster.waitConnected()
+        for agent in [a, b] {
+            try await waitUntil("\(agent.name) to list the folder as a package") {
+                let kind = try await agent.items(in: "Documents").first { $0.path == Self.package }?.kind
+                let inside = try await agent.items(in: Self.package)
+                return kind == .package && inside.isEmpty
+            }
+        }
+        try await waitUntil("both to agree on the package's version") {
+            try await a.versions(Self.package).current == b.versions(Self.package).current
+        }
+        for agent in [a, b] {
+            #expect(try await agent.versions(Self.package).conflicts.isEmpty)
+            #expect(agent.read(Self.package + "/Data/one.bin") == "one" && agent.read(Self.package + "/Index.xml") == "index")
+        }
+
+        for agent in [a, b] {
+            agent.stop()
+            agent.configTables = without
+        }
+        try await cluster.start()
+        try await cluster.waitConnected()
+        for agent in [a, b] {
+            try await waitUntil("\(agent.name) to list the package's files as items again") {
+                let kind = try await agent.items(in: "Documents").first { $0.path == Self.package }?.kind
+                let inside = try await agent.items(in: Self.package + "/Data")
+                return kind == .directory && inside.map(\.path) == [Self.package + "/Data/one.bin"]
+            }
+            #expect(agent.read(Self.package + "/Data/one.bin") == "one")
+        }
+    }
+
     /// A program that writes a package's files one after another without coordinating makes
     /// one new version once the package is quiet, not one per file.
     @Test func uncoordinatedWritesInsideAreGatheredIntoOneVersion() async throws {
