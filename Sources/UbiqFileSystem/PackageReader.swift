@@ -53,14 +53,14 @@ public struct PackageReader: Sendable {
                               bytesHashed: walk.bytesHashed, leftOut: walk.leftOut)
     }
 
-    /// What changes with any write inside the package but not with a new hard link to one
-    /// of its files: its fingerprint without change times, from the entries' stat facts
-    /// alone (no file is opened). Whether a package is still as it was while a new version
-    /// that shares its files is staged.
-    public func stamp(_ folder: Int32, name: String) throws(PackageReadError) -> FileStat {
+    /// The fingerprint ``read(_:name:previous:)`` gives, from the entries' stat facts alone (no
+    /// file is opened): whether a package is still as it was read. Without `changeTimes` it is
+    /// the package's stamp: what changes with any write inside but not with a new hard link
+    /// to one of its files, while a new version that shares its files is staged.
+    public func fingerprint(_ folder: Int32, name: String, changeTimes: Bool) throws(PackageReadError) -> FileStat {
         var own = stat()
         guard fstat(folder, &own) == 0 else { throw .failed(.posix(errno, "fstat", name)) }
-        var walk = PackageWalk(reader: self, name: name, previous: nil, root: FileStat(own), statsOnly: true)
+        var walk = PackageWalk(reader: self, name: name, previous: nil, root: FileStat(own), statsOnly: true, changeTimes: changeTimes)
         try walk.visitChildren(of: folder, prefix: nil)
         return walk.fingerprint(size: walk.fileBytes)
     }
@@ -79,13 +79,16 @@ private struct PackageWalk {
     var filesHashed = 0
     var bytesHashed: UInt64 = 0
     var leftOut: [(path: String, reason: String)] = []
-    /// Only the stamp is wanted: files are not opened, their sizes added up, change times left out.
+    /// Only the fingerprint is wanted: files are not opened, their sizes added up.
     let statsOnly: Bool
+    /// Whether change times count (not in a stamp).
+    let changeTimes: Bool
     var fileBytes: UInt64 = 0
 
-    init(reader: PackageReader, name: String, previous: PackageContent?, root: FileStat, statsOnly: Bool = false) {
+    init(reader: PackageReader, name: String, previous: PackageContent?, root: FileStat, statsOnly: Bool = false, changeTimes: Bool = true) {
         self.reader = reader
         self.statsOnly = statsOnly
+        self.changeTimes = changeTimes
         self.name = name
         self.root = root
         var known: [RelativePath: (member: PackageMember, chunks: [ChunkRef])] = [:]
@@ -96,7 +99,7 @@ private struct PackageWalk {
         }
         self.previous = known
         var root = root
-        if statsOnly { root.ctimeNs = 0 }
+        if !changeTimes { root.ctimeNs = 0 }
         latestMtime = root.mtimeNs
         latestCtime = root.ctimeNs
         digest.add(root)
@@ -131,7 +134,7 @@ private struct PackageWalk {
             throw .failed(.posix(errno, "lstat", location(path)))
         }
         var found = FileStat(st)
-        if statsOnly { found.ctimeNs = 0 }
+        if !changeTimes { found.ctimeNs = 0 }
         latestMtime = max(latestMtime, found.mtimeNs)
         latestCtime = max(latestCtime, found.ctimeNs)
         digest.add(path.rawValue)

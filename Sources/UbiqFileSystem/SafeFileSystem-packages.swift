@@ -181,27 +181,34 @@ extension SafeFileSystem {
         }
     }
 
-    /// The package's stamp (``PackageReader/stamp(_:name:)``); nil where no folder is there.
-    public func packageStamp(_ path: RelativePath, reader: PackageReader) throws(PackageReadError) -> FileStat? {
+    /// The package's fingerprint, or its stamp without `changeTimes`
+    /// (``PackageReader/fingerprint(_:name:changeTimes:)``); nil where no folder is there.
+    public func packageFingerprint(_ path: RelativePath, reader: PackageReader, changeTimes: Bool) throws(PackageReadError) -> FileStat? {
         let folder: OwnedDescriptor
         do { folder = try openPackage(path) } catch {
             if case .failed(let failure) = error, [.notFound, .notADirectory, .escapesContainer].contains(failure.code) { return nil }
             throw error
         }
-        return try withExtendedLifetime(folder) { () throws(PackageReadError) in try reader.stamp(folder.fd, name: path.rawValue) }
+        return try withExtendedLifetime(folder) { () throws(PackageReadError) in try reader.fingerprint(folder.fd, name: path.rawValue, changeTimes: changeTimes) }
     }
 
     /// Takes the folder at `path` away whole: moved into `.ubiq/tmp/` in one step (it is gone
     /// from the container at once), then removed there.
     public func removeTree(_ path: RelativePath) throws(FileSystemError) {
-        let temporary = try agentFolder(ContainerLayout.temporaryName)
-        let parent = try parentFolder(of: path, create: false)
         let name = Self.randomName(prefix: "k")
-        guard LinuxCalls.renameNoReplace(parent.fd, String(path.name), temporary.fd, name) == 0 else {
-            throw .posix(errno, "move away the folder", path.rawValue)
-        }
-        guard fsync(parent.fd) == 0 else { throw .posix(errno, "fsync the folder of", path.rawValue) }
+        try moveTree(path, into: ContainerLayout.temporaryName, as: name)
         try removeStaged(name)
+    }
+
+    /// Moves the folder at `path` into the agent's folder `folder` as `name`, in one step,
+    /// both folders made durable after.
+    private func moveTree(_ path: RelativePath, into folder: String, as name: String) throws(FileSystemError) {
+        let target = try agentFolder(folder)
+        let parent = try parentFolder(of: path, create: false)
+        guard LinuxCalls.renameNoReplace(parent.fd, String(path.name), target.fd, name) == 0 else {
+            throw .posix(errno, "move into .ubiq/\(folder) the folder", path.rawValue)
+        }
+        guard fsync(parent.fd) == 0, fsync(target.fd) == 0 else { throw .posix(errno, "fsync the folder of", path.rawValue) }
     }
 
     private func openPackage(_ path: RelativePath) throws(PackageReadError) -> OwnedDescriptor {
@@ -267,11 +274,6 @@ extension SafeFileSystem {
 
     /// Takes the folder at `path` away whole into the history as `name`, in one step.
     public func removeTreeKeeping(_ path: RelativePath, as name: String) throws(FileSystemError) {
-        let history = try agentFolder(ContainerLayout.historyName)
-        let parent = try parentFolder(of: path, create: false)
-        guard LinuxCalls.renameNoReplace(parent.fd, String(path.name), history.fd, name) == 0 else {
-            throw .posix(errno, "move into the history the folder", path.rawValue)
-        }
-        guard fsync(parent.fd) == 0, fsync(history.fd) == 0 else { throw .posix(errno, "fsync the folder of", path.rawValue) }
+        try moveTree(path, into: ContainerLayout.historyName, as: name)
     }
 }

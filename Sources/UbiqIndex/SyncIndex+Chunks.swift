@@ -62,11 +62,7 @@ extension SyncIndex {
         try write { db in
             let id = try containerRow(db, container).id
             try Self.replaceChunks(db, container: id, file: .version(name), chunks: chunks ?? [])
-            if chunks == nil {
-                let prefix = ChunkLocation.File.version(name).stored + "/"
-                try db.execute(cached: "DELETE FROM chunk WHERE container = ? AND file >= ? AND file < ?",
-                               arguments: [id, prefix, prefix + "\u{10FFFF}"])
-            }
+            if chunks == nil { try Self.replaceTreeChunks(db, container: id, folder: .version(name), content: nil) }
         }
     }
 
@@ -74,9 +70,24 @@ extension SyncIndex {
     /// `name/inner/path`, in one transaction.
     public func setVersionPackage(_ container: ContainerID, name: String, content: PackageContent) throws {
         try write { db in
-            let id = try containerRow(db, container).id
-            for (index, chunks) in content.files {
-                try Self.replaceChunks(db, container: id, file: .version(name + "/" + content.members[index].path.rawValue), chunks: chunks)
+            try Self.replaceTreeChunks(db, container: containerRow(db, container).id, folder: .version(name), content: content)
+        }
+    }
+
+    /// Makes the chunk table list the files of a package tree at `folder` (a package in place,
+    /// or a kept one in `.ubiq/versions/` or `.ubiq/history/`), each at `folder/inner/path`
+    /// with offsets from the file's start; none where `content` is nil. Rows of an earlier
+    /// tree there go.
+    static func replaceTreeChunks(_ db: Database, container: Int64, folder: ChunkLocation.File, content: PackageContent?) throws {
+        let prefix = folder.stored + "/"
+        try db.execute(cached: "DELETE FROM chunk WHERE container = ? AND file >= ? AND file < ?",
+                       arguments: [container, prefix, prefix + "\u{10FFFF}"])
+        guard let content else { return }
+        let insert = try db.cachedStatement(sql: "INSERT INTO chunk (hash, container, file, offset, size) VALUES (?, ?, ?, ?, ?)")
+        for (index, chunks) in content.files {
+            let file = prefix + content.members[index].path.rawValue
+            for chunk in chunks {
+                try insert.execute(arguments: [Data(chunk.hash.bytes), container, file, Int64(chunk.offset), Int64(chunk.size)])
             }
         }
     }

@@ -29,18 +29,10 @@ extension SyncIndex {
     /// Lists the chunks of a kept version (nil: forgets them): a file's at its name, a
     /// package's files each at `name/inner/path`.
     static func replaceKeptChunks(_ db: Database, container: Int64, name: String, item: Item?) throws {
-        guard let item, item.kind == .package else {
-            try replaceChunks(db, container: container, file: .history(name), chunks: item?.chunks ?? [])
-            if item == nil {
-                let prefix = ChunkLocation.File.history(name).stored + "/"
-                try db.execute(cached: "DELETE FROM chunk WHERE container = ? AND file >= ? AND file < ?",
-                               arguments: [container, prefix, prefix + "\u{10FFFF}"])
-            }
-            return
-        }
-        guard let content = try? PackageContent(members: item.members, chunks: item.chunks) else { return }
-        for (index, chunks) in content.files {
-            try replaceChunks(db, container: container, file: .history(name + "/" + content.members[index].path.rawValue), chunks: chunks)
+        let package = item?.kind == .package
+        try replaceChunks(db, container: container, file: .history(name), chunks: package ? [] : item?.chunks ?? [])
+        if item == nil || package {
+            try replaceTreeChunks(db, container: container, folder: .history(name), content: package ? try? item?.packageContent() : nil)
         }
     }
 

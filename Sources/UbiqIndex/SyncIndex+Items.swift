@@ -189,26 +189,9 @@ extension SyncIndex {
         try replaceChunks(db, container: container, file: .item(item.path),
                           chunks: item.deleted || item.kind != .file || absent ? [] : item.chunks)
         if item.kind == .package {
-            try replacePackageChunks(db, container: container, package: item.path, holding: item.deleted || absent ? nil : item)
-        }
-    }
-
-    /// A package's chunks are listed at each of its files' own paths inside it, with offsets
-    /// from the file's start, so that they are read, copied and served like any file's.
-    /// Nothing else has rows under a package's path: its inside is never an item (rows left
-    /// by a package that became a folder are replaced as its files are recorded, and any
-    /// other is checked by its hash when read).
-    static func replacePackageChunks(_ db: Database, container: Int64, package path: RelativePath, holding item: Item?) throws {
-        let prefix = ChunkLocation.File.item(path).stored + "/"
-        try db.execute(cached: "DELETE FROM chunk WHERE container = ? AND file >= ? AND file < ?",
-                       arguments: [container, prefix, prefix + "\u{10FFFF}"])
-        guard let item, let content = try? PackageContent(members: item.members, chunks: item.chunks) else { return }
-        let insert = try db.cachedStatement(sql: "INSERT INTO chunk (hash, container, file, offset, size) VALUES (?, ?, ?, ?, ?)")
-        for (index, chunks) in content.files {
-            let file = prefix + content.members[index].path.rawValue
-            for chunk in chunks {
-                try insert.execute(arguments: [Data(chunk.hash.bytes), container, file, Int64(chunk.offset), Int64(chunk.size)])
-            }
+            // Its files' chunks at their own paths inside it, so they are read like any file's.
+            try replaceTreeChunks(db, container: container, folder: .item(item.path),
+                                  content: item.deleted || absent ? nil : try? item.packageContent())
         }
     }
 }

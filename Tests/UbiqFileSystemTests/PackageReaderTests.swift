@@ -67,6 +67,28 @@ struct PackageReaderTests {
         #expect(deleted.fingerprint != renamed.fingerprint && deleted.content.size == 300_005)
     }
 
+    func fingerprint(changeTimes: Bool) throws -> FileStat {
+        let fd = open(fixture.absolute("Report.pages"), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno)!) }
+        defer { close(fd) }
+        return try PackageReader().fingerprint(fd, name: "Report.pages", changeTimes: changeTimes)
+    }
+
+    /// From stat facts alone (a link leading out too) the fingerprint is the reading's, so the
+    /// engine checks a package without opening its files; the stamp ignores a new hard link.
+    @Test func theFingerprintFromStatsAloneIsTheReadingsAndTheStampIgnoresLinks() throws {
+        try makeDocument()
+        try fixture.symlink("Report.pages/Out", to: "../../elsewhere")
+        #expect(try fingerprint(changeTimes: true) == read().fingerprint)
+        let stamp = try fingerprint(changeTimes: false)
+        #expect(link(fixture.absolute("Report.pages/Index.xml"), fixture.absolute("linked-elsewhere")) == 0)
+        #expect(try fingerprint(changeTimes: false) == stamp)
+        #expect(try fingerprint(changeTimes: true) == read().fingerprint)
+        try fixture.write("Report.pages/Data/Thumbs/small.png", "THUMB")
+        #expect(try fingerprint(changeTimes: false) != stamp)
+        #expect(try fingerprint(changeTimes: true) == read().fingerprint)
+    }
+
     @Test func whatCannotTravelIsLeftOutOrRefused() throws {
         try makeDocument()
         try fixture.symlink("Report.pages/Escape", to: "../../outside")

@@ -12,7 +12,15 @@ extension FileSystemDisk {
     }
 
     func packageStamp(_ path: RelativePath) throws -> FileStat? {
-        do { return try files.packageStamp(path, reader: packageReader) } catch {
+        try fingerprint(path, changeTimes: false)
+    }
+
+    func packageFingerprint(_ path: RelativePath) throws -> FileStat? {
+        try fingerprint(path, changeTimes: true)
+    }
+
+    private func fingerprint(_ path: RelativePath, changeTimes: Bool) throws -> FileStat? {
+        do { return try files.packageFingerprint(path, reader: packageReader, changeTimes: changeTimes) } catch {
             throw DiskError(.alreadyExists, "'\(path)' is changing on disk (\(error)); it will be rescanned")
         }
     }
@@ -25,19 +33,13 @@ extension FileSystemDisk {
     }
 
     func commitPackage(_ staged: any StagedPackage, to path: RelativePath, expected: FileStat?, keepReplacedAs: String?) throws {
-        guard let staged = staged as? StagedPackageOnDisk, let staging = staged.take() else {
-            throw DiskError(.io, "not a staged package of this disk, or already committed")
-        }
+        let staging = try Self.take(staged)
         do {
             try check(path, stamp: expected)
             if case .replaced(let previous) = try files.exchange(staging, into: path) {
-                // The new version is in place; a tree that cannot be kept or removed now goes at the next start.
-                do {
-                    guard let keepReplacedAs else { throw FileSystemError(.notFound, "not kept") }
-                    try files.keepStagedInHistory(previous, as: keepReplacedAs)
-                } catch {
-                    try? files.removeStaged(previous)
-                }
+                // The new version is in place; a tree neither kept nor removed now goes at the next start.
+                let kept = keepReplacedAs.map { (try? files.keepStagedInHistory(previous, as: $0)) != nil } ?? false
+                if !kept { try? files.removeStaged(previous) }
             }
         } catch {
             try? files.removeStaged(staging.name)
@@ -67,6 +69,16 @@ extension FileSystemDisk {
             case .changing(let inside): throw DiskError(.io, "'\(inside)' changed while its package was read; it will be rescanned")
             }
         }
+    }
+}
+
+extension FileSystemDisk {
+    /// The staging behind a staged package, which is done with after this.
+    static func take(_ staged: any StagedPackage) throws -> PackageStaging {
+        guard let staged = staged as? StagedPackageOnDisk, let staging = staged.take() else {
+            throw DiskError(.io, "not a staged package of this disk, or already committed")
+        }
+        return staging
     }
 }
 

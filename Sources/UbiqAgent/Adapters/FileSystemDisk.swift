@@ -81,28 +81,28 @@ struct FileSystemDisk: ContainerDisk {
         case .item(let path):
             return try files.openForReading(path)
         case .version(let name) where name.contains("/"):
-            // A file inside a kept package version: `name/inner/path`.
-            let (version, rest) = (String(name.prefix { $0 != "/" }), String(name.drop { $0 != "/" }.dropFirst()))
-            guard let member = try? RelativePath(rest) else { throw DiskError(.escapesContainer, "bad version member name") }
-            do { return try files.openVersionMember(named: version, member: member) } catch {
-                throw DiskError(error.code == .notFound ? .notFound : .io, error.message)
-            }
+            return try Self.openMember(of: name) { (tree, member) throws(FileSystemError) in try files.openVersionMember(named: tree, member: member) }
         case .version(let name):
             guard !name.hasPrefix(".") else { throw DiskError(.escapesContainer, "bad version name") }
             let fd = Glibc.open(layout.versionsFolder + "/" + name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             guard fd >= 0 else { throw DiskError(.notFound, "version file \(name) is missing") }
             return fd
         case .history(let name) where name.contains("/"):
-            // A file inside a package kept in the history: `name/inner/path`.
-            let (entry, rest) = (String(name.prefix { $0 != "/" }), String(name.drop { $0 != "/" }.dropFirst()))
-            guard let member = try? RelativePath(rest) else { throw DiskError(.escapesContainer, "bad history member name") }
-            do { return try files.openHistoryMember(named: entry, member: member) } catch {
-                throw DiskError(error.code == .notFound ? .notFound : .io, error.message)
-            }
+            return try Self.openMember(of: name) { (tree, member) throws(FileSystemError) in try files.openHistoryMember(named: tree, member: member) }
         case .history(let name):
             do { return try files.openHistory(name) } catch {
                 throw DiskError(error.code == .notFound ? .notFound : .io, error.message)
             }
+        }
+    }
+
+    /// Opens a file inside a kept package tree named `NAME/inner/path` with `open` (of the
+    /// versions or the history).
+    private static func openMember(of name: String, _ open: (String, RelativePath) throws(FileSystemError) -> Int32) throws -> Int32 {
+        let (tree, rest) = (String(name.prefix { $0 != "/" }), String(name.drop { $0 != "/" }.dropFirst()))
+        guard let member = try? RelativePath(rest) else { throw DiskError(.escapesContainer, "'\(name)' is not a file in a kept package") }
+        do { return try open(tree, member) } catch {
+            throw DiskError(error.code == .notFound ? .notFound : .io, error.message)
         }
     }
 
@@ -214,9 +214,7 @@ struct FileSystemDisk: ContainerDisk {
     }
 
     func commitPackageVersion(_ staged: any StagedPackage, of path: RelativePath, id: String) throws {
-        guard let staged = staged as? StagedPackageOnDisk, let staging = staged.take() else {
-            throw DiskError(.io, "not a staged package of this disk, or already committed")
-        }
+        let staging = try Self.take(staged)
         do { try files.commitToVersions(staging, path: path, id: id) } catch {
             try? files.removeStaged(staging.name)
             throw DiskError(.io, error.message)

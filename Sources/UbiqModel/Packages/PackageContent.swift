@@ -152,3 +152,17 @@ extension PackageContent: Codable {
         try container.encode(chunks, forKey: .chunks)
     }
 }
+
+extension Item {
+    /// What this package holds, checked as a peer's list is (``PackageContent``).
+    public func packageContent() throws(ModelError) -> PackageContent {
+        try PackageContent(members: members, chunks: chunks)
+    }
+}
+
+extension ConflictVersion {
+    /// What this package version holds, checked as a peer's list is.
+    public func packageContent() throws(ModelError) -> PackageContent {
+        try PackageContent(members: members, chunks: chunks)
+    }
+}

@@ -310,6 +310,10 @@ public final class SimulatedDisk: ContainerDisk {
         throw DiskError(.io, "the simulated disk does not model file packages yet")
     }
 
+    public func packageFingerprint(_ path: RelativePath) throws -> FileStat? {
+        throw DiskError(.io, "the simulated disk does not model file packages yet")
+    }
+
     public func commitPackage(_ staged: any StagedPackage, to path: RelativePath, expected: FileStat?, keepReplacedAs: String?) throws {
         throw DiskError(.io, "the simulated disk does not model file packages yet")
     }

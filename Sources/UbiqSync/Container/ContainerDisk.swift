@@ -208,6 +208,9 @@ public protocol ContainerDisk: Sendable {
     /// one of its files (nil where no folder is there): taken before a new version that
     /// shares its files is staged, and checked again when it is put in place.
     func packageStamp(_ path: RelativePath) throws -> FileStat?
+    /// The fingerprint a scan records for the package at `path`, from stat facts alone (nil
+    /// where no folder is there): whether it is still as recorded.
+    func packageFingerprint(_ path: RelativePath) throws -> FileStat?
     /// Puts a staged package at `path` in one step (a reader sees the old tree or the new one,
     /// never a mix), where what is there still has the stamp `expected` (nil: nothing may be
     /// there); `DiskError.alreadyExists` otherwise, and nothing changes. The tree it replaces

@@ -9,37 +9,15 @@ import UbiqModel
 extension ContainerSync {
     /// Puts `goal` (a package) in place and records it; `onDisk` is what the index holds here.
     func materializePackage(_ goal: Item, onDisk: IndexedItem?) async throws {
-        let path = goal.path
         let content: PackageContent
-        do { content = try PackageContent(members: goal.members, chunks: goal.chunks) } catch {
-            throw DiskError(.io, "'\(path)' cannot be applied: \(error.reason)")
+        do { content = try goal.packageContent() } catch {
+            throw DiskError(.io, "'\(goal.path)' cannot be applied: \(error.reason)")
         }
-        // Stamped first: a write after the check below shows at the exchange.
-        let stamp = try disk.packageStamp(path)
-        let current = try packageInPlace(onDisk, path: path)
-        if current == nil, stamp != nil {
-            throw DiskError(.alreadyExists, "a folder is at '\(path)' here, where a peer has a package: "
-                                + "give every device the same package_extensions, or move the folder away")
-        }
-        let staged = try await build(content, folder: PackageMember(of: goal), at: path, sharing: current, version: goal.version)
-        do {
-            // What the package replaces where it is not a package (a file, a link): kept as when
-            // a file replaces one, then the exchange finds nothing there.
-            if let onDisk, current == nil, !onDisk.item.deleted, disk.stat(path) != nil,
-               try !removeKeeping(onDisk, reason: .replaced, by: goal.modifiedBy) {
-                try disk.remove(path)
-            }
-            try commit(staged, to: path, expected: stamp, replacing: current == nil ? nil : onDisk, by: goal.modifiedBy)
-        } catch {
-            staged.discard()
-            throw error
-        }
-        // Read back for the fingerprint the next scan compares; what is not the goal (written
-        // since the exchange) is left for that scan to find.
-        let placed = try? disk.readPackage(path, previous: content)
-        try record([ItemWrite(item: goal, stat: placed?.content == content ? placed?.stat : nil, settlesNeed: true)], origin: .remote)
-        logger.debug("applied package", metadata: ["path": "\(path)", "version": "\(goal.version)", "members": "\(content.members.count)"])
-        reviveFolders(above: [path])
+        let site = try packageSite(goal.path, onDisk: onDisk)
+        let stat = try await place(content, folder: PackageMember(of: goal), at: goal.path, over: site, by: goal.modifiedBy, version: goal.version)
+        try record([ItemWrite(item: goal, stat: stat, settlesNeed: true)], origin: .remote)
+        logger.debug("applied package", metadata: ["path": "\(goal.path)", "version": "\(goal.version)", "members": "\(content.members.count)"])
+        reviveFolders(above: [goal.path])
     }
 
     /// Puts a conflict version in place of the current one where either is a package: a
@@ -61,30 +39,19 @@ extension ContainerSync {
             }
         }
         let content: PackageContent
-        do { content = try PackageContent(members: version.members, chunks: version.chunks) } catch {
+        do { content = try version.packageContent() } catch {
             throw ResolveError(.versionNotFound, "conflict version \(version.id) of '\(path)' cannot be used: \(error.reason)")
-        }
-        let stamp = try disk.packageStamp(path)
-        let current = try packageInPlace(inPlace, path: path)
-        if let inPlace, current == nil, inPlace.item.kind != .directory, disk.stat(path) != nil, try !removeKeeping(inPlace, reason: .replaced, by: device) {
-            try disk.remove(path)
         }
         var folder = PackageMember(of: version, at: path)
         folder.mtime = now
-        let staged = try await build(content, folder: folder, at: path, sharing: current, version: nil)
-        do { try commit(staged, to: path, expected: stamp, replacing: current == nil ? nil : inPlace, by: device) } catch {
-            staged.discard()
-            throw error
-        }
-        let placed = try? disk.readPackage(path, previous: content)
-        return placed?.content == content ? placed?.stat : nil
+        return try await place(content, folder: folder, at: path, over: try packageSite(path, onDisk: inPlace), by: device)
     }
 
     /// Writes a package version of `path` as a new package at `destination`, where nothing is
     /// (`DiskError.alreadyExists` otherwise).
     func savePackage(_ source: ConflictVersion, of path: RelativePath, to destination: RelativePath) async throws {
         let content: PackageContent
-        do { content = try PackageContent(members: source.members, chunks: source.chunks) } catch {
+        do { content = try source.packageContent() } catch {
             throw DiskError(.io, "version \(source.id) of '\(path)' cannot be saved: \(error.reason)")
         }
         let staged = try await build(content, folder: PackageMember(of: source, at: destination), at: path, sharing: nil, version: nil)
@@ -92,6 +59,57 @@ extension ContainerSync {
             staged.discard()
             throw error
         }
+    }
+
+    /// What is at a package's path before a new version goes there: the index's item
+    /// (`onDisk`), the package it holds (checked against the disk), and the stamp that must
+    /// not change until the swap.
+    struct PackageSite {
+        var onDisk: IndexedItem?
+        var current: PackageContent?
+        var stamp: FileStat?
+    }
+
+    /// A folder that is no package here stands where a package is to go.
+    struct FolderInTheWay: Error, CustomStringConvertible {
+        var path: RelativePath
+        var description: String {
+            "a folder is at '\(path)' here, where a package is to go: give every device the same package_extensions, or move the folder away"
+        }
+    }
+
+    /// Looks at what is at `path` (stamped first, so a write after the check shows at the
+    /// swap): a `DiskError` where it is changing or changed since it was recorded,
+    /// ``FolderInTheWay`` where a folder that is not a package here stands there.
+    func packageSite(_ path: RelativePath, onDisk: IndexedItem?) throws -> PackageSite {
+        let stamp = try disk.packageStamp(path)
+        let current = try packageInPlace(onDisk, path: path)
+        if current == nil, stamp != nil { throw FolderInTheWay(path: path) }
+        return PackageSite(onDisk: onDisk, current: current, stamp: stamp)
+    }
+
+    /// Builds `content` (sharing the unchanged files of the package at `site`; the rest from
+    /// local copies, then `holders` and the peers that hold `version`) and swaps it in at
+    /// `path`; what it replaces goes to the history as replaced by `by`'s change. `beforeSwap`
+    /// may still refuse. Returns the fingerprint to record: nil where something was written
+    /// there since the swap, for the next scan to find.
+    func place(_ content: PackageContent, folder: PackageMember, at path: RelativePath, over site: PackageSite, by: DeviceID,
+               version: VersionVector? = nil, holders: [DeviceID] = [], beforeSwap: () throws -> Void = {}) async throws -> FileStat? {
+        let staged = try await build(content, folder: folder, at: path, sharing: site.current, version: version, holders: holders)
+        do {
+            try beforeSwap()
+            // A file or link there is kept as when a file replaces it; the swap then finds nothing.
+            if let onDisk = site.onDisk, site.current == nil, !onDisk.item.deleted, disk.stat(path) != nil,
+               try !removeKeeping(onDisk, reason: .replaced, by: by) {
+                try disk.remove(path)
+            }
+            try commit(staged, to: path, expected: site.stamp, replacing: site.current == nil ? nil : site.onDisk, by: by)
+        } catch {
+            staged.discard()
+            throw error
+        }
+        let placed = try? disk.readPackage(path, previous: content)
+        return placed?.content == content ? placed?.stat : nil
     }
 
     /// Swaps a staged package in where the package `replacing` (nil: nothing) is, that one
@@ -119,11 +137,11 @@ extension ContainerSync {
     }
 
     /// The content of the package at `path` as the index holds it, checked against the disk
-    /// (nil where no package is recorded there).
+    /// by its fingerprint (nil where no package is recorded there).
     func packageInPlace(_ onDisk: IndexedItem?, path: RelativePath) throws -> PackageContent? {
         guard let onDisk, !onDisk.item.deleted, onDisk.item.kind == .package, onDisk.downloaded else { return nil }
-        guard let content = try? PackageContent(members: onDisk.item.members, chunks: onDisk.item.chunks),
-              let recorded = onDisk.stat, (try? disk.readPackage(path, previous: content))?.stat == recorded else {
+        guard let content = try? onDisk.item.packageContent(), let recorded = onDisk.stat,
+              (try? disk.packageFingerprint(path)) == recorded else {
             throw DiskError(.io, "'\(path)' changed on disk while applying; it will be rescanned")
         }
         return content
@@ -149,7 +167,7 @@ extension ContainerSync {
     /// place), and lists its files' chunks there for peers that lack it.
     func keepPackageVersion(_ version: ConflictVersion, of path: RelativePath) async throws {
         let content: PackageContent
-        do { content = try PackageContent(members: version.members, chunks: version.chunks) } catch {
+        do { content = try version.packageContent() } catch {
             throw DiskError(.io, "conflict version \(version.id) of '\(path)' cannot be kept: \(error.reason)")
         }
         let staged = try await build(content, folder: PackageMember(of: version, at: path), at: path, sharing: nil, version: nil)
@@ -175,30 +193,20 @@ extension ContainerSync {
             throw RestoreError(.folderInTheWay, "a folder is at '\(path)' now; move it away and restore again")
         }
         let content: PackageContent
-        do { content = try PackageContent(members: entry.item.members, chunks: entry.item.chunks) } catch {
+        do { content = try entry.item.packageContent() } catch {
             throw RestoreError(.versionNotFound, "kept version \(entry.id) of '\(path)' cannot be restored: \(error.reason)")
         }
         let scanRoot = try scanRoot(creating: path)
-        let stamp = try disk.packageStamp(path)
-        let current: PackageContent?
-        do { current = try packageInPlace(onDisk, path: path) } catch {
+        let site: PackageSite
+        do { site = try packageSite(path, onDisk: onDisk) } catch is FolderInTheWay {
+            throw RestoreError(.folderInTheWay, "a folder is at '\(path)' now; move it away and restore again")
+        } catch {
             throw RestoreError(.busy, "'\(path)' changed on disk; try again after it is scanned")
         }
-        if current == nil, stamp != nil, onDisk?.item.kind != .file {
-            throw RestoreError(.folderInTheWay, "a folder is at '\(path)' now; move it away and restore again")
-        }
-        let staged = try await build(content, folder: PackageMember(of: entry.item), at: path, sharing: current, version: nil, holders: holders)
-        do {
+        _ = try await place(content, folder: PackageMember(of: entry.item), at: path, over: site, by: device, holders: holders) {
             guard try index.item(id, path) == before else {
                 throw RestoreError(.busy, "'\(path)' changed while its kept version was put together; try again")
             }
-            if let onDisk, current == nil, disk.stat(path) != nil, try !removeKeeping(onDisk, reason: .replaced, by: device) {
-                try disk.remove(path)
-            }
-            try commit(staged, to: path, expected: stamp, replacing: current == nil ? nil : onDisk, by: device)
-        } catch {
-            staged.discard()
-            throw error
         }
         await localChanges([scanRoot])
         guard let restored = try index.item(id, path)?.item, !restored.deleted, restored.kind == .package,

@@ -287,7 +287,7 @@ public actor ContainerSync {
     /// What the index holds of the package at `path` (nil where it is not a package here).
     nonisolated func recordedPackage(_ path: RelativePath) -> PackageContent? {
         guard let indexed = try? index.item(id, path), indexed.item.kind == .package, !indexed.item.deleted else { return nil }
-        return try? PackageContent(members: indexed.item.members, chunks: indexed.item.chunks)
+        return try? indexed.item.packageContent()
     }
 
     @discardableResult

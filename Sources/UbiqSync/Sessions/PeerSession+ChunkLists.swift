@@ -24,8 +24,6 @@ struct AwaitingLists: Sendable {
 extension PeerSession {
     /// Whether our index entries may name chunk groups.
     var grouped: Bool { (agreement?.version ?? 1) >= 2 }
-    /// Whether the peer takes file packages (protocol 5).
-    var carriesPackages: Bool { (agreement?.version ?? 1) >= 5 }
 
     /// The chunk groups this device has or will fetch that `entries` may name: at their own
     /// paths, and at the paths the same update deletes (a rename).

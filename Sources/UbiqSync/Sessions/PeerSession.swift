@@ -81,6 +81,8 @@ public actor PeerSession {
 
     /// True once both hellos agreed.
     var agreed: Bool { agreement != nil }
+    /// Whether the peer takes file packages (protocol 5).
+    var carriesPackages: Bool { (agreement?.version ?? 1) >= 5 }
 
     public var sharedContainers: Set<ContainerID> { Set(agreement.map { Array($0.containers.keys) } ?? []) }
 
