@@ -67,9 +67,10 @@ public final class PackageStaging: Sendable {
 
     /// Adds `member` as the file at `source` in the container, whose bytes and metadata it
     /// has (the caller checked): its extents shared where the file system can (btrfs, xfs),
-    /// else a hard link to it. A linked file is one file in both versions, so an edit in
-    /// place of the new one shows in the old tree too.
-    public func addFile(_ member: PackageMember, sharing source: RelativePath) throws(FileSystemError) {
+    /// else a hard link to it where `linkable`, else a copy. A linked file is one file in both
+    /// versions, so an edit in place of the new one shows in the old tree too: a tree kept in
+    /// the history is never linked to.
+    public func addFile(_ member: PackageMember, sharing source: RelativePath, linkable: Bool) throws(FileSystemError) {
         let sourceParent = try fileSystem.parentFolder(of: source, create: false)
         let sourceName = String(source.name)
         let parent = try parent(of: member.path)
@@ -88,9 +89,22 @@ public final class PackageStaging: Sendable {
         }
         close(output)
         unlinkat(parent.fd, name, 0)
-        guard linkat(sourceParent.fd, sourceName, parent.fd, name, 0) == 0 else {
-            throw .posix(errno, "link", display(member.path))
+        if linkable {
+            guard linkat(sourceParent.fd, sourceName, parent.fd, name, 0) == 0 else {
+                throw .posix(errno, "link", display(member.path))
+            }
+            return
         }
+        var st = stat()
+        guard fstat(input, &st) == 0 else { throw .posix(errno, "fstat", source.rawValue) }
+        let copy = try fileSystem.makeTempFile()
+        do throws(FileSystemError) {
+            try copy.copy(from: input, at: 0, length: UInt64(st.st_size), to: 0)
+        } catch {
+            fileSystem.discard(copy)
+            throw error
+        }
+        try addFile(member, from: copy)
     }
 
     /// Gives the staged folders (and the package folder itself, `package`) their
@@ -272,8 +286,12 @@ extension SafeFileSystem {
         _ = fsync(history.fd)
     }
 
-    /// Takes the folder at `path` away whole into the history as `name`, in one step.
+    /// Takes the folder at `path` away whole into the history as `name`, in one step, its
+    /// files made durable first: the history keeps what the index says it keeps.
     public func removeTreeKeeping(_ path: RelativePath, as name: String) throws(FileSystemError) {
+        let parent = try parentFolder(of: path, create: false)
+        let folder = try openFolder(String(path.name), in: parent.fd, create: false, display: path.rawValue)
+        if !LinuxCalls.syncFileSystem(folder.fd) { sync() }
         try moveTree(path, into: ContainerLayout.historyName, as: name)
     }
 }

@@ -235,6 +235,16 @@ import UbiqTestSupport
         let tree = b.path(".ubiq/history/" + (names.first ?? "missing"))
         #expect(Dictionary(uniqueKeysWithValues: Self.files.map { ($0, (try? TreeDigest.fileHash(tree + "/" + $0)) ?? "missing") }) == first,
                 "beta's history does not hold the replaced package whole")
+        // A program on beta writes in place into a file the edit left as it was: the kept tree
+        // shares no file with the package in place, so it stays as it was.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: b.path(Self.package + "/Data/page-20.bin")))
+        try handle.seek(toOffset: 100)
+        try handle.write(contentsOf: Data("written in place".utf8))
+        try handle.close()
+        #expect((try? TreeDigest.fileHash(tree + "/Data/page-20.bin")) == first["Data/page-20.bin"],
+                "an edit in place of the package changed the version kept in the history")
+        let third = Self.contents(on: b)
+        try await waitUntil("alpha to get beta's edit in place") { Self.contents(on: a) == third }
 
         try FileManager.default.removeItem(atPath: a.path(Self.package))
         try await waitUntil("beta to delete the package") { !FileManager.default.fileExists(atPath: b.path(Self.package)) }

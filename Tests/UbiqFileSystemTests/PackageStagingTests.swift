@@ -45,7 +45,7 @@ struct PackageStagingTests {
             Self.member("Preview", .symlink, mtime: 1_000_000_006, target: "Index.xml"),
         ]
         try staging.addFolder(members[0])
-        try staging.addFile(members[1], sharing: path("Documents/Report.pages/Data/image.png"))
+        try staging.addFile(members[1], sharing: path("Documents/Report.pages/Data/image.png"), linkable: true)
         try staging.addFile(members[2], from: try tempFile("new index"))
         try staging.addFolder(members[3])
         try staging.addFile(members[4], from: try tempFile("clip"))
@@ -84,6 +84,35 @@ struct PackageStagingTests {
         // A staging given up is gone after the next start's clean-up.
         try fs.removeTemporaryFiles()
         #expect(!FileManager.default.fileExists(atPath: fixture.absolute(".ubiq/tmp/" + other.name)))
+    }
+
+    /// A tree that goes to the history shares no file with its successor except by extents
+    /// (btrfs, xfs): elsewhere an unchanged file is copied, not hard linked, so an edit in
+    /// place of the new version leaves the kept one as it was.
+    @Test func aTreeToBeKeptSharesNoFileWithItsSuccessor() throws {
+        try fixture.write("Documents/Report.pages/Index.xml", "the index")
+        try fixture.write("Documents/Report.pages/image.png", testBytes(300_000, seed: 9), mode: 0o640)
+        let old = try reading(fixture.absolute("Documents/Report.pages"))
+        let fs = fixture.fileSystem
+        let staging = try fs.stagePackage()
+        for member in old.content.members {
+            try staging.addFile(member, sharing: path("Documents/Report.pages/" + member.path.rawValue), linkable: false)
+        }
+        try staging.finishFolders(old.content.members, package: Self.member("Report.pages", .directory, mtime: 1_000_000_009))
+        guard case .replaced(let previous) = try fs.exchange(staging, into: path("Documents/Report.pages")) else {
+            Issue.record("nothing was replaced")
+            return
+        }
+        #expect(try reading(fixture.absolute("Documents/Report.pages")).content.members == old.content.members)
+
+        let live = open(fixture.absolute("Documents/Report.pages/image.png"), O_WRONLY | O_CLOEXEC)
+        #expect(live >= 0)
+        #expect(pwrite(live, "edited in place", 15, 1000) == 15)
+        close(live)
+        try fs.keepStagedInHistory(previous, as: "h-1")
+        let keptImage = fixture.read(".ubiq/history/h-1/image.png") == testBytes(300_000, seed: 9)
+        #expect(keptImage, "the kept image changed with an edit in place of the new version")
+        #expect(fixture.read(".ubiq/history/h-1/Index.xml") == Array("the index".utf8))
     }
 
     /// A replaced package's tree goes to the history, a deleted one too; files inside a kept

@@ -102,7 +102,9 @@ final class StagedPackageOnDisk: StagedPackage {
     func addFile(_ member: PackageMember, from staged: any StagedFile) throws {
         try current().addFile(member, from: try FileSystemDisk.take(staged))
     }
-    func addFile(_ member: PackageMember, sharing source: RelativePath) throws { try current().addFile(member, sharing: source) }
+    func addFile(_ member: PackageMember, sharing source: RelativePath, linkable: Bool) throws {
+        try current().addFile(member, sharing: source, linkable: linkable)
+    }
     func finishFolders(_ members: [PackageMember], package: PackageMember) throws {
         try current().finishFolders(members, package: package)
     }

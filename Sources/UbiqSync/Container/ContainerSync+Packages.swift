@@ -95,7 +95,11 @@ extension ContainerSync {
     /// there since the swap, for the next scan to find.
     func place(_ content: PackageContent, folder: PackageMember, at path: RelativePath, over site: PackageSite, by: DeviceID,
                version: VersionVector? = nil, holders: [DeviceID] = [], beforeSwap: () throws -> Void = {}) async throws -> FileStat? {
-        let staged = try await build(content, folder: folder, at: path, sharing: site.current, version: version, holders: holders)
+        let replacing = site.current == nil ? nil : site.onDisk
+        // Decided before staging: a tree kept in the history shares no hard-linked file with its successor.
+        let keeping = plannedHistory(of: replacing, reason: .replaced, by: by)
+        let staged = try await build(content, folder: folder, at: path, sharing: site.current, linkable: keeping == nil,
+                                     version: version, holders: holders)
         do {
             try beforeSwap()
             // A file or link there is kept as when a file replaces it; the swap then finds nothing.
@@ -103,7 +107,7 @@ extension ContainerSync {
                try !removeKeeping(onDisk, reason: .replaced, by: by) {
                 try disk.remove(path)
             }
-            try commit(staged, to: path, expected: site.stamp, replacing: site.current == nil ? nil : site.onDisk, by: by)
+            try commit(staged, to: path, expected: site.stamp, replacing: replacing, keeping: keeping)
         } catch {
             staged.discard()
             throw error
@@ -113,10 +117,10 @@ extension ContainerSync {
     }
 
     /// Swaps a staged package in where the package `replacing` (nil: nothing) is, that one
-    /// kept in the history as replaced by `by`'s change.
+    /// kept in the history as `keeping` where that is set.
     private func commit(_ staged: any StagedPackage, to path: RelativePath, expected stamp: FileStat?, replacing: IndexedItem?,
-                        by: DeviceID) throws {
-        let kept = try plannedHistory(of: replacing, reason: .replaced, by: by).map { try reserveHistory([$0]) } ?? []
+                        keeping: HistoryEntry?) throws {
+        let kept = try keeping.map { try reserveHistory([$0]) } ?? []
         do { try disk.commitPackage(staged, to: path, expected: replacing == nil ? nil : stamp, keepReplacedAs: kept.first?.name) } catch {
             dropHistory(kept)
             throw error
@@ -148,12 +152,12 @@ extension ContainerSync {
     }
 
     /// A staged package holding `content`, its own folder described by `folder`; see
-    /// ``stage(_:at:sharing:version:into:)``.
+    /// ``stage(_:at:sharing:linkable:version:holders:into:)``.
     func build(_ content: PackageContent, folder: PackageMember, at path: RelativePath, sharing current: PackageContent?,
-               version: VersionVector?, holders: [DeviceID] = []) async throws -> any StagedPackage {
+               linkable: Bool = false, version: VersionVector?, holders: [DeviceID] = []) async throws -> any StagedPackage {
         let staged = try disk.stagePackage()
         do {
-            try await stage(content, at: path, sharing: current, version: version, holders: holders, into: staged)
+            try await stage(content, at: path, sharing: current, linkable: linkable, version: version, holders: holders, into: staged)
             try staged.finishFolders(content.members, package: folder)
             return staged
         } catch {
@@ -218,11 +222,12 @@ extension ContainerSync {
     }
 
     /// Adds every member of `content` to `staged`: folders and links as they are, files that
-    /// `current` holds with the same bytes and metadata shared from the package in place, the
-    /// others assembled from local copies of their chunks and from the peers that hold
-    /// `version` (asked by the file's own path inside the package).
-    private func stage(_ content: PackageContent, at path: RelativePath, sharing current: PackageContent?, version: VersionVector?,
-                       holders known: [DeviceID], into staged: any StagedPackage) async throws {
+    /// `current` holds with the same bytes and metadata shared from the package in place
+    /// (hard linked only where `linkable`), the others assembled from local copies of their
+    /// chunks and from the peers that hold `version` (asked by the file's own path inside the
+    /// package).
+    private func stage(_ content: PackageContent, at path: RelativePath, sharing current: PackageContent?, linkable: Bool,
+                       version: VersionVector?, holders known: [DeviceID], into staged: any StagedPackage) async throws {
         let changed = Set(content.changedMembers(since: current))
         let holders = known + (version.flatMap { try? index.holders(id, path, version: $0) } ?? [])
         var files: [AssemblyFacts.File] = []
@@ -242,7 +247,7 @@ extension ContainerSync {
                 let file = try await assemble(content.fileChunks(of: index), path: inner, facts: facts)
                 try staged.addFile(member, from: file)
             case .file:
-                try staged.addFile(member, sharing: try path.appending(member.path.rawValue))
+                try staged.addFile(member, sharing: try path.appending(member.path.rawValue), linkable: linkable)
             case .package:
                 throw DiskError(.io, "package member '\(member.path)' is marked a package")
             }

@@ -9,8 +9,10 @@ public protocol StagedPackage: Sendable {
     /// Moves a complete staged file in as `member`, with its metadata.
     func addFile(_ member: PackageMember, from staged: any StagedFile) throws
     /// Adds `member` as the file at `source` in the container, which holds its bytes and
-    /// metadata (the caller checked): shared, not copied, where the file system can.
-    func addFile(_ member: PackageMember, sharing source: RelativePath) throws
+    /// metadata (the caller checked): shared, not copied, where the file system can; hard
+    /// linked only where `linkable` (never where the tree in place is to be kept: an edit in
+    /// place of one would change both).
+    func addFile(_ member: PackageMember, sharing source: RelativePath, linkable: Bool) throws
     /// Gives the folders (and the package's own, `package`) their metadata, once all is in.
     func finishFolders(_ members: [PackageMember], package: PackageMember) throws
     /// Removes what was staged; nothing happens after a commit.
