@@ -16,9 +16,9 @@ import UbiqTestSupport
         func now() -> Int64 { ns.withLock { $0 += 1_000_000; return $0 } }
     }
 
-    func makeDisk() throws -> SimulatedDisk {
+    func makeDisk(packages: PackageRules = .none) throws -> SimulatedDisk {
         let ticker = Ticker()
-        let disk = SimulatedDisk { ticker.now() }
+        let disk = SimulatedDisk(packages: packages) { ticker.now() }
         try disk.prepare()
         return disk
     }
@@ -38,8 +38,9 @@ import UbiqTestSupport
         return file
     }
 
-    func scan(_ disk: SimulatedDisk, under root: String? = nil, baseline: [RelativePath: FileStat] = [:]) throws -> ScanOutcome {
-        try disk.scan(under: root.map(p), ignoring: .none, baseline: { baseline[$0] }, package: { _ in nil })
+    func scan(_ disk: SimulatedDisk, under root: String? = nil, baseline: [RelativePath: FileStat] = [:],
+              packages: [RelativePath: PackageContent] = [:]) throws -> ScanOutcome {
+        try disk.scan(under: root.map(p), ignoring: .none, baseline: { baseline[$0] }, package: { packages[$0] })
     }
 
     func entries(_ outcome: ScanOutcome) -> [RelativePath: LocalEntry] {

@@ -4,8 +4,8 @@ import UbiqModel
 import UbiqSync
 
 /// The whole state of a ``SimulatedDisk``, changed only under its lock: a namespace of
-/// links (the container tree, `.ubiq/tmp/`, `.ubiq/versions/` and `.ubiq/history/`) to
-/// numbered inodes.
+/// links (the container tree, `.ubiq/tmp/`, `.ubiq/versions/` and `.ubiq/history/`, whose
+/// folder trees are kept as `NAME/inner/path`) to numbered inodes.
 /// Every change of a link is durable at once; file bytes are durable only once synced.
 struct DiskTree: Sendable {
     enum Kind: Sendable { case file, symlink, folder }
@@ -47,8 +47,11 @@ struct DiskTree: Sendable {
     var failuresLeft = 0
     /// The simulated wall time of the operation in progress.
     var time: Int64 = 0
+    /// Which folders are file packages: the scan reads each whole, as one entry.
+    let packages: PackageRules
 
-    init() {
+    init(packages: PackageRules = .none) {
+        self.packages = packages
         inodes[root] = Inode(kind: .folder, live: [], durable: [], durableMtime: 0, mode: 0o755, mtime: 0, ctime: 0, links: 1)
     }
 
@@ -119,17 +122,18 @@ struct DiskTree: Sendable {
     }
 
     /// `rename(2)`: the caller has checked that whatever is at `destination` may be replaced.
+    /// A folder takes what is inside it along, from any place to any other.
     mutating func move(_ source: Place, to destination: Place) {
         guard let number = self[source], source != destination else { return }
         if case .temporary(let name) = source { heldPartials.remove(name) }
         detach(destination)
+        let inside = inodes[number]!.kind == .folder ? descendants(of: source) : []
         self[source] = nil
         self[destination] = number
-        if case .tree(let from) = source, case .tree(let to) = destination, inodes[number]!.kind == .folder {
-            for path in descendants(of: from) {
-                let moved = tree.removeValue(forKey: path)
-                tree[Self.rebase(path, from: from, to: to)] = moved
-            }
+        for place in inside {
+            let moved = self[place]
+            self[place] = nil
+            self[Self.rebase(place, from: source, to: destination)] = moved
         }
         inodes[number]!.ctime = time
         touchParent(of: source)
@@ -152,15 +156,9 @@ struct DiskTree: Sendable {
         descendants(of: folder).filter { $0.parent == folder }
     }
 
-    private static func rebase(_ path: RelativePath, from: RelativePath, to: RelativePath) -> RelativePath {
-        // Valid: `to` and the components after `from` all are.
-        try! RelativePath(to.rawValue + path.rawValue.dropFirst(from.rawValue.count))
-    }
-
     /// `rm -r`, deepest entries first.
     mutating func removeTree(_ path: RelativePath) {
-        for inner in descendants(of: path).reversed() { detach(.tree(inner)) }
-        detach(.tree(path))
+        removeTree(.tree(path))
     }
 
     // MARK: - Folders
@@ -283,22 +281,27 @@ extension DiskTree {
         var bytes: [UInt8]
         var mode: UInt32
         var attributes: ExtendedAttributes
+        /// A file package's folder, read whole: what is inside it is no path of its own.
+        var package: PackageSnapshot?
     }
 
     /// Every path a scan of `subtree` (or of everything) reports, skipping `*.nosync` names;
-    /// `.ubiq/` is not in the tree. A subtree that is missing or below a link or file gives none.
+    /// `.ubiq/` is not in the tree. A subtree that is missing or below a link or file gives none;
+    /// one inside a package gives the package.
     func scannable(under subtree: RelativePath?) -> [Scanned] {
         let paths: [RelativePath]
         if let subtree {
+            let subtree = packages.package(containing: subtree) ?? subtree
             guard tree[subtree] != nil else { return [] }
             paths = [subtree] + descendants(of: subtree)
         } else {
             paths = tree.keys.sorted()
         }
-        return paths.filter(\.isSyncable).map { path in
+        return paths.filter { $0.isSyncable && packages.package(containing: $0) == nil }.map { path in
             let number = tree[path]!, inode = inodes[number]!
+            let package = inode.kind == .folder && packages.isPackageName(path.name) ? packageSnapshot(at: .tree(path)) : nil
             return Scanned(path: path, kind: inode.kind, stat: stat(of: number), bytes: inode.live, mode: inode.mode,
-                           attributes: inode.attributes)
+                           attributes: inode.attributes, package: package)
         }
     }
 
@@ -313,11 +316,15 @@ extension DiskTree {
             case .folder: throw DiskError(.io, "reading '\(path)' failed: Is a directory")
             case nil: throw DiskError(.notFound, "open '\(path)' failed: No such file or directory")
             }
+        case .version(let name) where name.contains("/"):
+            return try member(name, like: .version(name))
         case .version(let name):
-            guard !name.contains("/"), !name.hasPrefix(".") else { throw DiskError(.escapesContainer, "bad version name") }
+            guard !name.hasPrefix(".") else { throw DiskError(.escapesContainer, "bad version name") }
             guard let number = versions[name] else { throw DiskError(.notFound, "version file \(name) is missing") }
-            guard inodes[number]!.kind == .file else { throw DiskError(.notFound, "version file \(name) is a symbolic link") }
+            guard inodes[number]!.kind == .file else { throw DiskError(.notFound, "version file \(name) is not a file") }
             return inodes[number]!.live
+        case .history(let name) where name.contains("/"):
+            return try member(name, like: .history(name))
         case .history(let name):
             guard let number = history[name] else { throw DiskError(.notFound, "kept version \(name) is missing") }
             return inodes[number]!.live

@@ -15,6 +15,7 @@ extension SimulatedDisk {
 
         public var isFolder: Bool { if case .folder = self { true } else { false } }
         public var isSymlink: Bool { if case .symlink = self { true } else { false } }
+        public var isFile: Bool { if case .file = self { true } else { false } }
     }
 
     /// Writes `bytes` as the whole file in place (`O_CREAT | O_TRUNC`; an existing file keeps
@@ -135,8 +136,9 @@ extension SimulatedDisk {
     }
 
     /// Power cut: every file goes back to its last synced bytes and mtime (those that change
-    /// get a new ctime) and staged files vanish; names, folders, links and versions stay.
-    /// Staged files handed out before are finished. Call `prepare()` afterwards, as a restart would.
+    /// get a new ctime) and staged files and packages vanish; names, folders, links and
+    /// versions stay. Staged files and packages handed out before are finished. Call
+    /// `prepare()` afterwards, as a restart would.
     public func crash() {
         locked { $0.crash() }
     }
@@ -150,28 +152,20 @@ extension SimulatedDisk {
 
     /// Everything in the container outside `.ubiq/`, `*.nosync` included.
     public func snapshot() -> [RelativePath: Entry] {
-        locked { tree in
-            tree.tree.mapValues { number in
-                let inode = tree.inodes[number]!
-                switch inode.kind {
-                case .folder: return .folder(mtime: inode.mtime, attributes: inode.attributes)
-                case .file:
-                    return .file(inode.live, permissions: Permissions(mode: inode.mode, kind: .file), mtime: inode.mtime,
-                                 attributes: inode.attributes)
-                case .symlink: return .symlink(String(decoding: inode.live, as: UTF8.self), mtime: inode.mtime)
-                }
-            }
-        }
+        locked { tree in tree.tree.mapValues { tree.entry($0) } }
     }
 
-    /// Names in `.ubiq/tmp/`: staged files neither committed nor discarded.
+    /// Names in `.ubiq/tmp/`: staged files and packages neither committed nor discarded.
     public func temporaryFiles() -> [String] {
-        locked { $0.temporary.keys.sorted() }
+        locked { $0.temporary.keys.filter(DiskTree.isTopLevel).sorted() }
     }
 
-    /// Every kept version in `.ubiq/versions/` by file name, with its bytes (a link's target).
+    /// Every kept version in `.ubiq/versions/` by file name, with its bytes (a link's target);
+    /// package versions, which are folders, are in ``storedPackageVersions()``.
     public func storedVersions() -> [String: [UInt8]] {
-        locked { tree in tree.versions.mapValues { tree.inodes[$0]!.live } }
+        locked { tree in
+            tree.versions.filter { DiskTree.isTopLevel($0.key) && tree.inodes[$0.value]!.kind != .folder }.mapValues { tree.inodes[$0]!.live }
+        }
     }
 }
 

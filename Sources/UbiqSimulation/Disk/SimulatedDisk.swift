@@ -7,17 +7,22 @@ import UbiqSync
 
 /// An in-memory container for the simulator: the engine's `ContainerDisk` with the
 /// contracts of the real one (atomic commits through `.ubiq/tmp/`, versions under
-/// `.ubiq/versions/`, the scanner's skips and chunking), plus a client that edits files
+/// `.ubiq/versions/`, the scanner's skips and chunking, file packages read whole and swapped
+/// in whole), plus a client that edits files
 /// the way applications do and a `crash()` that drops what was never synced. Time comes
 /// from the simulator's clock and names and inode numbers from counters, so runs repeat.
 public final class SimulatedDisk: ContainerDisk {
-    let state = Mutex(DiskTree())
+    let state: Mutex<DiskTree>
     let now: @Sendable () -> Int64
     let chunker = FileChunker()
+    /// Which folders are file packages: the scan reads each whole, as one entry.
+    public let packages: PackageRules
 
     /// `now`: the simulated wall time in ns, used for every mtime and ctime.
-    public init(now: @escaping @Sendable () -> Int64) {
+    public init(packages: PackageRules = .none, now: @escaping @Sendable () -> Int64) {
         self.now = now
+        self.packages = packages
+        state = Mutex(DiskTree(packages: packages))
     }
 
     /// Runs `body` under the lock, at the current simulated time.
@@ -55,6 +60,22 @@ public final class SimulatedDisk: ContainerDisk {
         var outcome = ScanOutcome(changed: [], seen: [])
         for node in found {
             outcome.seen.insert(node.path)
+            if let snapshot = node.package {
+                let reading: PackageOnDisk
+                do {
+                    let read = try snapshot.read(previous: package(node.path), chunker: chunker)
+                    (reading, outcome.filesHashed) = (read.package, outcome.filesHashed + read.filesHashed)
+                } catch {
+                    // As the real scanner: reported, and its last synced version stays.
+                    outcome.problems.append(ScanProblem(path: node.path.rawValue, reason: "not synced: \(error)", kind: .package))
+                    continue
+                }
+                guard baseline(node.path) != reading.stat else { continue }
+                outcome.changed.append(LocalEntry(path: node.path, kind: .package, size: reading.content.size, mtime: node.stat.mtimeNs,
+                                                  permissions: Permissions(mode: node.mode, kind: .package), attributes: node.attributes,
+                                                  chunks: reading.content.chunks, members: reading.content.members, stat: reading.stat))
+                continue
+            }
             guard baseline(node.path) != node.stat else { continue }
             switch node.kind {
             case .folder:
@@ -190,7 +211,8 @@ public final class SimulatedDisk: ContainerDisk {
 
     public func storedVersionIDs(of path: RelativePath) throws -> Set<String> {
         let prefix = VersionNames.prefix(of: path)
-        return Set(locked { $0.versions.keys.filter { $0.hasPrefix(prefix) } }.compactMap { VersionNames.id(in: $0, prefix: prefix) })
+        return Set(locked { $0.versions.keys.filter { $0.hasPrefix(prefix) && DiskTree.isTopLevel($0) } }
+            .compactMap { VersionNames.id(in: $0, prefix: prefix) })
     }
 
     public func commitVersion(_ staged: any StagedFile, of path: RelativePath, id: String, metadata: FileMetadata) throws {
@@ -201,24 +223,28 @@ public final class SimulatedDisk: ContainerDisk {
                 tree.detach(.temporary(name))
                 throw error
             }
+            // A package's version under the same name was a tree.
+            tree.removeTree(.version(version))
             _ = try tree.commit(name, to: .version(version), metadata: metadata, replacing: true)
         }
     }
 
     public func removeVersion(of path: RelativePath, id: String) throws {
         let version = try VersionNames.name(of: path, id: id)
-        locked { $0.detach(.version(version)) }
+        locked { $0.removeTree(.version(version)) }
     }
 
     public func storedVersionNames() throws -> [(name: String, changedNs: Int64)] {
-        locked { tree in tree.versions.sorted { $0.key < $1.key }.map { ($0.key, tree.inodes[$0.value]!.ctime) } }
+        locked { tree in
+            tree.versions.filter { DiskTree.isTopLevel($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, tree.inodes[$0.value]!.ctime) }
+        }
     }
 
     public func removeVersion(named name: String) throws {
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
             throw DiskError(.io, "'\(name)' is not a stored version's name")
         }
-        locked { $0.detach(.version(name)) }
+        locked { $0.removeTree(.version(name)) }
     }
 
     public func setMetadata(of path: RelativePath, metadata: FileMetadata, expected: FileStat) throws -> FileStat {
@@ -239,7 +265,8 @@ public final class SimulatedDisk: ContainerDisk {
 
     public func folderEntry(_ path: RelativePath) -> LocalEntry? {
         locked { tree in
-            guard let node = tree.scannable(under: path).first, node.path == path, node.kind == .folder else { return nil }
+            // A package (or a path inside one) is no folder to the scanner.
+            guard let node = tree.scannable(under: path).first, node.path == path, node.kind == .folder, node.package == nil else { return nil }
             return LocalEntry(path: path, kind: .directory, size: 0, mtime: node.stat.mtimeNs,
                               permissions: Permissions(mode: node.mode, kind: .directory), attributes: node.attributes, stat: node.stat)
         }
@@ -294,44 +321,15 @@ public final class SimulatedDisk: ContainerDisk {
         }
     }
 
-    public func removeHistory(named name: String) throws { locked { $0.detach(.history(name)) } }
+    public func removeHistory(named name: String) throws { locked { $0.removeTree(.history(name)) } }
 
-    public func historyNames() throws -> Set<String> { locked { Set($0.history.keys) } }
+    public func historyNames() throws -> Set<String> { locked { Set($0.history.keys.filter(DiskTree.isTopLevel)) } }
 
-    // MARK: file packages (not modelled yet: the simulated devices configure none)
-
-    public var packages: PackageRules { .none }
-
-    public func stagePackage() throws -> any StagedPackage {
-        throw DiskError(.io, "the simulated disk does not model file packages yet")
+    /// The kept versions' bytes by name, for checking that nothing was lost; a kept package
+    /// (a tree, read with ``readStoredPackage(_:inHistory:)``) has none.
+    public func keptVersions() -> [String: [UInt8]] {
+        locked { tree in tree.history.filter { DiskTree.isTopLevel($0.key) }.mapValues { tree.inodes[$0]!.live } }
     }
-
-    public func packageStamp(_ path: RelativePath) throws -> FileStat? {
-        throw DiskError(.io, "the simulated disk does not model file packages yet")
-    }
-
-    public func packageFingerprint(_ path: RelativePath) throws -> FileStat? {
-        throw DiskError(.io, "the simulated disk does not model file packages yet")
-    }
-
-    public func commitPackage(_ staged: any StagedPackage, to path: RelativePath, expected: FileStat?, keepReplacedAs: String?) throws {
-        throw DiskError(.io, "the simulated disk does not model file packages yet")
-    }
-
-    public func commitPackageVersion(_ staged: any StagedPackage, of path: RelativePath, id: String) throws {
-        throw DiskError(.io, "the simulated disk does not model file packages yet")
-    }
-
-    public func removePackage(_ path: RelativePath, expected: FileStat, keepAs: String?) throws {
-        throw DiskError(.io, "the simulated disk does not model file packages yet")
-    }
-
-    public func readPackage(_ path: RelativePath, previous: PackageContent?) throws -> PackageOnDisk {
-        throw DiskError(.notFound, "the simulated disk does not model file packages yet")
-    }
-
-    /// The kept versions' bytes by name, for checking that nothing was lost.
-    public func keptVersions() -> [String: [UInt8]] { locked { tree in tree.history.mapValues { tree.inodes[$0]!.live } } }
 
     public func remove(_ path: RelativePath) throws {
         try locked { tree in

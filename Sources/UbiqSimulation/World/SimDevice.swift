@@ -24,6 +24,8 @@ public final class SimDevice: Sendable {
     }
 
     private let current = Mutex<Life?>(nil)
+    /// Every device lists the same package extensions, as the design asks.
+    static let packages = PackageRules(extensions: ["pkg"])
 
     /// The index is a SQLite file at `indexPath` when given, else in memory.
     init(number: Int, container: ContainerID, indexPath: String?, scheduler: SimScheduler) throws {
@@ -32,7 +34,7 @@ public final class SimDevice: Sendable {
         id = DeviceID(publicKeyDigest: (0..<20).map { UInt8(truncatingIfNeeded: $0 * 31 + number * 7 + 1) })
         index = try indexPath.map { try SyncIndex(path: $0) } ?? SyncIndex.inMemory()
         let clock = SimClock(scheduler: scheduler, wallOffset: { [wallOffset] in wallOffset.value })
-        disk = SimulatedDisk(now: { clock.wallNanoseconds })
+        disk = SimulatedDisk(packages: Self.packages, now: { clock.wallNanoseconds })
     }
 
     var life: Life? { current.withLock { $0 } }
