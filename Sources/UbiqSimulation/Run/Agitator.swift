@@ -4,15 +4,16 @@ import UbiqSync
 import UbiqTestSupport
 
 /// Trinity-style agitation: what users, applications, networks and power cuts do to the
-/// devices, one random step at a time, each step also written to the run's write log so
-/// that the end state can be judged (``WriteLog``).
+/// devices, one random step at a time, each step also written to the run's log so that the
+/// end state can be judged (``ClientLog``).
 struct Agitator {
     let world: SimWorld
-    var log = WriteLog()
+    var log = ClientLog()
     /// One line per step, for the report of a failing seed.
     var steps: [String] = []
-    private var counter = 0
-    private let leasedWrites = LeasedWrites()
+    private(set) var counter = 0
+    let leasedWrites = LeasedWrites()
+    let touches = ClientTouches()
 
     static let folders = ["Documents", "Documents/x", "Documents/y", "Documents/x/z"]
     static let names = ["a.txt", "b.txt", "c", "Notes.md", "report.pdf", "e"]
@@ -25,8 +26,8 @@ struct Agitator {
         self.skipping = skipping
     }
 
-    private func draw(_ bound: Int) -> Int { world.scheduler.draw(below: bound) }
-    private func pick<T>(_ elements: [T]) -> T? { elements.isEmpty ? nil : elements[draw(elements.count)] }
+    func draw(_ bound: Int) -> Int { world.scheduler.draw(below: bound) }
+    func pick<T>(_ elements: [T]) -> T? { elements.isEmpty ? nil : elements[draw(elements.count)] }
 
     /// Takes one random step; returns what it did.
     mutating func step() {
@@ -89,7 +90,7 @@ struct Agitator {
 
     // MARK: clients
 
-    private mutating func content() -> [UInt8] {
+    mutating func content() -> [UInt8] {
         let size = [0, 1, 100, 3000, 20_000, 70_000][draw(6)]
         var generator = SplitMix64(seed: UInt64(counter) &* 0x9E37_79B9 &+ UInt64(draw(1 << 30)))
         var bytes = [UInt8](unsafeUninitializedCapacity: size + 12) { buffer, count in
@@ -101,19 +102,35 @@ struct Agitator {
         return bytes
     }
 
-    private static func hash(_ bytes: [UInt8]) -> String { ChunkHasher.hash(bytes).hex }
+    static func hash(_ bytes: [UInt8]) -> String { ChunkHasher.hash(bytes).hex }
 
+    /// Files outside packages: a package's inside changes as a whole package.
     private func files(of device: SimDevice) -> [(RelativePath, [UInt8])] {
         device.disk.snapshot().compactMap { path, entry in
-            if case .file(let bytes, _, _, _) = entry { return (path, bytes) }
+            if case .file(let bytes, _, _, _) = entry, device.disk.packages.package(containing: path) == nil { return (path, bytes) }
             return nil
         }.sorted { $0.0 < $1.0 }
     }
 
+    /// Folders that are neither packages nor inside one.
     private func folders(of device: SimDevice) -> [RelativePath] {
-        device.disk.snapshot().compactMap { path, entry in
-            entry.isFolder && path.rawValue.hasPrefix("Documents/") ? path : nil
+        let packages = device.disk.packages
+        return device.disk.snapshot().compactMap { path, entry in
+            entry.isFolder && path.rawValue.hasPrefix("Documents/") && !packages.isPackageName(path.name)
+                && packages.package(containing: path) == nil ? path : nil
         }.sorted()
+    }
+
+    /// Every document of the device (``Documents``), to log what a client changed.
+    func documents(of device: SimDevice) -> [RelativePath: String] {
+        Documents.of(device.disk.snapshot(), packages: device.disk.packages)
+    }
+
+    /// Tells the device's engine what a client changed, as its watcher would, and notes that
+    /// a client changed it (``ClientTouches``).
+    func changed(_ device: SimDevice, _ paths: Set<RelativePath?>) {
+        touches.touched(device.number, Array(paths), step: counter)
+        device.changed(paths)
     }
 
     private func version(_ path: RelativePath, _ bytes: [UInt8]) -> WrittenVersion {
@@ -122,7 +139,7 @@ struct Agitator {
 
     /// Records a client's write at `path` on `device`, replacing what it saw there.
     private mutating func wrote(_ path: RelativePath, _ bytes: [UInt8], on device: SimDevice, saw: [UInt8]?, _ label: String) {
-        log.wrote(version(path, bytes), step: label, replacing: saw.map { version(path, $0) })
+        log.wrote(version(path, bytes), step: counter, label: label, replacing: saw.map { version(path, $0) })
     }
 
     private mutating func create(on device: SimDevice, _ label: String) {
@@ -145,7 +162,7 @@ struct Agitator {
         }
         wrote(path, bytes, on: device, saw: saw, label)
         steps.append("\(label) create \(path) (\(bytes.count) B)")
-        device.changed([parents.first ?? path])
+        changed(device, [parents.first ?? path])
     }
 
     private mutating func edit(on device: SimDevice, _ label: String, atomically: Bool) {
@@ -159,7 +176,7 @@ struct Agitator {
         }
         wrote(path, bytes, on: device, saw: saw, label)
         steps.append("\(label) edit \(path)\(atomically ? " atomically" : " in place")")
-        device.changed([path])
+        changed(device, [path])
     }
 
     private mutating func append(on device: SimDevice, _ label: String) {
@@ -168,7 +185,7 @@ struct Agitator {
         do { try device.disk.clientAppend(path, more, fsync: draw(2) == 0) } catch { return }
         wrote(path, saw + more, on: device, saw: saw, label)
         steps.append("\(label) append \(path)")
-        device.changed([path])
+        changed(device, [path])
     }
 
     /// A change of permissions alone: metadata that travels without content.
@@ -176,7 +193,7 @@ struct Agitator {
         guard let (path, _) = pick(files(of: device)), let bits = pick([0o600, 0o640, 0o644, 0o700, 0o755] as [UInt32]) else { return }
         do { try device.disk.clientSetPermissions(path, Permissions(mode: bits, kind: .file)) } catch { return }
         steps.append("\(label) chmod \(String(bits, radix: 8)) \(path)")
-        device.changed([path])
+        changed(device, [path])
     }
 
     /// A change of mtime alone (`touch -d`), to the nanosecond: a version that moves no
@@ -186,7 +203,7 @@ struct Agitator {
         let mtime = SimClock.wallOrigin + (Int64(draw(48)) - 24) * 3_600_000_000_000 + Int64(draw(1_000_000_000))
         do { try device.disk.clientSetMtime(path, mtime) } catch { return }
         steps.append("\(label) touch \(path)")
-        device.changed([path])
+        changed(device, [path])
     }
 
     /// `setfattr` on a file or folder: an attribute set, changed or removed, metadata that
@@ -197,11 +214,11 @@ struct Agitator {
         let value: [UInt8]? = draw(4) == 0 ? nil : Array("\(name)=\(counter)".utf8)
         do { try device.disk.clientSetAttribute(path, name, value) } catch { return }
         steps.append("\(label) setfattr \(name) \(value == nil ? "removed" : "set") \(path)")
-        device.changed([path])
+        changed(device, [path])
     }
 
     private mutating func renameFile(on device: SimDevice, _ label: String) {
-        guard let (path, bytes) = pick(files(of: device)) else { return }
+        guard let (path, _) = pick(files(of: device)) else { return }
         let caseOnly = draw(3) == 0
         let target: RelativePath?
         if caseOnly {
@@ -212,52 +229,46 @@ struct Agitator {
             target = pick(Self.folders).flatMap { folder in pick(Self.names).flatMap { try? RelativePath("\(folder)/\($0)") } }
         }
         guard let target, target != path else { return }
-        let saw = device.disk.contents(of: target)
+        let before = documents(of: device)
         do { try device.disk.clientRename(from: path, to: target) } catch {
             steps.append("\(label) rename \(path) → \(target) refused: \(error)")
             return
         }
-        log.removed(version(path, bytes))
-        wrote(target, bytes, on: device, saw: saw, label)
+        log.changed(from: before, to: documents(of: device), device: device.number, step: counter, label: label)
         steps.append("\(label) rename \(path) → \(target)")
-        device.changed([path, target])
+        changed(device, [path, target])
     }
 
     private mutating func makeFolder(on device: SimDevice, _ label: String) {
         guard let folder = pick(Self.folders), folder != "Documents", let path = try? RelativePath(folder) else { return }
         guard (try? device.disk.clientMakeFolder(path)) != nil else { return }
         steps.append("\(label) mkdir \(path)")
-        device.changed([path])
+        changed(device, [path])
     }
 
     private mutating func moveFolder(on device: SimDevice, _ label: String) {
         guard let folder = pick(folders(of: device)),
               let target = pick(Self.folders.filter { $0 != "Documents" }).flatMap({ try? RelativePath($0 + "-moved") }),
               !target.isInside(folder) else { return }
-        let inside = files(of: device).filter { $0.0.isInside(folder) }
+        let before = documents(of: device)
         do { try device.disk.clientRename(from: folder, to: target) } catch {
             steps.append("\(label) move \(folder) → \(target) refused: \(error)")
             return
         }
-        for (path, bytes) in inside {
-            log.removed(version(path, bytes))
-            if let moved = try? RelativePath(target.rawValue + path.rawValue.dropFirst(folder.rawValue.count)) {
-                wrote(moved, bytes, on: device, saw: nil, label)
-            }
-        }
+        log.changed(from: before, to: documents(of: device), device: device.number, step: counter, label: label)
         steps.append("\(label) move folder \(folder) → \(target)")
-        device.changed([folder, target])
+        changed(device, [folder, target])
     }
 
     private mutating func delete(on device: SimDevice, _ label: String, folders wantFolders: Bool) {
         let path: RelativePath?
         if wantFolders { path = pick(folders(of: device)) } else { path = pick(files(of: device))?.0 }
         guard let path else { return }
-        let gone = files(of: device).filter { $0.0 == path || $0.0.isInside(path) }
+        let before = documents(of: device)
         do { try device.disk.clientRemove(path) } catch { return }
-        for (path, bytes) in gone { log.removed(version(path, bytes)) }
+        log.changed(from: before, to: documents(of: device), device: device.number, step: counter, label: label)
         steps.append("\(label) delete \(path)")
-        device.changed([path])
+        changed(device, [path])
     }
 
     /// A client takes a write lease on a file, writes it while holding the lease, and lets go
@@ -272,8 +283,10 @@ struct Agitator {
         let box = leasedWrites
         Task(executorPreference: life.executor) { [clock = SimClock(scheduler: world.scheduler, wallOffset: { 0 })] in
             guard let lease = await life.leases.acquire([claim], for: .client(connection: connection), timeout: .seconds(1)) else { return }
-            let saw = device.disk.contents(of: path)
-            if (try? device.disk.clientWrite(path, bytes, fsync: true)) != nil { box.add(path, bytes, saw: saw, label) }
+            let saw = device.disk.contents(of: path).map { WrittenVersion(path: path.rawValue, hash: Self.hash($0)) }
+            if (try? device.disk.clientWrite(path, bytes, fsync: true)) != nil {
+                box.add(WrittenVersion(path: path.rawValue, hash: Self.hash(bytes)), saw: saw, label)
+            }
             try? await clock.sleep(for: hold)
             await life.leases.release(lease.id)
             await life.sync.localChanges([path])
@@ -283,22 +296,21 @@ struct Agitator {
     /// Writes made inside tasks (under a lease), moved into the log between steps.
     mutating func collectLeasedWrites() {
         for write in leasedWrites.drain() {
-            log.wrote(version(write.path, write.bytes), step: write.label, replacing: write.saw.map { version(write.path, $0) })
+            log.wrote(write.version, step: counter, label: write.label, replacing: write.saw)
         }
     }
 
     // MARK: the world
 
     private mutating func crash(_ device: SimDevice, _ label: String) {
-        let before = files(of: device)
+        let before = documents(of: device)
         world.crash(device.number)
-        let after = Dictionary(uniqueKeysWithValues: files(of: device))
         // What the power cut took back is the operating system's loss, not the engine's: the
-        // file holds its last durable bytes again.
-        for (path, bytes) in before where after[path] != bytes {
-            log.removed(version(path, bytes))
-            if let durable = after[path] { log.wrote(version(path, durable), step: "\(label) crash revert") }
-        }
+        // file holds its last durable bytes again (a package, each of its files), a change
+        // of this device's as any client's.
+        let after = documents(of: device)
+        log.changed(from: before, to: after, device: device.number, step: counter, label: "\(label) crash revert", deleting: false)
+        touches.touched(device.number, before.keys.filter { after[$0] != before[$0] }, step: counter)
         steps.append("\(label) crash")
         let downFor = Duration.milliseconds(100 + draw(3000))
         world.scheduler.after(downFor) { [world] in world.restart(device.number) }

@@ -5,13 +5,19 @@ import UbiqTestSupport
 
 /// What must hold once the simulated world has settled (issue 18; DESIGN.md §8): every
 /// device the same tree and the same conflict versions, nothing lost and nothing made up
-/// (``WriteLog``), no temporary files, and each index agreeing with its disk, its history
-/// too.
+/// (``WriteLog``, which sees a file package as one document; ``ClientLog`` adds no deletion
+/// undone), no temporary files, and each index agreeing with its disk, its history too.
 enum Invariants {
     /// One device's settled state in the form the write log judges.
     static func settled(_ device: SimDevice) -> SettledState {
         var tree: [String: String] = [:]
-        for (path, entry) in device.disk.snapshot() where path.rawValue != "Documents" {
+        let snapshot = device.disk.snapshot(), packages = device.disk.packages
+        let packageTrees = SimulatedDisk.packageTrees(in: snapshot, packages: packages)
+        for (path, entry) in snapshot where path.rawValue != "Documents" && packages.package(containing: path) == nil {
+            if let inside = packageTrees[path] {
+                tree[path.rawValue] = Documents.digest(of: inside)
+                continue
+            }
             switch entry {
             case .folder: tree[path.rawValue] = "dir"
             case .symlink(let target, _): tree[path.rawValue] = "link:\(target)"
@@ -22,11 +28,11 @@ enum Invariants {
             }
         }
         var conflicts: [String: Set<String>] = [:]
-        let stored = device.disk.storedVersions()
+        let stored = device.disk.storedVersions(), storedPackages = device.disk.storedPackageVersions()
         for (path, ids) in listedConflicts(device) {
             for id in ids {
-                let bytes = (try? device.disk.versionName(of: path, id: id)).flatMap { stored[$0] }
-                conflicts[path.rawValue, default: []].insert(bytes.map { ChunkHasher.hash($0).hex } ?? "missing file of \(id)")
+                let content = (try? device.disk.versionName(of: path, id: id)).flatMap { storedContent($0, files: stored, packages: storedPackages) }
+                conflicts[path.rawValue, default: []].insert(content ?? "missing file of \(id)")
             }
         }
         return SettledState(tree: tree, conflicts: conflicts)
@@ -41,11 +47,16 @@ enum Invariants {
     /// A path's listed conflict versions on a device, as `id=content` (for reports).
     static func describe(_ device: SimDevice, _ path: String) -> String {
         guard let relative = try? RelativePath(path), let item = try? device.index.item(device.container, relative) else { return "[]" }
-        let stored = device.disk.storedVersions()
+        let stored = device.disk.storedVersions(), storedPackages = device.disk.storedPackageVersions()
         let need = (try? device.index.need(device.container, relative)).map { " need \($0.version)\($0.deleted ? " deleted" : "")" } ?? ""
         let current = "d\(device.number) (\(device.id.rawValue.prefix(4))) current \(item.item.modifiedBy.rawValue.prefix(4)):\(item.item.version)\(need)"
         return current + " " + item.item.conflicts.map { version in
-            let bytes = (try? device.disk.versionName(of: relative, id: version.id)).flatMap { stored[$0] }
+            let name = try? device.disk.versionName(of: relative, id: version.id)
+            if version.kind == .package {
+                let content = name.flatMap { storedContent($0, files: stored, packages: storedPackages) }
+                return "\(version.id)=package \(content?.prefix(8) ?? "missing")"
+            }
+            let bytes = name.flatMap { stored[$0] }
             let right = bytes.map { FileChunker().chunks(of: $0).map(\.hash) == version.chunks.map(\.hash) } ?? false
             return "\(version.id)=\(bytes.map { ChunkHasher.hash($0).hex.prefix(8) } ?? "missing")\(right ? "" : " (not its chunks)")"
         }.sorted().description
@@ -157,6 +168,7 @@ enum Invariants {
             if !leftovers.isEmpty { problems.append("device \(device.number): temporary files left: \(leftovers)") }
             problems += indexAgrees(device, container: world.container)
             problems += historyAgrees(device, container: world.container)
+            problems += packageVersionsKeptWhole(device)
         }
         return problems
     }
@@ -169,6 +181,10 @@ enum Invariants {
         let kept = device.disk.keptVersions()
         var problems: [String] = []
         for entry in entries {
+            if entry.item.kind == .package {
+                if let problem = keptPackageAgrees(device, entry) { problems.append(problem) }
+                continue
+            }
             guard let bytes = kept[entry.name] else {
                 problems.append("device \(device.number): the history lists \(entry.path) (\(entry.name)), whose file is gone")
                 continue
@@ -189,14 +205,17 @@ enum Invariants {
         let items: [IndexedItem]
         do { items = try device.index.items(container) } catch { return ["device \(device.number): index unreadable: \(error)"] }
         let live = Dictionary(items.filter { !$0.item.deleted }.map { ($0.item.path, $0.item) }, uniquingKeysWith: { a, _ in a })
-        let disk = device.disk.snapshot()
-        var problems: [String] = []
-        for (path, entry) in disk.sorted(by: { $0.key < $1.key }) {
+        let disk = device.disk.snapshot(), packages = device.disk.packages
+        var problems = itemsInsidePackages(device, live: Array(live.keys))
+        // A package's inside is its item's members, no items of their own.
+        for (path, entry) in disk.sorted(by: { $0.key < $1.key }) where packages.package(containing: path) == nil {
             guard let item = live[path] else {
                 if path.rawValue != "Documents" { problems.append("device \(device.number): \(path) is on disk but not in the index") }
                 continue
             }
             switch entry {
+            case .folder where packages.isPackageName(path.name):
+                if let problem = packageAgrees(device, path, entry, item: item) { problems.append(problem) }
             case .file(let bytes, let permissions, let mtime, let attributes):
                 if item.kind != .file || item.size != UInt64(bytes.count) || item.permissions != permissions || item.mtime != mtime
                     || item.attributes != attributes

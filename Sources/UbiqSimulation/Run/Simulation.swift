@@ -23,6 +23,9 @@ public struct SimulationOutcome: Sendable {
     /// Paths and conflict versions on device 0 at the end, to show the run did something.
     public var settledPaths = 0
     public var conflictVersions = 0
+    /// Of those, file packages and packages' conflict versions.
+    public var packages = 0
+    public var packageVersions = 0
 
     public var passed: Bool { converged && violations.isEmpty }
 
@@ -35,7 +38,8 @@ public struct SimulationOutcome: Sendable {
     public var report: String {
         let skips = skipped.isEmpty ? "" : " (\(skipped.count) skipped)"
         var lines = ["seed \(seed): \(passed ? "passed" : "FAILED") after \(steps) steps\(skips), \(jobsRun) jobs, \(simulatedTime) simulated; "
-                     + "\(settledPaths) paths and \(conflictVersions) conflict versions at the end"]
+                     + "\(settledPaths) paths and \(conflictVersions) conflict versions at the end "
+                     + "(\(packages) packages, \(packageVersions) package versions)"]
         if !converged { lines.append("did not converge") }
         lines += violations
         lines.append("last steps:")
@@ -78,11 +82,15 @@ public enum Simulation {
             violations.append("not settled within \(settleLimit): \(Invariants.unsettled(world) ?? "the indexes kept changing (a livelock)")")
             violations += diagnostics(world)
         }
-        violations += Invariants.violations(world, log: agitator.log)
+        violations += Invariants.violations(world, log: agitator.log.writes)
+        violations += agitator.log.undone(in: Invariants.settled(world.devices[0]), touches: agitator.touches,
+                                          excused: Invariants.caseConflicts(world))
         return SimulationOutcome(seed: seed, steps: steps, skipped: skipping, jobsRun: world.scheduler.jobsRun, simulatedTime: world.scheduler.now,
                                  converged: converged, violations: violations, trace: agitator.steps,
                                  settledPaths: world.devices[0].disk.snapshot().count,
-                                 conflictVersions: world.devices[0].disk.storedVersions().count)
+                                 conflictVersions: (try? world.devices[0].disk.storedVersionNames().count) ?? 0,
+                                 packages: world.devices[0].disk.packageTrees().count,
+                                 packageVersions: world.devices[0].disk.storedPackageVersions().count)
     }
 }
 
