@@ -15,7 +15,9 @@ import UbiqTestSupport
     /// 661779082 (one vector, two folder mtimes), 5052 (a planned content no peer held at the
     /// version the peers had), 7050 (a folder the puller made again without its attributes);
     /// the last three found in a release build, whose schedules differ from debug's, and run
-    /// there too by `scripts/test.sh`; and seeds that passed from the start.
+    /// there too by `scripts/test.sh`; 5 to 8 again once the agitation made file packages (they
+    /// fail where a package deleted on a peer is kept here as a folder with content and comes
+    /// back everywhere); and seeds that passed from the start.
     static let fixedSeeds: [UInt64] = [1, 2, 3, 4, 5, 6, 7, 8, 121, 146, 661779082, 5052, 7050]
 
     @Test(arguments: fixedSeeds) func aFixedSeedSettles(seed: UInt64) throws {
@@ -41,6 +43,9 @@ import UbiqTestSupport
         let second = try run(seed: 11, steps: 300)
         #expect(first.fingerprint == second.fingerprint)
         #expect(first.trace == second.trace)
+        // This seed's world ends with packages and a package's conflict version, so the
+        // simulated disk's packages are in play.
+        #expect(first.packages > 0 && first.packageVersions > 0, "\(first.report)")
         let other = try run(seed: 12, steps: 300)
         #expect(other.fingerprint != first.fingerprint)
     }

@@ -5,7 +5,8 @@ import UbiqTestSupport
 
 /// Trinity-style agitation: what users, applications, networks and power cuts do to the
 /// devices, one random step at a time, each step also written to the run's log so that the
-/// end state can be judged (``ClientLog``).
+/// end state can be judged (``ClientLog``); file packages get steps of their own
+/// (``packageStep(on:_:)``).
 struct Agitator {
     let world: SimWorld
     var log = ClientLog()
@@ -13,6 +14,7 @@ struct Agitator {
     var steps: [String] = []
     private(set) var counter = 0
     let leasedWrites = LeasedWrites()
+    let leasedReads = LeasedReads()
     let touches = ClientTouches()
 
     static let folders = ["Documents", "Documents/x", "Documents/y", "Documents/x/z"]
@@ -33,7 +35,7 @@ struct Agitator {
     mutating func step() {
         counter += 1
         let up = world.devices.filter(\.isUp)
-        let roll = draw(100)
+        let roll = draw(108)
         guard let device = pick(up) else {
             restartAll()
             return
@@ -65,6 +67,7 @@ struct Agitator {
         case 87..<88: chmod(on: device, label)
         case 88..<89: touch(on: device, label)
         case 89..<90: tag(on: device, label)
+        case 90..<98: packageStep(on: device, label)
         default:
             steps.append("\(label) wait")
         }
@@ -104,7 +107,7 @@ struct Agitator {
 
     static func hash(_ bytes: [UInt8]) -> String { ChunkHasher.hash(bytes).hex }
 
-    /// Files outside packages: a package's inside changes as a whole package.
+    /// Files outside packages: a package's inside changes by ``packageStep(on:_:)`` only.
     private func files(of device: SimDevice) -> [(RelativePath, [UInt8])] {
         device.disk.snapshot().compactMap { path, entry in
             if case .file(let bytes, _, _, _) = entry, device.disk.packages.package(containing: path) == nil { return (path, bytes) }

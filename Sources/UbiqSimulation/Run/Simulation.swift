@@ -85,6 +85,7 @@ public enum Simulation {
         violations += Invariants.violations(world, log: agitator.log.writes)
         violations += agitator.log.undone(in: Invariants.settled(world.devices[0]), touches: agitator.touches,
                                           excused: Invariants.caseConflicts(world))
+        violations += agitator.leasedReads.all
         return SimulationOutcome(seed: seed, steps: steps, skipped: skipping, jobsRun: world.scheduler.jobsRun, simulatedTime: world.scheduler.now,
                                  converged: converged, violations: violations, trace: agitator.steps,
                                  settledPaths: world.devices[0].disk.snapshot().count,
