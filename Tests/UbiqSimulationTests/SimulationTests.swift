@@ -15,9 +15,10 @@ import UbiqTestSupport
     /// 661779082 (one vector, two folder mtimes), 5052 (a planned content no peer held at the
     /// version the peers had), 7050 (a folder the puller made again without its attributes);
     /// the last three found in a release build, whose schedules differ from debug's, and run
-    /// there too by `scripts/test.sh`; 5 to 8 again once the agitation made file packages (they
-    /// fail where a package deleted on a peer is kept here as a folder with content and comes
-    /// back everywhere); and seeds that passed from the start.
+    /// there too by `scripts/test.sh`; all of them again once the agitation made file packages
+    /// (a replaced package kept in the history with its files hard links to the new one's: 1,
+    /// 2, 4 to 8 and 121; a deleted one kept without its files made durable: 1 to 3, 5, 8,
+    /// 121, 146 and the last three); and seeds that passed from the start.
     static let fixedSeeds: [UInt64] = [1, 2, 3, 4, 5, 6, 7, 8, 121, 146, 661779082, 5052, 7050]
 
     @Test(arguments: fixedSeeds) func aFixedSeedSettles(seed: UInt64) throws {
