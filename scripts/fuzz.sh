@@ -35,7 +35,7 @@ while (($#)); do
         *) targets+=("$1"); shift ;;
     esac
 done
-((${#targets[@]})) || targets=(peer-frames control-lines config-file account-bundle discovery-txt)
+((${#targets[@]})) || targets=(peer-frames control-lines config-file account-bundle discovery-txt record-logs)
 
 # -sanitize=fuzzer instruments every Swift module for coverage; -Xcc does the same for the C
 # and C++ of dependencies (toml++, BoringSSL). UBIQ_FUZZING makes ubiq-fuzz hand its main to
@@ -52,7 +52,7 @@ echo "fuzz.sh: built $bin in $((SECONDS - started)) s"
 ((build_only)) && exit 0
 
 # Input size limits: a few times the largest seed of each kind.
-declare -A max_len=([peer-frames]=65536 [control-lines]=65536 [config-file]=16384 [account-bundle]=8192 [discovery-txt]=2048)
+declare -A max_len=([peer-frames]=65536 [control-lines]=65536 [config-file]=16384 [account-bundle]=8192 [discovery-txt]=2048 [record-logs]=65536)
 # TOMLKit (0.6) never frees what toml++ allocates (TOMLTable has no deinit; the error buffer
 # of TOMLTable(string:) and the key array of TOMLTable.keys are not freed either). ubiqd
 # reads its config once per start, so that is bounded; but a leak on every input would stop

@@ -11,7 +11,7 @@ public struct FuzzTarget: Sendable {
     /// Valid inputs to start a corpus from, by file name.
     public let seeds: @Sendable () throws -> [(name: String, bytes: [UInt8])]
 
-    public static let all: [FuzzTarget] = [.peerFrames, .controlLines, .configFile, .accountBundle, .discoveryTXT]
+    public static let all: [FuzzTarget] = [.peerFrames, .controlLines, .configFile, .accountBundle, .discoveryTXT, .recordLogs]
 
     public static func named(_ name: String) -> FuzzTarget? {
         all.first { $0.name == name }

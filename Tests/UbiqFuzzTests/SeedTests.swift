@@ -49,6 +49,12 @@ import UbiqWire
         }
     }
 
+    @Test func changeLogsDecode() throws {
+        let seeds = try RecordLogs.seeds()
+        _ = try RecordLogCoding.decode(seeds[0].bytes)
+        _ = try RecordLogCoding.decode(RecordLogCoding.framed(seeds[1].bytes))
+    }
+
     @Test func txtRecordsDecode() throws {
         for seed in try DiscoveryTXT.seeds() {
             _ = try DiscoveryRecord.decode(txt: seed.bytes, port: 1)

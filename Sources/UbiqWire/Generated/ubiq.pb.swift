@@ -190,6 +190,44 @@ public nonisolated enum Ubiq_Wire_CloseCode: SwiftProtobuf.Enum, Swift.CaseItera
 
 }
 
+public nonisolated enum Ubiq_Wire_RecordChangeKind: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case insert // = 0
+  case update // = 1
+  case delete // = 2
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .insert
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .insert
+    case 1: self = .update
+    case 2: self = .delete
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .insert: return 0
+    case .update: return 1
+    case .delete: return 2
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Ubiq_Wire_RecordChangeKind] = [
+    .insert,
+    .update,
+    .delete,
+  ]
+
+}
+
 public nonisolated struct Ubiq_Wire_Envelope: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -1085,6 +1123,114 @@ public nonisolated struct Ubiq_Wire_Close: Sendable {
   public init() {}
 }
 
+/// A record store's saved transaction: the content of one change-log file
+/// (`Records/STORE/DEVICE/COUNTER.ubiqlog`, framed by UbiqWire.RecordLogCoding). Logs travel
+/// as ordinary files; no peer message carries them.
+public nonisolated struct Ubiq_Wire_RecordTransaction: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var store: String = String()
+
+  public var author: String = String()
+
+  /// What the author had imported when it saved, with this transaction's own counter.
+  public var version: [Ubiq_Wire_Counter] = []
+
+  public var hlcWall: Int64 = 0
+
+  public var hlcLogical: UInt32 = 0
+
+  public var changes: [Ubiq_Wire_RecordChange] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Ubiq_Wire_RecordChange: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var kind: Ubiq_Wire_RecordChangeKind = .insert
+
+  public var entity: String = String()
+
+  public var id: String = String()
+
+  /// In name order; none for a delete.
+  public var attributes: [Ubiq_Wire_RecordAttribute] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Ubiq_Wire_RecordAttribute: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var name: String = String()
+
+  public var value: Ubiq_Wire_RecordAttribute.OneOf_Value? = nil
+
+  /// The canonical property-list encoding (UbiqModel.PropertyListCoding).
+  public var propertyList: Data {
+    get {
+      if case .propertyList(let v)? = value {return v}
+      return Data()
+    }
+    set {value = .propertyList(newValue)}
+  }
+
+  public var reference: Ubiq_Wire_RecordReference {
+    get {
+      if case .reference(let v)? = value {return v}
+      return Ubiq_Wire_RecordReference()
+    }
+    set {value = .reference(newValue)}
+  }
+
+  /// An update that removes the attribute.
+  public var removed: Bool {
+    get {
+      if case .removed(let v)? = value {return v}
+      return false
+    }
+    set {value = .removed(newValue)}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public nonisolated enum OneOf_Value: Equatable, Sendable {
+    /// The canonical property-list encoding (UbiqModel.PropertyListCoding).
+    case propertyList(Data)
+    case reference(Ubiq_Wire_RecordReference)
+    /// An update that removes the attribute.
+    case removed(Bool)
+
+  }
+
+  public init() {}
+}
+
+public nonisolated struct Ubiq_Wire_RecordReference: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var entity: String = String()
+
+  public var id: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "ubiq.wire"
@@ -1103,6 +1249,10 @@ nonisolated extension Ubiq_Wire_KeptReason: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Ubiq_Wire_CloseCode: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CLOSE_CODE_NORMAL\0\u{1}CLOSE_CODE_NO_COMMON_VERSION\0\u{1}CLOSE_CODE_PROTOCOL_ERROR\0\u{1}CLOSE_CODE_WRONG_DEVICE\0")
+}
+
+nonisolated extension Ubiq_Wire_RecordChangeKind: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0RECORD_CHANGE_KIND_INSERT\0\u{1}RECORD_CHANGE_KIND_UPDATE\0\u{1}RECORD_CHANGE_KIND_DELETE\0")
 }
 
 nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -2932,6 +3082,220 @@ nonisolated extension Ubiq_Wire_Close: SwiftProtobuf.Message, SwiftProtobuf._Mes
   public static func ==(lhs: Ubiq_Wire_Close, rhs: Ubiq_Wire_Close) -> Bool {
     if lhs.code != rhs.code {return false}
     if lhs.reason != rhs.reason {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_RecordTransaction: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RecordTransaction"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}store\0\u{1}author\0\u{1}version\0\u{3}hlc_wall\0\u{3}hlc_logical\0\u{1}changes\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.store) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.author) }()
+      case 3: try { try decoder.decodeRepeatedMessageField(value: &self.version) }()
+      case 4: try { try decoder.decodeSingularInt64Field(value: &self.hlcWall) }()
+      case 5: try { try decoder.decodeSingularUInt32Field(value: &self.hlcLogical) }()
+      case 6: try { try decoder.decodeRepeatedMessageField(value: &self.changes) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.store.isEmpty {
+      try visitor.visitSingularStringField(value: self.store, fieldNumber: 1)
+    }
+    if !self.author.isEmpty {
+      try visitor.visitSingularStringField(value: self.author, fieldNumber: 2)
+    }
+    if !self.version.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.version, fieldNumber: 3)
+    }
+    if self.hlcWall != 0 {
+      try visitor.visitSingularInt64Field(value: self.hlcWall, fieldNumber: 4)
+    }
+    if self.hlcLogical != 0 {
+      try visitor.visitSingularUInt32Field(value: self.hlcLogical, fieldNumber: 5)
+    }
+    if !self.changes.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.changes, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_RecordTransaction, rhs: Ubiq_Wire_RecordTransaction) -> Bool {
+    if lhs.store != rhs.store {return false}
+    if lhs.author != rhs.author {return false}
+    if lhs.version != rhs.version {return false}
+    if lhs.hlcWall != rhs.hlcWall {return false}
+    if lhs.hlcLogical != rhs.hlcLogical {return false}
+    if lhs.changes != rhs.changes {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_RecordChange: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RecordChange"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}kind\0\u{1}entity\0\u{1}id\0\u{1}attributes\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.kind) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.entity) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.id) }()
+      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.attributes) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.kind != .insert {
+      try visitor.visitSingularEnumField(value: self.kind, fieldNumber: 1)
+    }
+    if !self.entity.isEmpty {
+      try visitor.visitSingularStringField(value: self.entity, fieldNumber: 2)
+    }
+    if !self.id.isEmpty {
+      try visitor.visitSingularStringField(value: self.id, fieldNumber: 3)
+    }
+    if !self.attributes.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.attributes, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_RecordChange, rhs: Ubiq_Wire_RecordChange) -> Bool {
+    if lhs.kind != rhs.kind {return false}
+    if lhs.entity != rhs.entity {return false}
+    if lhs.id != rhs.id {return false}
+    if lhs.attributes != rhs.attributes {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_RecordAttribute: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RecordAttribute"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{3}property_list\0\u{1}reference\0\u{1}removed\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 2: try {
+        var v: Data?
+        try decoder.decodeSingularBytesField(value: &v)
+        if let v = v {
+          if self.value != nil {try decoder.handleConflictingOneOf()}
+          self.value = .propertyList(v)
+        }
+      }()
+      case 3: try {
+        var v: Ubiq_Wire_RecordReference?
+        var hadOneofValue = false
+        if let current = self.value {
+          hadOneofValue = true
+          if case .reference(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.value = .reference(v)
+        }
+      }()
+      case 4: try {
+        var v: Bool?
+        try decoder.decodeSingularBoolField(value: &v)
+        if let v = v {
+          if self.value != nil {try decoder.handleConflictingOneOf()}
+          self.value = .removed(v)
+        }
+      }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 1)
+    }
+    switch self.value {
+    case .propertyList?: try {
+      guard case .propertyList(let v)? = self.value else { preconditionFailure() }
+      try visitor.visitSingularBytesField(value: v, fieldNumber: 2)
+    }()
+    case .reference?: try {
+      guard case .reference(let v)? = self.value else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    }()
+    case .removed?: try {
+      guard case .removed(let v)? = self.value else { preconditionFailure() }
+      try visitor.visitSingularBoolField(value: v, fieldNumber: 4)
+    }()
+    case nil: break
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_RecordAttribute, rhs: Ubiq_Wire_RecordAttribute) -> Bool {
+    if lhs.name != rhs.name {return false}
+    if lhs.value != rhs.value {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_RecordReference: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RecordReference"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}entity\0\u{1}id\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.entity) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.id) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.entity.isEmpty {
+      try visitor.visitSingularStringField(value: self.entity, fieldNumber: 1)
+    }
+    if !self.id.isEmpty {
+      try visitor.visitSingularStringField(value: self.id, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_RecordReference, rhs: Ubiq_Wire_RecordReference) -> Bool {
+    if lhs.entity != rhs.entity {return false}
+    if lhs.id != rhs.id {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,0 +1,41 @@
+import UbiqModel
+import UbiqWire
+
+extension FuzzTarget {
+    /// A record store's change-log file as another device of the account wrote it: the file
+    /// as it is, and the input as the message of a file whose checksum is right, so the
+    /// fuzzer reaches the parser behind the checksum.
+    public static let recordLogs = FuzzTarget(
+        name: "record-logs",
+        summary: "record stores' change-log files from other devices",
+        testOneInput: { data, size in
+            RecordLogs.run(Array(UnsafeRawBufferPointer(fuzzInput: data, size)))
+            return 0
+        },
+        seeds: { try RecordLogs.seeds() })
+}
+
+enum RecordLogs {
+    static func run(_ input: [UInt8]) {
+        for file in [input, RecordLogCoding.framed(input)] {
+            guard let transaction = try? RecordLogCoding.decode(file) else { continue }
+            guard (try? RecordLogCoding.decode(RecordLogCoding.encode(transaction))) == transaction else {
+                fatalError("an accepted change log reads differently once written again")
+            }
+        }
+    }
+
+    static func seeds() throws -> [(name: String, bytes: [UInt8])] {
+        let author = DeviceID("MFRGG2LT-MFRGG2LT")
+        let task = RecordKey(entity: try RecordName("Task"), id: try RecordID("t-1"))
+        let list = RecordKey(entity: try RecordName("List"), id: try RecordID("l-1"))
+        let transaction = RecordTransaction(
+            store: try RecordStoreName("todos"), author: author, version: VersionVector([author: 2, DeviceID("NBSWY3DP"): 5]),
+            clock: HybridTimestamp(wall: 1_790_000_000_000, logical: 1),
+            changes: [.insert(task, attributes: [try RecordName("title"): .value(.string("milk")), try RecordName("list"): .reference(list)]),
+                      .update(list, attributes: [try RecordName("count"): .value(.integer(3)), try RecordName("note"): nil]),
+                      .delete(RecordKey(entity: try RecordName("Task"), id: try RecordID("t-0")))])
+        let file = RecordLogCoding.encode(transaction)
+        return [("transaction", file), ("message", Array(file.dropFirst(49)))]
+    }
+}
