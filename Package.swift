@@ -111,7 +111,7 @@ let package = Package(
                 swiftSettings: swiftSettings),
         .target(name: "UbiqTestSupport", dependencies: ["UbiqModel", "UbiqClient", "UbiqControlAPI", "UbiqChunking", "UbiqWire", "UbiqFileSystem"] + nio, swiftSettings: swiftSettings),
 
-        .testTarget(name: "UbiqModelTests", dependencies: ["UbiqModel"], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqModelTests", dependencies: ["UbiqModel", "UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqConfigTests", dependencies: ["UbiqConfig"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqChunkingTests", dependencies: ["UbiqChunking"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqIndexTests", dependencies: ["UbiqIndex", "UbiqTestSupport", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
