@@ -1,0 +1,145 @@
+import Logging
+import UbiqIndex
+import UbiqModel
+import UbiqWire
+
+/// One record store of one container on this device: saves a client's transaction as a new
+/// change log in its own folder and imports it, imports the logs other devices wrote as
+/// they arrive, in the order every device uses, and tells subscribers what each import did.
+/// The local SQLite store (``RecordDatabase``) is a cache of the logs.
+public actor RecordStore {
+    public nonisolated let name: RecordStoreName
+    nonisolated let device: DeviceID
+    let database: RecordDatabase
+    let files: any RecordLogFiles
+    let wallMilliseconds: @Sendable () -> Int64
+    let logger: Logger
+    var clock = HybridClock()
+    /// Logs read but not importable yet: they have seen a transaction not here yet.
+    var waiting: [RelativePath: RecordTransaction] = [:]
+    /// Logs refused, with why; kept for status until the file changes.
+    public private(set) var refused: [RelativePath: String] = [:]
+    let imports = Broadcaster<RecordImportSummary>(policy: .bufferingNewest(256), endsWhenFull: true)
+
+    public init(name: RecordStoreName, device: DeviceID, database: RecordDatabase, files: any RecordLogFiles,
+                wallMilliseconds: @escaping @Sendable () -> Int64, logger: Logger) {
+        self.name = name
+        self.device = device
+        self.database = database
+        self.files = files
+        self.wallMilliseconds = wallMilliseconds
+        self.logger = logger
+    }
+
+    /// What each import of other devices' logs did, as it happens.
+    public nonisolated func didImport() -> AsyncStream<RecordImportSummary> { imports.subscribe() }
+
+    /// Saves `changes` as one transaction of this device, all or nothing: checked against the
+    /// records as they are here (an insert of a record that exists, or an update or delete of
+    /// one that does not, is refused), written as a new log, then imported here.
+    public func save(_ changes: [RecordChange]) throws -> RecordTransaction {
+        for change in changes {
+            let alive = try database.state(of: change.key)?.isAlive ?? false
+            switch change {
+            case .insert where alive:
+                throw RecordError(.invalidTransaction, "record \(change.key) exists: update it, or delete it first")
+            case .update where !alive, .delete where !alive:
+                throw RecordError(.invalidTransaction, "no record \(change.key) in store \(name): insert it first")
+            default: break
+            }
+        }
+        let imported = try database.imported()
+        let counter = imported[device] + 1
+        let version = imported.merged(with: VersionVector([device: counter]))
+        let transaction = RecordTransaction(store: name, author: device, version: version, clock: try nextClock(after: imported),
+                                            changes: changes)
+        try transaction.validate()
+        let path = try RecordLogLayout.path(store: name, device: device, counter: counter)
+        try files.createLog(RecordLogCoding.encode(transaction), at: path)
+        _ = try database.importTransactions([transaction])
+        logger.debug("saved a record transaction", metadata: ["store": "\(name)", "transaction": "\(transaction.dot)", "changes": "\(changes.count)"])
+        return transaction
+    }
+
+    /// A clock later than this device's last and than every transaction imported, so the
+    /// order by clock stays causal even after a peer's clock ran far ahead.
+    private func nextClock(after imported: VersionVector) throws -> HybridTimestamp {
+        let now = wallMilliseconds()
+        for (device, counter) in imported.sortedEntries {
+            if let seen = try database.clock(of: RecordDot(device: device, counter: counter)) { clock.observe(seen, now: now) }
+        }
+        var next = clock.tick(now: now)
+        for (device, counter) in imported.sortedEntries {
+            if let seen = try database.clock(of: RecordDot(device: device, counter: counter)), seen >= next {
+                next = HybridTimestamp(wall: seen.wall, logical: seen.logical &+ 1)
+            }
+        }
+        clock = HybridClock(last: max(clock.last, next))
+        return next
+    }
+
+    /// Reads the logs at `paths` (those of this store; others are left alone), imports what
+    /// can be, and tells subscribers what changed. A log that is damaged, claims another
+    /// store, device or counter than its path, or goes against the order is refused and kept
+    /// in ``refused``; the others still import.
+    @discardableResult
+    public func importLogs(_ paths: [RelativePath]) -> RecordImportSummary {
+        var pending = waiting
+        for path in paths {
+            guard let named = RecordLogLayout.log(at: path), named.store == name else { continue }
+            refused[path] = nil
+            do {
+                let transaction = try RecordLogCoding.decode(try files.readLog(at: path, limit: RecordLogCoding.maxFileBytes))
+                guard transaction.store == named.store, transaction.author == named.device, transaction.counter == named.counter else {
+                    throw RecordError(.invalidLog, "the log holds transaction \(transaction.dot) of store \(transaction.store), not what its path names")
+                }
+                pending[path] = transaction
+            } catch {
+                refuse(path, because: "\(error)")
+            }
+        }
+        let byDot = Dictionary(pending.map { ($0.value.dot, $0.key) }, uniquingKeysWith: { first, _ in first })
+        do {
+            let (summary, order) = try database.importTransactions(Array(pending.values))
+            waiting = Dictionary(order.waiting.compactMap { transaction in byDot[transaction.dot].map { ($0, transaction) } }, uniquingKeysWith: { a, _ in a })
+            for (transaction, error) in order.refused { if let path = byDot[transaction.dot] { refuse(path, because: error.reason) } }
+            if !summary.isEmpty {
+                logger.debug("imported record transactions", metadata: ["store": "\(name)", "transactions": "\(order.ready.count)",
+                                                                        "waiting": "\(order.waiting.count)"])
+                imports.yield(summary)
+            }
+            return summary
+        } catch {
+            logger.error("cannot import record transactions", metadata: ["store": "\(name)", "error": "\(error)"])
+            return RecordImportSummary()
+        }
+    }
+
+    /// Imports every log of the store that is not imported yet: at start, and to rebuild a
+    /// lost local store.
+    @discardableResult
+    public func catchUp() throws -> RecordImportSummary {
+        let folder = try RelativePath("\(RecordLogLayout.folder)/\(name)")
+        let imported = try database.imported()
+        var paths: [RelativePath] = []
+        for device in try files.names(in: folder) {
+            guard DeviceID.isWellFormed(device) else { continue }
+            for file in try files.names(in: try folder.appending(device)) {
+                guard let path = try? folder.appending(device).appending(file), let log = RecordLogLayout.log(at: path),
+                      log.counter > imported[log.device] else { continue }
+                paths.append(path)
+            }
+        }
+        return importLogs(paths)
+    }
+
+    /// The live records of `query.entity` that match it, in its order.
+    public func fetch(_ query: RecordQuery) throws -> [(key: RecordKey, values: [RecordName: RecordValue])] {
+        query.run(try database.records(of: query.entity))
+    }
+
+    private func refuse(_ path: RelativePath, because reason: String) {
+        refused[path] = reason
+        logger.warning("refused a record change log", metadata: ["store": "\(name)", "path": "\(path)", "reason": "\(reason)"])
+    }
+}
