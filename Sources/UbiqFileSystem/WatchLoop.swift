@@ -105,7 +105,15 @@ struct WatchLoop {
         }
 
         let isFolder = event.has(IN_ISDIR)
-        if isFolder && event.has(IN_MOVED_FROM) { table.removeTree(relative) }
+        if isFolder && event.has(IN_MOVED_FROM) {
+            table.removeTree(relative)
+            // An exchange (`renameat2(RENAME_EXCHANGE)`, how a package's new version is put in
+            // place) reports the folder that came in before the one that left, by the same
+            // name: what is there now is watched again.
+            if let st = Posix.lstat(at: AT_FDCWD, table.root + "/" + relative), Posix.kind(of: st.st_mode) == .directory {
+                table.addTree(relative, logger: logger)
+            }
+        }
         if isFolder && (event.has(IN_CREATE) || event.has(IN_MOVED_TO)) { table.addTree(relative, logger: logger) }
         aggregator.record(path, change(of: event, isFolder: isFolder, relative: relative), at: now)
     }

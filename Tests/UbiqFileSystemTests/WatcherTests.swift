@@ -96,6 +96,29 @@ final class BatchRecorder: Sendable {
         #expect(await recorder.wait { $0.paths.contains(path("Documents/moved/deep/f.txt")) })
     }
 
+    /// A package's new version swapped in with one exchange is watched whole: the kernel
+    /// reports the new folder's arrival before the old one's departure, under the same name.
+    @Test func aFolderExchangedInIsWatched() async throws {
+        let c = try ContainerFixture()
+        try c.write("Documents/Report.pages/Data/page.bin", "old")
+        let (watcher, recorder) = try start(c)
+        defer { watcher.close() }
+        let staging = try c.fileSystem.stagePackage()
+        let data = PackageMember(path: path("Data"), kind: .directory)
+        try staging.addFolder(data)
+        let file = try c.fileSystem.makeTempFile()
+        try file.write(Array("new".utf8), at: 0)
+        try staging.addFile(PackageMember(path: path("Data/page.bin"), kind: .file, size: 3, mtime: 1), from: file)
+        try staging.finishFolders([data], package: PackageMember(path: path("Report.pages"), kind: .directory))
+        _ = try c.fileSystem.exchange(staging, into: path("Documents/Report.pages"))
+        #expect(await recorder.wait { $0.saw(["Documents/Report.pages"]) })
+
+        // A program then writes inside the new tree: its folders are watched.
+        let before = recorder.all.count
+        try c.write("Documents/Report.pages/Data/page.bin", "written after the swap")
+        #expect(await recorder.wait(timeout: .seconds(10)) { $0.all.count > before && $0.all[before...].contains { $0.paths.contains(path("Documents/Report.pages/Data/page.bin")) } })
+    }
+
     @Test func ignoresAgentFolderAndNosync() async throws {
         let c = try ContainerFixture()
         try c.mkdir("Documents/cache.nosync")
