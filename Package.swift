@@ -121,7 +121,7 @@ let package = Package(
             .product(name: "SwiftProtobuf", package: "swift-protobuf"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqSimulationTests", dependencies: ["UbiqSimulation", "UbiqSync", "UbiqIndex", "UbiqModel", "UbiqTestSupport", log], swiftSettings: swiftSettings),
-        .testTarget(name: "UbiqSyncTests", dependencies: ["UbiqSync", "UbiqIndex", "UbiqModel", "UbiqWire", "UbiqTestSupport", "UbiqFileSystem", "UbiqAgent", log],
+        .testTarget(name: "UbiqSyncTests", dependencies: ["UbiqSync", "UbiqIndex", "UbiqModel", "UbiqWire", "UbiqTestSupport", "UbiqFileSystem", "UbiqAgent", "UbiqConfig", log],
                     swiftSettings: swiftSettings),
         .testTarget(name: "UbiqIdentityTests", dependencies: ["UbiqIdentity", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqTransportTests", dependencies: [
