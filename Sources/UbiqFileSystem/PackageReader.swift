@@ -212,23 +212,25 @@ private struct PackageWalk {
 
 /// FNV-1a over 64 bits (Fowler, Noll and Vo; the parameters of the IETF draft
 /// draft-eastlake-fnv): the same on every run, unlike Swift's seeded `Hasher`, since the
-/// index keeps it across restarts.
-struct TreeDigest64 {
-    private(set) var value: UInt64 = 0xCBF2_9CE4_8422_2325
+/// index keeps it across restarts. The simulated disk's packages use it too.
+public struct TreeDigest64: Sendable {
+    public private(set) var value: UInt64 = 0xCBF2_9CE4_8422_2325
 
-    mutating func add(_ bytes: some Sequence<UInt8>) {
+    public init() {}
+
+    public mutating func add(_ bytes: some Sequence<UInt8>) {
         for byte in bytes {
             value ^= UInt64(byte)
             value = value &* 0x0000_0100_0000_01B3
         }
     }
 
-    mutating func add(_ text: String) {
+    public mutating func add(_ text: String) {
         add(text.utf8)
         add(CollectionOfOne(0))
     }
 
-    mutating func add(_ stat: FileStat) {
+    public mutating func add(_ stat: FileStat) {
         for number in [stat.size, UInt64(bitPattern: stat.mtimeNs), UInt64(bitPattern: stat.ctimeNs), stat.inode] {
             add(withUnsafeBytes(of: number.littleEndian) { Array($0) })
         }

@@ -1,4 +1,5 @@
 import UbiqChunking
+import UbiqFileSystem
 import UbiqModel
 import UbiqSync
 
@@ -74,7 +75,7 @@ struct PackageSnapshot: Sendable {
     /// The bytes of its files, the latest mtime and ctime of anything in it, and in place of
     /// an inode a digest of every entry's path and stat, the folder's own first.
     private func fingerprint(size: UInt64, withChangeTimes: Bool) -> FileStat {
-        var digest = FNV64()
+        var digest = TreeDigest64()
         var latestMtime = Int64.min, latestCtime = Int64.min
         for node in [root] + inside {
             var stat = node.stat
@@ -85,29 +86,6 @@ struct PackageSnapshot: Sendable {
             digest.add(stat)
         }
         return FileStat(size: size, mtimeNs: latestMtime, ctimeNs: latestCtime, inode: digest.value)
-    }
-}
-
-/// FNV-1a over 64 bits, as the real reader's digest: the same on every run.
-private struct FNV64 {
-    private(set) var value: UInt64 = 0xCBF2_9CE4_8422_2325
-
-    mutating func add(_ bytes: some Sequence<UInt8>) {
-        for byte in bytes {
-            value ^= UInt64(byte)
-            value = value &* 0x0000_0100_0000_01B3
-        }
-    }
-
-    mutating func add(_ text: String) {
-        add(text.utf8)
-        add(CollectionOfOne(0))
-    }
-
-    mutating func add(_ stat: FileStat) {
-        for number in [stat.size, UInt64(bitPattern: stat.mtimeNs), UInt64(bitPattern: stat.ctimeNs), stat.inode] {
-            add(withUnsafeBytes(of: number.littleEndian) { Array($0) })
-        }
     }
 }
 
