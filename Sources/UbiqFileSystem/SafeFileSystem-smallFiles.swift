@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import UbiqModel
 
 /// Small files the agent itself writes into the container and reads back (a record store's
@@ -29,15 +30,7 @@ extension SafeFileSystem {
         guard Posix.kind(of: st.st_mode) == .regular, st.st_size <= limit else {
             throw FileSystemError(.invalidName, "'\(path)' is not a regular file of at most \(limit) bytes")
         }
-        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(done)) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw n == 0 ? FileSystemError(.ioError(errno: EIO), "'\(path)' shrank while read") : .posix(errno, "read", path.rawValue) }
-            done += n
-        }
-        return bytes
+        return Array(try CacheLineAlignedIO.read(fd, at: 0, count: Int(st.st_size), path: path.rawValue))
     }
 
     /// The names of the entries of the folder at `path` that are text, sorted; none where

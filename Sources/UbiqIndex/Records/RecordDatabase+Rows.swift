@@ -19,22 +19,28 @@ extension RecordDatabase {
             state.deletes = try dots(try row.stored(Column("deletes")))
         }
         for row in try Row.fetchAll(db, sql: "SELECT * FROM attribute WHERE entity = ? AND id = ?", arguments: arguments) {
-            let name = try stored { try RecordName(try row.stored(Column("name")) as String) }
-            let value: RecordValue?
-            switch try row.stored(Column("kind")) as Int64 {
-            case 0: value = nil
-            case 1:
-                let bytes: Data = try row.stored(Column("value"))
-                do { value = .value(try PropertyListCoding.decode(bytes)) } catch { throw IndexError(.corrupt, "attribute \(name) of \(key): \(error)") }
-            case 2:
-                let entity: String = try row.stored(Column("refEntity")), id: String = try row.stored(Column("refID"))
-                value = .reference(try stored { RecordKey(entity: try RecordName(entity), id: try RecordID(id)) })
-            case let kind: throw IndexError(.corrupt, "attribute \(name) of \(key) is of unknown kind \(kind)")
-            }
-            state.attributes[name] = RecordRegister(value: value, clock: try clock(row, "clockWall", "clockLogical"),
-                                                    dot: RecordDot(device: DeviceID(try row.stored(Column("device"))), counter: try counter(row, "counter")))
+            let (name, register) = try self.register(row, of: key)
+            state.attributes[name] = register
         }
         return state
+    }
+
+    /// One `attribute` row of the record `key`: the attribute's name and its register.
+    static func register(_ row: Row, of key: RecordKey) throws -> (RecordName, RecordRegister) {
+        let name = try stored { try RecordName(try row.stored(Column("name")) as String) }
+        let value: RecordValue?
+        switch try row.stored(Column("kind")) as Int64 {
+        case 0: value = nil
+        case 1:
+            let bytes: Data = try row.stored(Column("value"))
+            do { value = .value(try PropertyListCoding.decode(bytes)) } catch { throw IndexError(.corrupt, "attribute \(name) of \(key): \(error)") }
+        case 2:
+            let entity: String = try row.stored(Column("refEntity")), id: String = try row.stored(Column("refID"))
+            value = .reference(try stored { RecordKey(entity: try RecordName(entity), id: try RecordID(id)) })
+        case let kind: throw IndexError(.corrupt, "attribute \(name) of \(key) is of unknown kind \(kind)")
+        }
+        return (name, RecordRegister(value: value, clock: try clock(row, "clockWall", "clockLogical"),
+                                     dot: RecordDot(device: DeviceID(try row.stored(Column("device"))), counter: try counter(row, "counter"))))
     }
 
     static func save(_ state: RecordState, of key: RecordKey, in db: Database) throws {

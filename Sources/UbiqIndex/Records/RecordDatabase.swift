@@ -85,13 +85,30 @@ public struct RecordDatabase: Sendable {
         }
     }
 
+    /// The latest clock of any imported transaction (every other one is earlier, the order
+    /// being causal); nil where none is.
+    public func latestClock() throws(IndexError) -> HybridTimestamp? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT clockWall, clockLogical FROM imported ORDER BY clockWall DESC, clockLogical DESC LIMIT 1").map { row in
+                HybridTimestamp(wall: try row.stored(Column("clockWall")), logical: UInt32(clamping: try row.stored(Column("clockLogical")) as Int64))
+            }
+        }
+    }
+
     /// The live records of `entity`, by ID.
     public func records(of entity: RecordName) throws(IndexError) -> [(key: RecordKey, values: [RecordName: RecordValue])] {
+        // Two statements for the whole entity, not two a record.
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT id FROM record WHERE entity = ? AND insertedDevice IS NOT NULL ORDER BY id", arguments: [entity.rawValue]).map { row in
-                let key = RecordKey(entity: entity, id: try Self.stored { try RecordID(try row.stored(Column("id"))) })
-                return (key, try Self.state(of: key, in: db).values)
+            let ids = try String.fetchAll(db, sql: "SELECT id FROM record WHERE entity = ? AND insertedDevice IS NOT NULL ORDER BY id",
+                                          arguments: [entity.rawValue])
+            var values = Dictionary(uniqueKeysWithValues: ids.map { ($0, [RecordName: RecordValue]()) })
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM attribute WHERE entity = ? AND kind != 0", arguments: [entity.rawValue]) {
+                let id: String = try row.stored(Column("id"))
+                guard values[id] != nil else { continue }
+                let (name, register) = try Self.register(row, of: RecordKey(entity: entity, id: try Self.stored { try RecordID(id) }))
+                values[id]?[name] = register.value
             }
+            return try ids.map { id in (RecordKey(entity: entity, id: try Self.stored { try RecordID(id) }), values[id] ?? [:]) }
         }
     }
 
