@@ -40,6 +40,9 @@ import UbiqModel
         ([9, 2, 1, 98, 1, 1, 97, 1], "out of order"),
         ([9, 2, 1, 97, 1, 1, 97, 1], "out of order"),
         ([5, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 1], "too long"),
+        ([4, 0x7F, 0xF8, 0, 0, 0, 0, 0, 0], "not a finite number"),
+        ([6, 0xFF, 0xF0, 0, 0, 0, 0, 0, 0], "not a finite number"),
+        ([9, 2, 3, 0x65, 0xCC, 0x81, 1, 2, 0xC3, 0xA9, 1], "repeats as equivalent Unicode"),
     ] as [([UInt8], String)])
     func hostileBytesAreRefused(bytes: [UInt8], reason: String) {
         #expect {

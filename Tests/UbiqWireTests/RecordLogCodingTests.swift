@@ -72,6 +72,7 @@ struct RecordLogCodingTests {
         try refused({ $0.changes[0].entity = "1Task" }, "not an entity or attribute name")
         try refused({ $0.changes[0].id = "" }, "not a record ID")
         try refused({ $0.changes[0].attributes[0].propertyList = Data([0xFF]) }, "attribute done of Task/t-1")
+        try refused({ $0.changes[0].attributes[0].propertyList = Data(PropertyListCoding.encode(.array([.double(.nan)]))) }, "not a finite number")
         try refused({ $0.changes[0].attributes.append($0.changes[0].attributes[0]) }, "sets attribute done of Task/t-1 twice")
         try refused({ $0.changes[0].attributes[0].value = nil }, "has no value")
         try refused({ $0.changes[0].kind = .insert; $0.changes[0].attributes[0].removed = true }, "removes an attribute")

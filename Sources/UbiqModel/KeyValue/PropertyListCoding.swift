@@ -3,7 +3,7 @@
 /// Canonical: a value has exactly one encoding (dictionary keys sorted by their UTF-8
 /// bytes), so equal values are equal bytes on every device. The decoder takes bytes from
 /// peers: it checks every length against what is left, bounds nesting, validates UTF-8,
-/// and refuses trailing bytes, duplicate or unsorted keys.
+/// and refuses trailing bytes, duplicate or unsorted keys, and numbers that are not finite.
 ///
 /// Layout: one tag byte, then `false`/`true` nothing; integer 8 bytes big-endian two's
 /// complement; double and date 8 bytes of the IEEE-754 bit pattern, big-endian; string and
@@ -106,8 +106,8 @@ public enum PropertyListCoding {
             case .false: return .bool(false)
             case .true: return .bool(true)
             case .integer: return .integer(Int64(bitPattern: try fixed()))
-            case .double: return .double(Double(bitPattern: try fixed()))
-            case .date: return .date(secondsSince1970: Double(bitPattern: try fixed()))
+            case .double: return .double(try finite("a double"))
+            case .date: return .date(secondsSince1970: try finite("a date"))
             case .string: return .string(try string())
             case .data: return .data(try slice(length()))
             case .array:
@@ -131,10 +131,21 @@ public enum PropertyListCoding {
                     guard let text = String(validating: key, as: UTF8.self) else {
                         throw PropertyListDecodingError("a dictionary key is not UTF-8")
                     }
+                    guard values[text] == nil else {
+                        throw PropertyListDecodingError("dictionary key '\(text.prefix(80))' repeats as equivalent Unicode text")
+                    }
                     values[text] = try value(depth: depth + 1)
                 }
                 return .dictionary(values)
             }
+        }
+
+        /// No client can write infinity or NaN (JSON has neither), and NaN equals nothing,
+        /// so a peer's is refused rather than stored.
+        mutating func finite(_ what: String) throws(PropertyListDecodingError) -> Double {
+            let number = Double(bitPattern: try fixed())
+            guard number.isFinite else { throw PropertyListDecodingError("\(what) is \(number), not a finite number") }
+            return number
         }
 
         mutating func fixed() throws(PropertyListDecodingError) -> UInt64 {
