@@ -30,6 +30,7 @@ struct SyncSession: Sendable {
         let clockOffset = TestHooks.clockOffsetMilliseconds
         let environment = clockOffset == 0 ? EngineEnvironment.live : EngineEnvironment(clock: SystemClock(wallOffset: clockOffset * 1_000_000))
         var containers: [ContainerSync] = []
+        var containerFiles: [ContainerID: RecordStores.Container] = [:]
         var synced: [ContainerSettings] = []
         var refused: [ContainerNotSynced] = []
         for settings in config.containers {
@@ -49,6 +50,7 @@ struct SyncSession: Sendable {
             container.setIgnoreSettings(config: settings.ignore, defaults: settings.ignoreDefaults)
             container.setMode(settings.mode)
             containers.append(container)
+            containerFiles[settings.id] = RecordStores.Container(sync: container, files: disk.files)
         }
         let stores = try config.kvstores.map { raw in
             try KeyValueStore(id: try KeyValueStoreID(raw), index: index, device: identity.deviceID,
@@ -101,6 +103,10 @@ struct SyncSession: Sendable {
         services.append(DeviceRemovalService(devices: devices, engine: engine))
         services.append(RotationService(devices: devices, intake: intake, logger: logger))
         services.append(SubscriptionEnding(containers: containers, stores: stores))
+        let recordStores = RecordStores(containers: containerFiles, stateDirectory: config.stateDirectory, account: identity.identityToken,
+                                        device: identity.deviceID, wallMilliseconds: { Int64(Date().timeIntervalSince1970 * 1000) + clockOffset },
+                                        logger: logger)
+        services.append(recordStores)
         var discovery: DiscoveryService?
         if config.discovery, let port = listeners.first?.localPort {
             let record = try DiscoveryRecord(deviceID: identity.deviceID, accountTag: try AccountTag(identity.accountTag),
@@ -122,7 +128,7 @@ struct SyncSession: Sendable {
         let invites = JoinInvites(identity: identity, store: store, logger: logger, announce: announce)
         services.append(invites)
         let methods = AccountMethods(
-            status: status, keyValue: KeyValueMethods(stores: engine.stores),
+            status: status, keyValue: KeyValueMethods(stores: engine.stores), records: RecordMethods(stores: recordStores, status: status),
             coordination: CoordinationMethods(status: status, leases: leases, onDemand: onDemand),
             events: EventMethods(status: status), onDemand: onDemand, queries: QueryMethods(status: status),
             devices: DeviceMethods(devices: devices, engine: engine, account: try store.loadAccount(),

@@ -52,6 +52,15 @@ enum ControlLineSeeds {
             (.kvList, ["store": .string(store)]),
             (.kvSynchronize, ["store": .string(store), "timeout": .double(2.5)]),
             (.kvSubscribe, ["store": .string(store)]),
+            (.recordsSave, ["container": .string(container), "store": "todos", "changes": [
+                ["op": "insert", "entity": "Task", "id": "t-1", "attributes": ["title": "milk", "list": ["$ref": ["entity": "List", "id": "l-1"]]]],
+                ["op": "update", "entity": "Task", "id": "t-2", "attributes": ["done": .bool(true), "note": .null]],
+                ["op": "delete", "entity": "Task", "id": "t-3"],
+            ]]),
+            (.recordsFetch, ["container": .string(container), "store": "todos", "entity": "Task", "limit": .integer(10),
+                             "sort": [["attribute": "rank", "descending": .bool(true)]],
+                             "where": ["any": [["attribute": "rank", "op": ">=", "value": .integer(2)], ["attribute": "title", "contains": "milk"]]]]),
+            (.recordsSubscribe, ["container": .string(container), "store": "todos"]),
             (.coordinateAcquire, ["container": .string(container), "path": "a.txt", "access": "read"]),
             (.coordinateAcquire, ["container": .string(container), "timeout": .integer(5), "items": [
                 ["path": "a.txt", "access": "read"], ["path": "Documents/", "access": "write"],

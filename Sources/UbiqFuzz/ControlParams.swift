@@ -61,6 +61,19 @@ enum ControlParams {
             return try JSONValue(encoding: request)
         case .kvSubscribe:
             return try JSONValue(encoding: decode(KeyValueSubscribeParams.self, params))
+        case .recordsSave:
+            let request = try decode(RecordsSaveParams.self, params)
+            _ = try RecordJSON.store(request.store)
+            for (index, change) in request.changes.enumerated() { _ = try RecordJSON.change(change, at: index) }
+            return try JSONValue(encoding: request)
+        case .recordsFetch:
+            let request = try decode(RecordsFetchParams.self, params)
+            _ = try RecordJSON.store(request.store)
+            _ = try RecordJSON.name(request.entity, path: "entity")
+            if let condition = request.where { _ = try RecordJSON.predicate(condition) }
+            return try JSONValue(encoding: request)
+        case .recordsSubscribe:
+            return try JSONValue(encoding: decode(RecordsStoreParams.self, params))
         case .coordinateAcquire:
             return try coordinate(decode(CoordinateAcquireParams.self, params))
         case .coordinateRelease:

@@ -11,6 +11,7 @@ import UbiqSync
 struct AccountMethods: Sendable {
     let status: AgentStatusSource
     let keyValue: KeyValueMethods
+    let records: RecordMethods
     let coordination: CoordinationMethods
     let events: EventMethods
     let onDemand: OnDemandMethods
@@ -78,6 +79,8 @@ struct AccountMethods: Sendable {
             return try await FolderModeMethods(status: status).handle(known, params: params)
         case .kvGet, .kvSet, .kvRemove, .kvList, .kvSynchronize, .kvSubscribe:
             return try await keyValue.handle(known, params: params, connection: connection)
+        case .recordsSave, .recordsFetch, .recordsSubscribe:
+            return try await records.handle(known, params: params, connection: connection)
         case .coordinateAcquire, .coordinateRelease, .presenterRegister, .presenterUnregister:
             return try await coordination.handle(known, params: params, connection: connection)
         case .eventsSubscribe:

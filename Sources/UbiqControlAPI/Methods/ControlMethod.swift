@@ -72,6 +72,12 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     /// ``KeyValueSubscribeParams`` → ``KeyValueSubscribeResult``, then
     /// ``ControlNotification/kvDidChangeExternally`` notifications.
     case kvSubscribe = "kv.subscribe"
+    /// ``RecordsSaveParams`` → ``RecordsSaveResult``
+    case recordsSave = "records.save"
+    /// ``RecordsFetchParams`` → ``RecordsFetchResult``
+    case recordsFetch = "records.fetch"
+    /// ``RecordsStoreParams`` → ``RecordsStoreParams``; then ``ControlNotification/recordsDidImport``.
+    case recordsSubscribe = "records.subscribe"
     /// ``CoordinateAcquireParams`` → ``CoordinateAcquireResult``, when granted
     case coordinateAcquire = "coordinate.acquire"
     /// ``CoordinateReleaseParams`` → `{}`
@@ -99,6 +105,8 @@ public enum ControlMethod: String, Sendable, CaseIterable {
 public enum ControlNotification: String, Sendable, CaseIterable {
     /// ``KeyValueChangeNotice``
     case kvDidChangeExternally = "kv.didChangeExternally"
+    /// ``RecordsDidImportNotice``
+    case recordsDidImport = "records.didImport"
     /// ``PresenterEvent``: the presented item (or something in the presented folder) changed.
     case presenterDidChange = "presenter.didChange"
     /// ``PresenterEvent`` with `to`: it moved or was renamed.

@@ -64,6 +64,12 @@ public struct RPCError: Error, Hashable, Sendable, Codable, CustomStringConverti
         public static let alreadyExists = Code(-32017)
         /// No running query with that id on this connection.
         public static let queryNotFound = Code(-32018)
+        /// A record store's name, an entity, attribute or record ID, or a transaction that
+        /// breaks the rules of record stores (a record changed twice, an update of a record
+        /// that is not there); nothing was saved.
+        public static let invalidRecord = Code(-32019)
+        /// A transaction over the record stores' limits; nothing was saved. Save it in parts.
+        public static let recordLimit = Code(-32020)
     }
 
     public var code: Code
