@@ -85,4 +85,35 @@ import UbiqTestSupport
         let logs = try FileManager.default.subpathsOfDirectory(atPath: a.path("Records/todos")).filter { $0.hasSuffix(".ubiqlog") }
         #expect(logs.count == 1)
     }
+
+    @Test func damagedAndForgedLogsAreLeftOutAndReportedWhileTheRestImport() async throws {
+        let pair = try KeyValuePair()
+        defer { pair.stop() }
+        let (a, b) = (pair.alpha, pair.beta)
+        try await pair.start()
+        try await Self.save([.insert(Self.key("milk"), attributes: [Self.name("title"): Self.text("milk")])], on: a)
+        let alpha = try await a.status().device.id
+        let good = try FileManager.default.subpathsOfDirectory(atPath: a.path("Records/todos")).first { $0.hasSuffix(".ubiqlog") }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: a.path("Records/todos/" + (good ?? ""))))
+        // A device's log cut short, and alpha's log copied into another device's folder, as a
+        // buggy or hostile device of the account could write them.
+        let cut = "Records/todos/TRUNCATED/00000000000000000001.ubiqlog", forged = "Records/todos/FORGED/00000000000000000001.ubiqlog"
+        for (path, contents) in [(cut, bytes.prefix(bytes.count / 2)), (forged, bytes)] {
+            try FileManager.default.createDirectory(atPath: a.path((path as NSString).deletingLastPathComponent), withIntermediateDirectories: true)
+            try Data(contents).write(to: URL(fileURLWithPath: a.path(path)))
+        }
+        try await Self.save([.insert(Self.key("bread"), attributes: [Self.name("title"): Self.text("bread")])], on: a)
+
+        try await waitUntil("beta to import alpha's logs and refuse the other two") {
+            let refused = try await b.status().containers.first?.recordStores?.first?.refused.map(\.path) ?? []
+            return try await Self.records(b).count == 2 && refused.count == 2
+        }
+        let store = try #require(try await b.status().containers.first?.recordStores?.first)
+        #expect(store.name == "todos" && store.transactions == 2)
+        let reasons = Dictionary(uniqueKeysWithValues: store.refused.map { ($0.path, $0.reason) })
+        #expect(reasons[cut]?.contains("truncated or damaged") == true, "\(reasons)")
+        #expect(reasons[forged]?.contains("transaction \(alpha):1") == true, "\(reasons)")
+        let text = try AgentProcess.cli(["status", "--socket", b.socket])
+        #expect(text.contains("record store todos left out \(forged)"), "\(text)")
+    }
 }

@@ -19,6 +19,7 @@ struct AgentStatusSource: Sendable {
     let limits: BandwidthLimits
     /// Configured containers this agent does not sync, with why.
     var notSynced: [ContainerNotSynced] = []
+    var recordStores: RecordStores? = nil
 
     func container(_ id: ContainerID) throws(RPCError) -> ContainerSync {
         guard let container = containers.first(where: { $0.id == id }) else {
@@ -60,6 +61,7 @@ struct AgentStatusSource: Sendable {
             if problems.count > ContainerStatus.notSyncedShown { entry.notSyncedMore = problems.count - ContainerStatus.notSyncedShown }
             entry.paused = container.isPaused
             entry.mode = container.mode.rawValue
+            entry.recordStores = await recordStores?.status(of: container.id)
             let rules = container.ignoreRules
             let ignoreProblems = rules.problems.map(\.description) + (container.ignoreFileProblem.map { [$0] } ?? [])
             if !rules.isEmpty || !ignoreProblems.isEmpty {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import UbiqFileSystem
+import UbiqControlAPI
 import UbiqIndex
 import UbiqModel
 import UbiqSync
@@ -68,6 +69,22 @@ actor RecordStores: Service {
         let store = try store(name, in: container)
         if !known { try await store.catchUp() }
         return store
+    }
+
+    /// The stores of `container` open here, by name, for `agent.status`.
+    func status(of container: ContainerID) async -> [RecordStoreStatus]? {
+        guard let stores = open[container], !stores.isEmpty else { return nil }
+        var result: [RecordStoreStatus] = []
+        for (name, store) in stores.sorted(by: { $0.key < $1.key }) {
+            do {
+                let progress = try await store.progress()
+                result.append(RecordStoreStatus(name: name.rawValue, transactions: progress.imported, waiting: progress.waiting,
+                                                refused: progress.refused.sorted { $0.key < $1.key }.map { RefusedLogStatus(path: $0.key.rawValue, reason: $0.value) }))
+            } catch {
+                logger.warning("cannot read a record store's progress", metadata: ["store": "\(name)", "error": "\(error)"])
+            }
+        }
+        return result
     }
 
     func run() async throws {

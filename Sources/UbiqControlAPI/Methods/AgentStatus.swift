@@ -113,6 +113,8 @@ public struct ContainerStatus: Hashable, Sendable, Codable {
     public var paused: Bool = false
     /// `send-receive` or `send-only`.
     public var mode: String = FolderMode.sendReceive.rawValue
+    /// The record stores open here; absent where there are none.
+    public var recordStores: [RecordStoreStatus]? = nil
 
     public init(
         id: ContainerID, path: String, items: Int, files: Int, directories: Int, symlinks: Int, bytes: Int64,

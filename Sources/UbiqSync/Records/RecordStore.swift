@@ -129,6 +129,12 @@ public actor RecordStore {
         return importLogs(paths)
     }
 
+    /// How many transactions are imported here, how many logs wait for one they have seen,
+    /// and the logs refused with why.
+    public func progress() throws -> (imported: Int, waiting: Int, refused: [RelativePath: String]) {
+        (Int(clamping: try database.imported().counters.values.reduce(0, +)), waiting.count, refused)
+    }
+
     /// The live records of `query.entity` that match it, in its order.
     public func fetch(_ query: RecordQuery) throws -> [(key: RecordKey, values: [RecordName: RecordValue])] {
         query.run(try database.records(of: query.entity))
