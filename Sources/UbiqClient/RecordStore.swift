@@ -38,6 +38,15 @@ public struct RecordStore: Sendable {
         }
     }
 
+    /// Deletes the store on every device: its change logs go from the container, and each
+    /// agent removes its local store as the deletion reaches it. Returns how many logs went.
+    @discardableResult
+    public func deleteStore() async throws -> Int {
+        let result: RecordsDeleteStoreResult = try await client.connection.call(ControlMethod.recordsDeleteStore.rawValue,
+                                                                                params: RecordsStoreParams(container: container, store: name))
+        return result.logs
+    }
+
     /// Subscribes to the store's imports and returns them as they arrive. This reads the
     /// connection's notifications, so use one connection per subscription.
     public func imports() async throws -> AsyncStream<RecordsDidImportNotice> {

@@ -61,6 +61,7 @@ enum ControlLineSeeds {
                              "sort": [["attribute": "rank", "descending": .bool(true)]],
                              "where": ["any": [["attribute": "rank", "op": ">=", "value": .integer(2)], ["attribute": "title", "contains": "milk"]]]]),
             (.recordsSubscribe, ["container": .string(container), "store": "todos"]),
+            (.recordsDeleteStore, ["container": .string(container), "store": "todos"]),
             (.coordinateAcquire, ["container": .string(container), "path": "a.txt", "access": "read"]),
             (.coordinateAcquire, ["container": .string(container), "timeout": .integer(5), "items": [
                 ["path": "a.txt", "access": "read"], ["path": "Documents/", "access": "write"],

@@ -72,8 +72,10 @@ enum ControlParams {
             _ = try RecordJSON.name(request.entity, path: "entity")
             if let condition = request.where { _ = try RecordJSON.predicate(condition) }
             return try JSONValue(encoding: request)
-        case .recordsSubscribe:
-            return try JSONValue(encoding: decode(RecordsStoreParams.self, params))
+        case .recordsSubscribe, .recordsDeleteStore:
+            let request = try decode(RecordsStoreParams.self, params)
+            _ = try RecordJSON.store(request.store)
+            return try JSONValue(encoding: request)
         case .coordinateAcquire:
             return try coordinate(decode(CoordinateAcquireParams.self, params))
         case .coordinateRelease:

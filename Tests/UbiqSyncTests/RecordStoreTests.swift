@@ -137,4 +137,26 @@ struct RecordStoreTests {
         let next = try await rebuilt.save([.delete(Self.key("t1"))])
         #expect(next.counter == 28)
     }
+
+    @Test func aStoreMadeAnewWhileThisDeviceWasAwayIsRebuiltFromItsNewLogs() async throws {
+        _ = try await a.store.save([.insert(Self.key("old"), attributes: [Self.name("n"): .value(.integer(1))])])
+        await b.store.importLogs(try b.copyLogs(from: a))
+        // A deletes the store (logs and local store) and saves anew: its counter starts at 1
+        // again, so its first new log has the path of the one B imported.
+        try FileManager.default.removeItem(atPath: a.layout.root + "/Records")
+        try FileManager.default.removeItem(atPath: a.databasePath)
+        let anew = try Device.open(a.id, layout: a.layout, databasePath: a.databasePath)
+        _ = try await anew.save([.insert(Self.key("new"), attributes: [Self.name("n"): .value(.integer(2))])])
+        let replaced = b.layout.root + "/Records/todos/AAAA"
+        try FileManager.default.removeItem(atPath: replaced)
+        let heard = b.store.didImport()
+        let summary = await b.store.importLogs(try b.copyLogs(from: a))
+        #expect(try await records(b) == [Self.key("new"): [Self.name("n"): .value(.integer(2))]])
+        // Required, so a failed rebuild ends here rather than waiting for notices never sent.
+        try #require(summary.inserted == [Self.key("new")] && summary.deleted == [Self.key("old")])
+        // The subscriber hears the old record go before the new one comes.
+        var iterator = heard.makeAsyncIterator()
+        #expect(await iterator.next()?.deleted == [Self.key("old")])
+        #expect(await iterator.next()?.inserted == [Self.key("new")])
+    }
 }

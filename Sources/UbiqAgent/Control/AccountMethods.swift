@@ -79,7 +79,7 @@ struct AccountMethods: Sendable {
             return try await FolderModeMethods(status: status).handle(known, params: params)
         case .kvGet, .kvSet, .kvRemove, .kvList, .kvSynchronize, .kvSubscribe:
             return try await keyValue.handle(known, params: params, connection: connection)
-        case .recordsSave, .recordsFetch, .recordsSubscribe:
+        case .recordsSave, .recordsFetch, .recordsSubscribe, .recordsDeleteStore:
             return try await records.handle(known, params: params, connection: connection)
         case .coordinateAcquire, .coordinateRelease, .presenterRegister, .presenterUnregister:
             return try await coordination.handle(known, params: params, connection: connection)

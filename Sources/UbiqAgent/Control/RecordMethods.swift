@@ -21,7 +21,8 @@ struct RecordMethods: Sendable {
             let (container, store) = try await open(request.container, request.store)
             let transaction: RecordTransaction
             do { transaction = try await store.save(changes) } catch let error as RecordError {
-                throw RPCError(error.code == .tooLarge ? .recordLimit : .invalidRecord, error.reason + "; nothing was saved")
+                throw RPCError(error.code == .tooLarge ? .recordLimit : error.code == .storeDeleted ? .unavailable : .invalidRecord,
+                               error.reason + "; nothing was saved")
             }
             let log = try RecordLogLayout.path(store: transaction.store, device: transaction.author, counter: transaction.counter)
             // Recorded now, so peers hear of it without waiting for the watcher.
@@ -57,6 +58,15 @@ struct RecordMethods: Sendable {
                 }
             }
             return try JSONValue(encoding: RecordsStoreParams(container: request.container, store: store.name.rawValue))
+        case .recordsDeleteStore:
+            let request = try RPCParams.decode(RecordsStoreParams.self, from: params)
+            let name = try RecordJSON.store(request.store)
+            _ = try status.container(request.container)
+            let logs: Int
+            do { logs = try await stores.delete(name, in: request.container) } catch let error as RecordStoresError {
+                throw RPCError(.unavailable, error.description)
+            }
+            return try JSONValue(encoding: RecordsDeleteStoreResult(container: request.container, store: name.rawValue, logs: logs))
         default:
             throw RPCError.methodNotFound(method.rawValue)
         }
@@ -64,7 +74,10 @@ struct RecordMethods: Sendable {
 
     private func open(_ container: ContainerID, _ raw: String) async throws -> (ContainerSync, RecordStore) {
         let sync = try status.container(container)
-        return (sync, try await stores.caughtUp(try RecordJSON.store(raw), in: container))
+        let name = try RecordJSON.store(raw)
+        do { return (sync, try await stores.caughtUp(name, in: container)) } catch let error as RecordError where error.code == .storeDeleted {
+            throw RPCError(.unavailable, error.reason)
+        }
     }
 }
 

@@ -22,15 +22,20 @@ actor RecordStores: Service {
     let folder: String
     let device: DeviceID
     let wallMilliseconds: @Sendable () -> Int64
+    /// The coordinated reads and writes of this agent's clients, which a deletion waits for.
+    let leases: FileLeases
     let logger: Logger
     private var open: [ContainerID: [RecordStoreName: RecordStore]] = [:]
+    /// Stores being deleted here: not opened again until their files are gone.
+    private var deleting: Set<String> = []
 
     init(containers: [ContainerID: Container], stateDirectory: String, account: String, device: DeviceID,
-         wallMilliseconds: @escaping @Sendable () -> Int64, logger: Logger) {
+         wallMilliseconds: @escaping @Sendable () -> Int64, leases: FileLeases, logger: Logger) {
         self.containers = containers
         folder = stateDirectory + "/records/" + account.prefix(16)
         self.device = device
         self.wallMilliseconds = wallMilliseconds
+        self.leases = leases
         self.logger = logger
     }
 
@@ -39,9 +44,17 @@ actor RecordStores: Service {
     func store(_ name: RecordStoreName, in container: ContainerID) throws -> RecordStore {
         if let store = open[container]?[name] { return store }
         guard let parts = containers[container] else { throw RecordStoresError.containerNotSynced(container) }
-        let directory = folder + "/" + container.rawValue
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let database = try openDatabase(at: directory + "/" + name.rawValue + ".sqlite", of: name, in: container)
+        guard !deleting.contains("\(container)/\(name)") else { throw RecordError(.storeDeleted, "record store \(name) is being deleted; try again") }
+        try FileManager.default.createDirectory(atPath: folder + "/" + container.rawValue, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let path = databasePath(name, in: container)
+        if FileManager.default.fileExists(atPath: path), try logs(of: name, in: parts.files).isEmpty {
+            // The store's logs went while this agent was away: it was deleted.
+            logger.notice("record store deleted while this agent was away; removing its local store",
+                          metadata: ["store": "\(name)", "container": "\(container)"])
+            removeDatabase(name, in: container)
+        }
+        let database = try openDatabase(at: path, of: name, in: container)
         let store = RecordStore(name: name, device: device, database: database, files: RecordLogFilesOnDisk(files: parts.files),
                                 wallMilliseconds: wallMilliseconds, logger: logger)
         open[container, default: [:]][name] = store
@@ -61,6 +74,76 @@ actor RecordStores: Service {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix) }
             return try RecordDatabase(path: path)
         }
+    }
+
+    private func databasePath(_ name: RecordStoreName, in container: ContainerID) -> String {
+        folder + "/" + container.rawValue + "/" + name.rawValue + ".sqlite"
+    }
+
+    private func removeDatabase(_ name: RecordStoreName, in container: ContainerID) {
+        let path = databasePath(name, in: container)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            do { try FileManager.default.removeItem(atPath: path + suffix) } catch {
+                logger.warning("cannot remove a deleted record store's file", metadata: ["path": "\(path + suffix)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// The change logs of `name` in the container, every device's.
+    private func logs(of name: RecordStoreName, in files: SafeFileSystem) throws -> [RelativePath] {
+        let store = try RelativePath("\(RecordLogLayout.folder)/\(name)")
+        var paths: [RelativePath] = []
+        for device in try files.names(in: store) {
+            guard let folder = try? store.appending(device), let names = try? files.names(in: folder) else { continue }
+            paths += names.compactMap { try? folder.appending($0) }.filter { RecordLogLayout.log(at: $0) != nil }
+        }
+        return paths
+    }
+
+    /// Deletes the store everywhere, as the iCloud guide has it: under the agent's write lease
+    /// on the store's folder (so no client of this device is writing in it), its local store
+    /// goes, then its logs; peers remove theirs as the deletion reaches them. Returns how
+    /// many logs went.
+    func delete(_ name: RecordStoreName, in container: ContainerID) async throws -> Int {
+        guard let parts = containers[container] else { throw RecordStoresError.containerNotSynced(container) }
+        let folder = try RelativePath("\(RecordLogLayout.folder)/\(name)")
+        let key = "\(container)/\(name)"
+        guard !deleting.contains(key) else { throw RecordError(.storeDeleted, "record store \(name) is being deleted already") }
+        let claim = FileLeases.Claim(container: container, path: folder, access: .write)
+        guard let lease = await leases.acquire([claim], for: .agent("deleting record store \(name)"), timeout: .seconds(10)) else {
+            throw RecordStoresError.folderInUse(folder)
+        }
+        deleting.insert(key)
+        let removed: Result<[RelativePath], any Error>
+        do { removed = .success(try await removeStore(name, in: container, folder: folder, files: parts.files)) } catch { removed = .failure(error) }
+        deleting.remove(key)
+        await leases.release(lease.id)
+        let logs = try removed.get()
+        await parts.sync.localChanges(Set([folder] + logs))
+        logger.info("deleted a record store", metadata: ["store": "\(name)", "container": "\(container)", "logs": "\(logs.count)"])
+        return logs.count
+    }
+
+    /// The local store, then the logs' folder; the logs that were there.
+    private func removeStore(_ name: RecordStoreName, in container: ContainerID, folder: RelativePath, files: SafeFileSystem) async throws -> [RelativePath] {
+        let logs = try logs(of: name, in: files)
+        let store = open[container]?.removeValue(forKey: name)
+        await store?.markDeleted()
+        removeDatabase(name, in: container)
+        if try files.names(in: try RelativePath(RecordLogLayout.folder)).contains(name.rawValue) { try files.removeTree(folder) }
+        return logs
+    }
+
+    /// Another device deleted the store: once none of its logs is left here, its local store
+    /// goes too, and subscribers hear its records go.
+    private func logGone(_ name: RecordStoreName, in container: ContainerID) async {
+        guard let parts = containers[container], !deleting.contains("\(container)/\(name)") else { return }
+        guard (try? logs(of: name, in: parts.files).isEmpty) == true,
+              open[container]?[name] != nil || FileManager.default.fileExists(atPath: databasePath(name, in: container)) else { return }
+        let store = open[container]?.removeValue(forKey: name)
+        await store?.markDeleted()
+        removeDatabase(name, in: container)
+        logger.info("record store deleted by another device; removed its local store", metadata: ["store": "\(name)", "container": "\(container)"])
     }
 
     /// Opens `name` in `container` and imports whatever of its logs is new.
@@ -113,8 +196,12 @@ actor RecordStores: Service {
 
     /// Imports the logs peers' changes bring, store by store.
     private func follow(_ changes: AsyncStream<ItemChange>, of container: ContainerID) async {
-        for await change in changes where change.origin == .remote && !change.item.deleted {
+        for await change in changes where change.origin == .remote {
             guard let log = RecordLogLayout.log(at: change.item.path) else { continue }
+            if change.item.deleted {
+                await logGone(log.store, in: container)
+                continue
+            }
             do { try await caughtUp(log.store, in: container).importLogs([change.item.path]) } catch {
                 logger.warning("cannot import a record change log", metadata: ["path": "\(change.item.path)", "error": "\(error)"])
             }
@@ -128,10 +215,12 @@ extension RecordStores: CustomStringConvertible {
 
 enum RecordStoresError: Error, CustomStringConvertible {
     case containerNotSynced(ContainerID)
+    case folderInUse(RelativePath)
 
     var description: String {
         switch self {
         case .containerNotSynced(let id): "this agent does not sync container \(id); see `ubiq status` for the ones it does"
+        case .folderInUse(let path): "a client of this agent holds \(path) under a coordinated write; try again once it is done"
         }
     }
 }

@@ -78,6 +78,8 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case recordsFetch = "records.fetch"
     /// ``RecordsStoreParams`` → ``RecordsStoreParams``; then ``ControlNotification/recordsDidImport``.
     case recordsSubscribe = "records.subscribe"
+    /// ``RecordsStoreParams`` → ``RecordsDeleteStoreResult``
+    case recordsDeleteStore = "records.deleteStore"
     /// ``CoordinateAcquireParams`` → ``CoordinateAcquireResult``, when granted
     case coordinateAcquire = "coordinate.acquire"
     /// ``CoordinateReleaseParams`` → `{}`

@@ -156,3 +156,17 @@ public struct RecordsDidImportNotice: Hashable, Sendable, Codable {
         self.conflicts = conflicts
     }
 }
+
+/// The result of `records.deleteStore`: how many change logs went from the container (every
+/// device's; peers remove them and their local store as the deletion reaches them).
+public struct RecordsDeleteStoreResult: Hashable, Sendable, Codable {
+    public var container: ContainerID
+    public var store: String
+    public var logs: Int
+
+    public init(container: ContainerID, store: String, logs: Int) {
+        self.container = container
+        self.store = store
+        self.logs = logs
+    }
+}

@@ -23,6 +23,12 @@ extension RecordDatabase {
         }
     }
 
+    /// Forgets every record and import: the store's logs were replaced (the store deleted and
+    /// made anew) and it is rebuilt from them.
+    public func removeAll() throws(IndexError) {
+        try write { db in try db.execute(sql: "DELETE FROM attribute; DELETE FROM record; DELETE FROM imported") }
+    }
+
     /// Imports what of `pending` can be imported now, each transaction whole, in the order
     /// every device uses; returns what changed, and what waits or was refused.
     public func importTransactions(_ pending: [RecordTransaction]) throws(IndexError) -> (summary: RecordImportSummary, order: RecordImportOrder) {

@@ -11,6 +11,8 @@ public struct RecordError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A change log that is not a transaction of its folder's device and store, or whose
         /// clock does not follow what it claims to have seen.
         case invalidLog
+        /// The store was deleted (here or by another device) while this was under way.
+        case storeDeleted
     }
 
     public let code: Code

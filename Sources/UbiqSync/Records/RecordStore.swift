@@ -20,6 +20,8 @@ public actor RecordStore {
     /// Logs refused, with why; kept for status until the file changes.
     public private(set) var refused: [RelativePath: String] = [:]
     let imports = Broadcaster<RecordImportSummary>(policy: .bufferingNewest(256), endsWhenFull: true)
+    /// Set when the store is deleted: nothing is saved or imported through it after.
+    public private(set) var isDeleted = false
 
     public init(name: RecordStoreName, device: DeviceID, database: RecordDatabase, files: any RecordLogFiles,
                 wallMilliseconds: @escaping @Sendable () -> Int64, logger: Logger) {
@@ -38,6 +40,7 @@ public actor RecordStore {
     /// records as they are here (an insert of a record that exists, or an update or delete of
     /// one that does not, is refused), written as a new log, then imported here.
     public func save(_ changes: [RecordChange]) throws -> RecordTransaction {
+        guard !isDeleted else { throw RecordError(.storeDeleted, "record store \(name) was deleted; save again to make it anew") }
         for change in changes {
             let alive = try database.state(of: change.key)?.isAlive ?? false
             switch change {
@@ -80,6 +83,7 @@ public actor RecordStore {
     /// in ``refused``; the others still import.
     @discardableResult
     public func importLogs(_ paths: [RelativePath]) -> RecordImportSummary {
+        guard !isDeleted else { return RecordImportSummary() }
         var pending = waiting
         for path in paths {
             guard let named = RecordLogLayout.log(at: path), named.store == name else { continue }
@@ -89,6 +93,7 @@ public actor RecordStore {
                 guard transaction.store == named.store, transaction.author == named.device, transaction.counter == named.counter else {
                     throw RecordError(.invalidLog, "the log holds transaction \(transaction.dot) of store \(transaction.store), not what its path names")
                 }
+                if let seen = try database.clock(of: transaction.dot), seen != transaction.clock { return rebuilt(after: path) }
                 pending[path] = transaction
             } catch {
                 refuse(path, because: "\(error)")
@@ -109,6 +114,26 @@ public actor RecordStore {
             logger.error("cannot import record transactions", metadata: ["store": "\(name)", "error": "\(error)"])
             return RecordImportSummary()
         }
+    }
+
+    /// A log names a transaction imported here but holds another: the store was deleted and
+    /// made anew while this device was away. Its records go and it is built again from the
+    /// logs there are now; subscribers hear both.
+    private func rebuilt(after path: RelativePath) -> RecordImportSummary {
+        logger.notice("record store was made anew elsewhere; rebuilding it from its logs", metadata: ["store": "\(name)", "path": "\(path)"])
+        var summary = RecordImportSummary()
+        do {
+            summary.deleted = try database.allRecords().map(\.key)
+            try database.removeAll()
+            waiting = [:]
+            refused = [:]
+            // Told first, so a subscriber's records go before the new ones arrive.
+            if !summary.isEmpty { imports.yield(summary) }
+            summary.merge(try catchUp())
+        } catch {
+            logger.error("cannot rebuild a record store", metadata: ["store": "\(name)", "error": "\(error)"])
+        }
+        return summary
     }
 
     /// Imports every log of the store that is not imported yet: at start, and to rebuild a
@@ -138,6 +163,21 @@ public actor RecordStore {
     /// The live records of `query.entity` that match it, in its order.
     public func fetch(_ query: RecordQuery) throws -> [(key: RecordKey, values: [RecordName: RecordValue])] {
         query.run(try database.records(of: query.entity))
+    }
+
+    /// Ends the store on this device, its logs gone: every live record is reported deleted to
+    /// subscribers, whose streams then end. The caller removes the SQLite file.
+    public func markDeleted() {
+        guard !isDeleted else { return }
+        isDeleted = true
+        var summary = RecordImportSummary()
+        do { summary.deleted = try database.allRecords().map(\.key) } catch {
+            logger.warning("cannot list a deleted record store's records", metadata: ["store": "\(name)", "error": "\(error)"])
+        }
+        if !summary.isEmpty { imports.yield(summary) }
+        imports.finishAll()
+        waiting = [:]
+        refused = [:]
     }
 
     private func refuse(_ path: RelativePath, because reason: String) {

@@ -1,0 +1,87 @@
+import Foundation
+import Synchronization
+import Testing
+import UbiqClient
+import UbiqControlAPI
+import UbiqModel
+import UbiqTestSupport
+
+/// Deleting a record store on one device of three: its logs and every device's local store
+/// go, a subscriber hears its records go, and the store can be made anew from any device.
+@Suite(.serialized) struct RecordStoreDeletionTests {
+    typealias Live = RecordStoreLiveTests
+
+    /// The local SQLite files of the agent's record stores.
+    static func localStores(_ agent: AgentProcess) -> [String] {
+        let folder = agent.state + "/records"
+        return ((try? FileManager.default.subpathsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".sqlite") }
+    }
+
+    static func logs(_ agent: AgentProcess) -> [String] {
+        ((try? FileManager.default.subpathsOfDirectory(atPath: agent.path("Records/todos"))) ?? []).filter { $0.hasSuffix(".ubiqlog") }
+    }
+
+    @Test func aStoreDeletedOnOneDeviceGoesFromEveryDeviceAndCanBeMadeAnew() async throws {
+        let cluster = try LiveCluster(["alpha", "beta", "gamma"])
+        defer { cluster.stopAll() }
+        let (a, b, c) = (cluster.agents[0], cluster.agents[1], cluster.agents[2])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        try await Live.save([.insert(Live.key("milk"), attributes: [Live.name("title"): Live.text("milk")])], on: a)
+        try await Live.save([.insert(Live.key("bread"), attributes: [Live.name("title"): Live.text("bread")])], on: c)
+        try await waitUntil("every agent to hold both records") {
+            for agent in [a, b, c] where try await Live.records(agent).count != 2 { return false }
+            return true
+        }
+        let watcher = try await UbiqAgentClient.connect(socketPath: c.socket)
+        let heard = Mutex<[RecordsDidImportNotice]>([])
+        let imports = try await RecordStore(client: watcher, container: Live.container, name: "todos").imports()
+        let listening = Task { for await notice in imports { heard.withLock { $0.append(notice) } } }
+        defer { listening.cancel() }
+
+        let removed = try await b.withClient { try await RecordStore(client: $0, container: Live.container, name: "todos").deleteStore() }
+        #expect(removed == 2)
+        #expect(Self.logs(b).isEmpty && Self.localStores(b).isEmpty)
+        try await waitUntil("alpha and gamma to remove the store's logs and their local stores") {
+            for agent in [a, c] {
+                let open = try await agent.status().containers.first?.recordStores ?? []
+                if !Self.logs(agent).isEmpty || !Self.localStores(agent).isEmpty || !open.isEmpty { return false }
+            }
+            return true
+        }
+        try await waitUntil("gamma's subscriber to hear both records go") {
+            Set(heard.withLock { $0.flatMap(\.deleted).map(\.id) }) == ["milk", "bread"]
+        }
+        for agent in [a, b, c] { #expect(try await Live.records(agent).isEmpty, "\(agent.name)") }
+
+        // Made anew from gamma: every device holds only the new record.
+        try await Live.save([.insert(Live.key("eggs"), attributes: [Live.name("title"): Live.text("eggs")])], on: c)
+        let expected = [Live.key("eggs"): [Live.name("title"): Live.text("eggs")]]
+        try await waitUntil("every agent to hold the new store's record") {
+            for agent in [a, b, c] where try await Live.records(agent) != expected { return false }
+            return true
+        }
+        await watcher.close()
+    }
+
+    @Test func aDeletionDoesNotTakeAStoreFromUnderAClientsCoordinatedWrite() async throws {
+        let cluster = try LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        try await cluster.start()
+        try await Live.save([.insert(Live.key("milk"), attributes: [Live.name("title"): Live.text("milk")])], on: a)
+        let writer = try await UbiqAgentClient.connect(socketPath: a.socket)
+        let lease: CoordinateAcquireResult = try await writer.connection.call(ControlMethod.coordinateAcquire.rawValue, params: CoordinateAcquireParams(
+            container: Live.container, items: [CoordinationItem(path: "Records/todos", access: "write")]))
+        // The agent waits 10 s for the lease, then says why it did not delete, and deletes nothing.
+        await #expect { try await a.withClient { try await RecordStore(client: $0, container: Live.container, name: "todos").deleteStore() } } throws: {
+            ($0 as? RPCError)?.code == .unavailable && ($0 as? RPCError)?.message.contains("coordinated write") == true
+        }
+        #expect(Self.logs(a).count == 1)
+        #expect(try await Live.records(a).count == 1)
+        let _: JSONValue = try await writer.connection.call(ControlMethod.coordinateRelease.rawValue, params: CoordinateReleaseParams(lease: lease.lease))
+        #expect(try await a.withClient { try await RecordStore(client: $0, container: Live.container, name: "todos").deleteStore() } == 1)
+        #expect(Self.logs(a).isEmpty)
+        await writer.close()
+    }
+}
