@@ -5,10 +5,10 @@ import UbiqControlAPI
 import UbiqModel
 import UbiqTestSupport
 
-/// `ubiq records` against real agents: saving changes given as
+/// `ubiq records` and the `ubiq-todo` example against real agents: saving changes given as
 /// JSON (argument, file, standard input) or in words, fetching with a condition, an order and
 /// a limit, watching another device's transactions arrive, refusing bad input without saving
-/// anything.
+/// anything, and a to-do list made on one device shown alike on another.
 @Suite(.serialized) struct RecordCommandTests {
     static let store = "todos"
     static func key(_ entity: String, _ id: String) -> RecordKey { RecordKey(entity: try! RecordName(entity), id: try! RecordID(id)) }
@@ -162,6 +162,34 @@ import UbiqTestSupport
         }
         #expect(try await Self.records(a) == [Self.key("Task", "t-1"): [Self.name("title"): Self.text("milk")]])
         #expect(try Self.logCount(a) == 1)
+    }
+
+    @Test func theTodoExampleMadeOnOneDeviceListsAlikeOnAnother() async throws {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        func todo(_ agent: AgentProcess, _ arguments: [String]) throws -> String {
+            let result = try AgentProcess.run("ubiq-todo", arguments + ["--socket", agent.socket])
+            guard result.status == 0 else { throw TimedOut(description: "ubiq-todo \(arguments) failed (\(result.status)): \(result.errors)") }
+            return result.output
+        }
+        /// "Added 1a2b3c4d: milk (shopping)" → "1a2b3c4d"
+        func id(_ added: String) throws -> String {
+            try #require(added.split(separator: " ").dropFirst().first.map { String($0.dropLast()) })
+        }
+
+        let milk = try id(try todo(a, ["add", "milk", "--list", "shopping"]))
+        let bread = try id(try todo(a, ["add", "bread", "--list", "shopping"]))
+        let call = try id(try todo(a, ["add", "call Ada"]))
+        #expect(try todo(a, ["done", String(milk.prefix(6))]) == "Done: milk\n")
+
+        let expected = ["[ ] \(bread)  bread  (shopping)", "[ ] \(call)  call Ada  (inbox)", "[x] \(milk)  milk  (shopping)"]
+        #expect(try todo(a, ["ls"]) == expected.joined(separator: "\n") + "\n")
+        try await waitUntil("beta to list alpha's tasks") { try todo(b, ["ls"]) == expected.joined(separator: "\n") + "\n" }
+        #expect(try todo(b, ["ls", "--list", "shopping"]) == [expected[0], expected[2]].joined(separator: "\n") + "\n")
+        #expect(try await Self.records(b, "List").keys.map(\.id.rawValue).sorted() == ["inbox", "shopping"])
     }
 }
 
