@@ -84,6 +84,10 @@ let package = Package(
             "UbiqClient", "UbiqControlAPI", "UbiqIdentity", "UbiqConfig", "UbiqTransport", "UbiqDiscovery", log,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
+        // An example application: a to-do list over a record store (Examples/TodoList/README.md).
+        .executableTarget(name: "ubiq-todo", dependencies: [
+            "UbiqClient", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Examples/TodoList", exclude: ["README.md"], swiftSettings: swiftSettings),
         // mDNS through avahi's dns_sd compatibility library.
         .systemLibrary(name: "CDNSSD", providers: [.apt(["libavahi-compat-libdnssd-dev"])]),
         .target(name: "UbiqDiscovery", dependencies: ["CDNSSD", "UbiqModel", log], swiftSettings: swiftSettings),

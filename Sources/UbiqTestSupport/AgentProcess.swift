@@ -63,31 +63,11 @@ public final class AgentProcess: @unchecked Sendable {
     /// standard output, throws on failure.
     @discardableResult
     public static func cli(_ arguments: [String], input: Data? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binDirectory + "/ubiq")
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let inputPipe = input.map { _ in Pipe() }
-        if let inputPipe { process.standardInput = inputPipe }
-        try process.run()
-        if let input, let inputPipe {
-            // Written from a thread of its own: a large input fills the pipe before the CLI reads.
-            let writer = inputPipe.fileHandleForWriting
-            Thread {
-                writer.write(input)
-                try? writer.close()
-            }.start()
+        let result = try run("ubiq", arguments, input: input)
+        guard result.status == 0 else {
+            throw TimedOut(description: "ubiq \(arguments.joined(separator: " ")) failed (\(result.status)): " + result.errors)
         }
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TimedOut(description: "ubiq \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): "
-                + String(decoding: errors, as: UTF8.self))
-        }
-        return String(decoding: output, as: UTF8.self)
+        return result.output
     }
 
     /// Creates a new account in this agent's state folder.

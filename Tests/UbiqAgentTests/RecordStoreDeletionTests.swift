@@ -39,8 +39,8 @@ import UbiqTestSupport
         let listening = Task { for await notice in imports { heard.withLock { $0.append(notice) } } }
         defer { listening.cancel() }
 
-        let removed = try await b.withClient { try await RecordStore(client: $0, container: Live.container, name: "todos").deleteStore() }
-        #expect(removed == 2)
+        let removed = try AgentProcess.cli(["records", "rm-store", "--store", "todos", "--socket", b.socket])
+        #expect(removed.contains("Deleted record store todos of \(Live.container) (2 change logs)"), "\(removed)")
         #expect(Self.logs(b).isEmpty && Self.localStores(b).isEmpty)
         try await waitUntil("alpha and gamma to remove the store's logs and their local stores") {
             for agent in [a, c] {
