@@ -7,7 +7,8 @@ import UbiqModel
 import UbiqTestSupport
 
 /// Deleting a record store on one device of three: its logs and every device's local store
-/// go, a subscriber hears its records go, and the store can be made anew from any device.
+/// go, a subscriber hears its records go, and the store can be made anew from any device;
+/// signing out and into another account keeps each account's local stores apart.
 @Suite(.serialized) struct RecordStoreDeletionTests {
     typealias Live = RecordStoreLiveTests
 
@@ -83,5 +84,23 @@ import UbiqTestSupport
         #expect(try await a.withClient { try await RecordStore(client: $0, container: Live.container, name: "todos").deleteStore() } == 1)
         #expect(Self.logs(a).isEmpty)
         await writer.close()
+    }
+
+    @Test func aNewAccountOnTheDeviceNeverSeesTheLastOnesRecords() async throws {
+        let cluster = try LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        try await cluster.start()
+        try await Live.save([.insert(Live.key("old"), attributes: [Live.name("title"): Live.text("the first account's")])], on: a)
+        let first = try #require(try await a.status().identityToken)
+        _ = try AgentProcess.cli(["account", "leave", "--socket", a.socket])
+        _ = try AgentProcess.cli(["account", "create", "--socket", a.socket])
+        let second = try #require(try await a.status().identityToken)
+        #expect(try await Live.records(a).isEmpty)
+        try await Live.save([.insert(Live.key("new"), attributes: [Live.name("title"): Live.text("the second account's")])], on: a)
+        #expect(try await Live.records(a).keys.map(\.id.rawValue) == ["new"])
+        // Each account's local store in a folder of its own; the first one's kept as it was.
+        let stores = Self.localStores(a).sorted()
+        #expect(stores.count == 2 && Set(stores.map { String($0.prefix(16)) }) == [String(first.prefix(16)), String(second.prefix(16))], "\(stores)")
     }
 }
