@@ -105,7 +105,7 @@ struct SyncSession: Sendable {
         services.append(SubscriptionEnding(containers: containers, stores: stores))
         let recordStores = RecordStores(containers: containerFiles, stateDirectory: config.stateDirectory, account: identity.identityToken,
                                         device: identity.deviceID, wallMilliseconds: { Int64(Date().timeIntervalSince1970 * 1000) + clockOffset },
-                                        leases: leases, logger: logger)
+                                        leases: leases, devices: devices, logger: logger)
         services.append(recordStores)
         var discovery: DiscoveryService?
         if config.discovery, let port = listeners.first?.localPort {

@@ -32,6 +32,12 @@ enum TestHooks {
         return Int64(seconds * 1000)
     }
 
+    /// `UBIQ_TEST_RECORD_COMPACT_AFTER=5`: compact record stores after this many
+    /// transactions beyond their baseline instead of 1000, so a test sees compaction.
+    static var recordCompactAfter: Int? {
+        ProcessInfo.processInfo.environment["UBIQ_TEST_RECORD_COMPACT_AFTER"].flatMap { Int($0) }.map { max(1, $0) }
+    }
+
     /// `UBIQ_TEST_HISTORY_PRUNE=manual`: apply the history's retention only when
     /// `history.prune` asks, so a test sees what that one call lets go of.
     static var pruneOnlyWhenAsked: Bool { ProcessInfo.processInfo.environment["UBIQ_TEST_HISTORY_PRUNE"] == "manual" }

@@ -20,6 +20,18 @@ extension SafeFileSystem {
         return try commitNew(file, to: path, permissions: Permissions(mode: 0o644, kind: .file), mtimeNs: mtimeNs)
     }
 
+    /// Writes `path` holding `bytes` (mode 0644), made durable first, over the file there if
+    /// any; missing folders are created.
+    @discardableResult
+    public func replaceFile(_ path: RelativePath, bytes: [UInt8], mtimeNs: Int64) throws(FileSystemError) -> FileStat {
+        let file = try makeTempFile()
+        do throws(FileSystemError) { try file.write(bytes, at: 0) } catch {
+            discard(file)
+            throw error
+        }
+        return try commit(file, to: path, permissions: Permissions(mode: 0o644, kind: .file), mtimeNs: mtimeNs)
+    }
+
     /// The whole file at `path`; `.invalidName` where it is larger than `limit` bytes or is
     /// not a regular file.
     public func readFile(_ path: RelativePath, limit: Int) throws(FileSystemError) -> [UInt8] {

@@ -28,24 +28,36 @@ public enum RecordLogCoding {
 
     /// A log file holding `body` as its message, with the header and checksum it needs.
     public static func framed(_ body: [UInt8]) -> [UInt8] {
+        framed(body, magic: magic)
+    }
+
+    /// `magic`, the format, the length of `body`, its SHA-256, then `body`: the frame of each
+    /// of a store's files.
+    static func framed(_ body: [UInt8], magic: [UInt8]) -> [UInt8] {
         var bytes = magic + [format]
         withUnsafeBytes(of: UInt64(body.count).littleEndian) { bytes += $0 }
         return bytes + ChunkHasher.hash(body).bytes + body
     }
 
-    public static func decode(_ bytes: [UInt8]) throws(RecordError) -> RecordTransaction {
-        guard bytes.count >= headerSize, Array(bytes.prefix(8)) == magic else { throw RecordError(.invalidLog, "not a record change log") }
-        guard bytes[8] == format else { throw RecordError(.invalidLog, "change log format \(bytes[8]) is newer than this agent's (\(format)): update ubiq") }
+    /// The message of a file framed with `magic`, once its length and checksum hold.
+    static func body(of bytes: [UInt8], magic: [UInt8], what: String) throws(RecordError) -> [UInt8] {
+        guard bytes.count >= headerSize, Array(bytes.prefix(8)) == magic else { throw RecordError(.invalidLog, "not a record \(what)") }
+        guard bytes[8] == format else { throw RecordError(.invalidLog, "\(what) format \(bytes[8]) is newer than this agent's (\(format)): update ubiq") }
         let length = bytes[9..<17].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         guard length == UInt64(bytes.count - headerSize) else {
-            throw RecordError(.invalidLog, "change log is \(bytes.count - headerSize) bytes long, its header says \(length): truncated or damaged")
+            throw RecordError(.invalidLog, "\(what) is \(bytes.count - headerSize) bytes long, its header says \(length): truncated or damaged")
         }
-        let body = bytes[headerSize...]
-        guard ChunkHasher.hash(Array(body)).bytes == Array(bytes[17..<headerSize]) else {
-            throw RecordError(.invalidLog, "change log does not match its checksum: damaged")
+        let body = Array(bytes[headerSize...])
+        guard ChunkHasher.hash(body).bytes == Array(bytes[17..<headerSize]) else {
+            throw RecordError(.invalidLog, "\(what) does not match its checksum: damaged")
         }
+        return body
+    }
+
+    public static func decode(_ bytes: [UInt8]) throws(RecordError) -> RecordTransaction {
+        let body = try body(of: bytes, magic: magic, what: "change log")
         let wire: Ubiq_Wire_RecordTransaction
-        do { wire = try Ubiq_Wire_RecordTransaction(serializedBytes: Array(body)) } catch {
+        do { wire = try Ubiq_Wire_RecordTransaction(serializedBytes: body) } catch {
             throw RecordError(.invalidLog, "change log does not decode: \(error)")
         }
         let version: VersionVector
@@ -57,7 +69,7 @@ public enum RecordLogCoding {
         return transaction
     }
 
-    private static func author(_ raw: String) throws(RecordError) -> DeviceID {
+    static func author(_ raw: String) throws(RecordError) -> DeviceID {
         guard DeviceID.isWellFormed(raw) else { throw RecordError(.invalidLog, "change log's author '\(raw.prefix(80))' is not a device ID") }
         return DeviceID(raw)
     }
@@ -79,7 +91,7 @@ public enum RecordLogCoding {
         return wire
     }
 
-    private static func wireAttribute(_ name: RecordName, _ value: RecordValue?) -> Ubiq_Wire_RecordAttribute {
+    static func wireAttribute(_ name: RecordName, _ value: RecordValue?) -> Ubiq_Wire_RecordAttribute {
         var wire = Ubiq_Wire_RecordAttribute()
         wire.name = name.rawValue
         switch value {
@@ -93,21 +105,10 @@ public enum RecordLogCoding {
     private static func change(_ wire: Ubiq_Wire_RecordChange) throws(RecordError) -> RecordChange {
         let key = RecordKey(entity: try RecordName(wire.entity), id: try RecordID(wire.id))
         var attributes: [RecordName: RecordValue?] = [:]
-        for attribute in wire.attributes {
-            let name = try RecordName(attribute.name)
+        for wireAttribute in wire.attributes {
+            let (name, value) = try attribute(wireAttribute, of: key)
             guard attributes[name] == nil else { throw RecordError(.invalidLog, "change log sets attribute \(name) of \(key) twice") }
-            switch attribute.value {
-            case .propertyList(let bytes):
-                do { attributes[name] = .value(try PropertyListCoding.decode(bytes)) } catch {
-                    throw RecordError(.invalidLog, "attribute \(name) of \(key): \(error)")
-                }
-            case .reference(let reference):
-                attributes[name] = .some(.reference(RecordKey(entity: try RecordName(reference.entity), id: try RecordID(reference.id))))
-            case .removed(true):
-                attributes[name] = .some(nil)
-            case .removed(false), nil:
-                throw RecordError(.invalidLog, "attribute \(name) of \(key) has no value")
-            }
+            attributes[name] = .some(value)
         }
         switch wire.kind {
         case .insert:
@@ -120,6 +121,23 @@ public enum RecordLogCoding {
             return .delete(key)
         case .UNRECOGNIZED(let kind):
             throw RecordError(.invalidLog, "change of \(key) is of unknown kind \(kind): update ubiq")
+        }
+    }
+
+    /// One attribute's name and value (nil: removed) as the wire has it.
+    static func attribute(_ wire: Ubiq_Wire_RecordAttribute, of key: RecordKey) throws(RecordError) -> (RecordName, RecordValue?) {
+        let name = try RecordName(wire.name)
+        switch wire.value {
+        case .propertyList(let bytes):
+            do { return (name, .value(try PropertyListCoding.decode(bytes))) } catch {
+                throw RecordError(.invalidLog, "attribute \(name) of \(key): \(error)")
+            }
+        case .reference(let reference):
+            return (name, .reference(RecordKey(entity: try RecordName(reference.entity), id: try RecordID(reference.id))))
+        case .removed(true):
+            return (name, nil)
+        case .removed(false), nil:
+            throw RecordError(.invalidLog, "attribute \(name) of \(key) has no value")
         }
     }
 }

@@ -28,10 +28,12 @@ struct RecordStoreTests {
             store = try Self.open(id, layout: layout, databasePath: databasePath)
         }
 
-        static func open(_ id: DeviceID, layout: ContainerLayout, databasePath: String) throws -> RecordStore {
+        static func open(_ id: DeviceID, layout: ContainerLayout, databasePath: String, compactAfter: Int = 1000,
+                         isRemoved: @escaping @Sendable (DeviceID) -> Bool = { _ in false }) throws -> RecordStore {
             let files = RecordLogFilesOnDisk(files: SafeFileSystem(layout: layout, logger: Logger(label: "test")))
             return RecordStore(name: RecordStoreTests.storeName, device: id, database: try RecordDatabase(path: databasePath), files: files,
-                               wallMilliseconds: { Int64(Date().timeIntervalSince1970 * 1000) }, logger: Logger(label: "test"))
+                               wallMilliseconds: { Int64(Date().timeIntervalSince1970 * 1000) }, compactAfter: compactAfter,
+                               isRemoved: isRemoved, logger: Logger(label: "test"))
         }
 
         func logs() throws -> [RelativePath] {
@@ -159,4 +161,33 @@ struct RecordStoreTests {
         #expect(await iterator.next()?.deleted == [Self.key("old")])
         #expect(await iterator.next()?.inserted == [Self.key("new")])
     }
+
+    @Test func aDeviceBehindHoldsCompactionBackUntilItIsRemovedFromTheAccount() async throws {
+        // B saved once and then went away; A, the smaller ID, saved on.
+        _ = try await b.store.save([.insert(Self.key("b"), attributes: [Self.name("n"): .value(.integer(0))])])
+        await a.store.importLogs(try a.copyLogs(from: b))
+        for n in 1...3 { _ = try await a.store.save([.insert(Self.key("a\(n)"), attributes: [Self.name("n"): .value(.integer(Int64(n)))])]) }
+        let kept = try Device.open(a.id, layout: a.layout, databasePath: a.databasePath, compactAfter: 2)
+        try await kept.catchUp()
+        let heldBack = await kept.maintain()
+        #expect(heldBack.map(\.rawValue) == ["Records/todos/AAAA/imported.ubiqack"])
+        #expect(try a.logs().count == 4)
+
+        let removed = B.removed
+        let compacting = try Device.open(a.id, layout: a.layout, databasePath: a.databasePath, compactAfter: 2, isRemoved: { $0 == removed })
+        try await compacting.catchUp()
+        let changed = await compacting.maintain()
+        #expect(changed.contains { $0.rawValue == "Records/todos/AAAA/00000000000000000004.ubiqbase" }, "\(changed)")
+        #expect(try a.logs().isEmpty)
+        // A device joining now starts from the baseline alone.
+        let c = try Device(DeviceID("CCCC"), in: directory)
+        let baseline = "Records/todos/AAAA/00000000000000000004.ubiqbase"
+        try FileManager.default.createDirectory(atPath: c.layout.root + "/Records/todos/AAAA", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: a.layout.root + "/" + baseline, toPath: c.layout.root + "/" + baseline)
+        let summary = try await c.store.catchUp()
+        #expect(Set(summary.inserted) == [Self.key("b"), Self.key("a1"), Self.key("a2"), Self.key("a3")])
+        #expect(try await records(c) == records(a))
+    }
+
+    enum B { static let removed = DeviceID("BBBB") }
 }

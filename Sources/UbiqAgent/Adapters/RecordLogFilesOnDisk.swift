@@ -16,6 +16,14 @@ struct RecordLogFilesOnDisk: RecordLogFiles {
         try files.readFile(path, limit: limit)
     }
 
+    func replaceFile(_ bytes: [UInt8], at path: RelativePath) throws {
+        try files.replaceFile(path, bytes: bytes, mtimeNs: Int64(Date().timeIntervalSince1970 * 1_000_000_000))
+    }
+
+    func removeFile(at path: RelativePath) throws {
+        do { try files.remove(path) } catch where error.code == .notFound {}
+    }
+
     func names(in path: RelativePath) throws -> [String] {
         try files.names(in: path)
     }

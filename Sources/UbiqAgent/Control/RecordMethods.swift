@@ -27,6 +27,7 @@ struct RecordMethods: Sendable {
             let log = try RecordLogLayout.path(store: transaction.store, device: transaction.author, counter: transaction.counter)
             // Recorded now, so peers hear of it without waiting for the watcher.
             await container.localChanges([log])
+            await stores.maintain(store.name, in: request.container)
             return try JSONValue(encoding: RecordsSaveResult(transaction: "\(transaction.dot)", log: log.rawValue))
         case .recordsFetch:
             let request = try RPCParams.decode(RecordsFetchParams.self, from: params)

@@ -24,18 +24,21 @@ actor RecordStores: Service {
     let wallMilliseconds: @Sendable () -> Int64
     /// The coordinated reads and writes of this agent's clients, which a deletion waits for.
     let leases: FileLeases
+    /// The account's devices: one removed no longer holds compaction back.
+    let devices: AccountDevices
     let logger: Logger
     private var open: [ContainerID: [RecordStoreName: RecordStore]] = [:]
     /// Stores being deleted here: not opened again until their files are gone.
     private var deleting: Set<String> = []
 
     init(containers: [ContainerID: Container], stateDirectory: String, account: String, device: DeviceID,
-         wallMilliseconds: @escaping @Sendable () -> Int64, leases: FileLeases, logger: Logger) {
+         wallMilliseconds: @escaping @Sendable () -> Int64, leases: FileLeases, devices: AccountDevices, logger: Logger) {
         self.containers = containers
         folder = stateDirectory + "/records/" + account.prefix(16)
         self.device = device
         self.wallMilliseconds = wallMilliseconds
         self.leases = leases
+        self.devices = devices
         self.logger = logger
     }
 
@@ -48,15 +51,16 @@ actor RecordStores: Service {
         try FileManager.default.createDirectory(atPath: folder + "/" + container.rawValue, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         let path = databasePath(name, in: container)
-        if FileManager.default.fileExists(atPath: path), try logs(of: name, in: parts.files).isEmpty {
-            // The store's logs went while this agent was away: it was deleted.
+        if FileManager.default.fileExists(atPath: path), try !storeFolderExists(name, in: parts.files) {
+            // The store's folder went while this agent was away: it was deleted.
             logger.notice("record store deleted while this agent was away; removing its local store",
                           metadata: ["store": "\(name)", "container": "\(container)"])
             removeDatabase(name, in: container)
         }
         let database = try openDatabase(at: path, of: name, in: container)
         let store = RecordStore(name: name, device: device, database: database, files: RecordLogFilesOnDisk(files: parts.files),
-                                wallMilliseconds: wallMilliseconds, logger: logger)
+                                wallMilliseconds: wallMilliseconds, compactAfter: TestHooks.recordCompactAfter ?? 1000,
+                                isRemoved: { [devices] in devices.isRevoked($0) }, logger: logger)
         open[container, default: [:]][name] = store
         return store
     }
@@ -87,6 +91,10 @@ actor RecordStores: Service {
                 logger.warning("cannot remove a deleted record store's file", metadata: ["path": "\(path + suffix)", "error": "\(error)"])
             }
         }
+    }
+
+    private func storeFolderExists(_ name: RecordStoreName, in files: SafeFileSystem) throws -> Bool {
+        try files.names(in: try RelativePath(RecordLogLayout.folder)).contains(name.rawValue)
     }
 
     /// The change logs of `name` in the container, every device's.
@@ -134,16 +142,24 @@ actor RecordStores: Service {
         return logs
     }
 
-    /// Another device deleted the store: once none of its logs is left here, its local store
-    /// goes too, and subscribers hear its records go.
-    private func logGone(_ name: RecordStoreName, in container: ContainerID) async {
+    /// Another device deleted the store: once its folder is gone here, its local store goes
+    /// too, and subscribers hear its records go. (Compaction removes logs, never the folder.)
+    private func pathGone(_ name: RecordStoreName, in container: ContainerID) async {
         guard let parts = containers[container], !deleting.contains("\(container)/\(name)") else { return }
-        guard (try? logs(of: name, in: parts.files).isEmpty) == true,
+        guard (try? storeFolderExists(name, in: parts.files)) == false,
               open[container]?[name] != nil || FileManager.default.fileExists(atPath: databasePath(name, in: container)) else { return }
         let store = open[container]?.removeValue(forKey: name)
         await store?.markDeleted()
         removeDatabase(name, in: container)
         logger.info("record store deleted by another device; removed its local store", metadata: ["store": "\(name)", "container": "\(container)"])
+    }
+
+    /// Acknowledges and compacts the store where due, and tells peers of the files it wrote
+    /// or removed.
+    func maintain(_ name: RecordStoreName, in container: ContainerID) async {
+        guard let store = open[container]?[name], let parts = containers[container] else { return }
+        let changed = await store.maintain()
+        if !changed.isEmpty { await parts.sync.localChanges(Set(changed)) }
     }
 
     /// Opens `name` in `container` and imports whatever of its logs is new.
@@ -197,13 +213,23 @@ actor RecordStores: Service {
     /// Imports the logs peers' changes bring, store by store.
     private func follow(_ changes: AsyncStream<ItemChange>, of container: ContainerID) async {
         for await change in changes where change.origin == .remote {
-            guard let log = RecordLogLayout.log(at: change.item.path) else { continue }
+            let path = change.item.path
+            guard let name = RecordLogLayout.store(containing: path) else { continue }
             if change.item.deleted {
-                await logGone(log.store, in: container)
+                await pathGone(name, in: container)
                 continue
             }
-            do { try await caughtUp(log.store, in: container).importLogs([change.item.path]) } catch {
-                logger.warning("cannot import a record change log", metadata: ["path": "\(change.item.path)", "error": "\(error)"])
+            do {
+                if RecordLogLayout.log(at: path) != nil {
+                    try await caughtUp(name, in: container).importLogs([path])
+                } else if RecordLogLayout.baseline(at: path) != nil {
+                    try await caughtUp(name, in: container).adoptBaseline(at: path)
+                } else if RecordLogLayout.acknowledgement(at: path) == nil {
+                    continue
+                }
+                await maintain(name, in: container)
+            } catch {
+                logger.warning("cannot import a record store's file", metadata: ["path": "\(path)", "error": "\(error)"])
             }
         }
     }

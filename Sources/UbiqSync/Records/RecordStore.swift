@@ -18,14 +18,26 @@ public actor RecordStore {
     /// Logs read but not importable yet: they have seen a transaction not here yet.
     var waiting: [RelativePath: RecordTransaction] = [:]
     /// Logs refused, with why; kept for status until the file changes.
-    public private(set) var refused: [RelativePath: String] = [:]
+    public internal(set) var refused: [RelativePath: String] = [:]
     let imports = Broadcaster<RecordImportSummary>(policy: .bufferingNewest(256), endsWhenFull: true)
     /// Set when the store is deleted: nothing is saved or imported through it after.
     public private(set) var isDeleted = false
+    /// Transactions beyond the newest baseline before this device acknowledges what it
+    /// imported and, where it is the one to, compacts the store.
+    let compactAfter: Int
+    /// Devices removed from the account: they no longer hold compaction back.
+    let isRemoved: @Sendable (DeviceID) -> Bool
+    /// What this device last wrote it had imported.
+    var acknowledged = VersionVector.empty
+    /// The point of the newest baseline this store knows of.
+    var baselinePoint = VersionVector.empty
 
     public init(name: RecordStoreName, device: DeviceID, database: RecordDatabase, files: any RecordLogFiles,
-                wallMilliseconds: @escaping @Sendable () -> Int64, logger: Logger) {
+                wallMilliseconds: @escaping @Sendable () -> Int64, compactAfter: Int = 1000,
+                isRemoved: @escaping @Sendable (DeviceID) -> Bool = { _ in false }, logger: Logger) {
         self.name = name
+        self.isRemoved = isRemoved
+        self.compactAfter = max(1, compactAfter)
         self.device = device
         self.database = database
         self.files = files
@@ -136,11 +148,20 @@ public actor RecordStore {
         return summary
     }
 
-    /// Imports every log of the store that is not imported yet: at start, and to rebuild a
-    /// lost local store.
+    /// Brings the store up to date with its folder: starts again from the newest baseline
+    /// where this device is behind it, then imports every log not imported yet. At start,
+    /// and to rebuild a lost local store.
     @discardableResult
     public func catchUp() throws -> RecordImportSummary {
-        let folder = try RelativePath("\(RecordLogLayout.folder)/\(name)")
+        var summary = RecordImportSummary()
+        if let newest = try newestBaseline() { summary.merge(try adoptBaseline(at: newest)) }
+        summary.merge(try importNewLogs())
+        return summary
+    }
+
+    /// Imports every log of the store past what is imported here.
+    func importNewLogs() throws -> RecordImportSummary {
+        let folder = try RecordLogLayout.folder(of: name)
         let imported = try database.imported()
         var paths: [RelativePath] = []
         for device in try files.names(in: folder) {
@@ -180,7 +201,7 @@ public actor RecordStore {
         refused = [:]
     }
 
-    private func refuse(_ path: RelativePath, because reason: String) {
+    func refuse(_ path: RelativePath, because reason: String) {
         refused[path] = reason
         logger.warning("refused a record change log", metadata: ["store": "\(name)", "path": "\(path)", "reason": "\(reason)"])
     }

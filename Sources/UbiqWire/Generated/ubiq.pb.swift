@@ -1231,6 +1231,132 @@ public nonisolated struct Ubiq_Wire_RecordReference: Sendable {
   public init() {}
 }
 
+/// A record store's records at a point every device taking part had imported, replacing the
+/// logs up to it (`Records/STORE/DEVICE/TOTAL.ubiqbase`, framed by
+/// UbiqWire.RecordBaselineCoding); a device joining later starts from it.
+public nonisolated struct Ubiq_Wire_RecordBaseline: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var store: String = String()
+
+  public var author: String = String()
+
+  /// Every transaction up to it is in the records.
+  public var point: [Ubiq_Wire_Counter] = []
+
+  /// Per device of `point`, the clock of its last transaction in the records.
+  public var clocks: [Ubiq_Wire_RecordWrite] = []
+
+  /// In (entity, id) order.
+  public var records: [Ubiq_Wire_RecordSnapshot] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// A transaction (device and counter) and its clock.
+public nonisolated struct Ubiq_Wire_RecordWrite: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var device: String = String()
+
+  public var counter: UInt64 = 0
+
+  public var hlcWall: Int64 = 0
+
+  public var hlcLogical: UInt32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// One record's merge state: the insert keeping it (absent once deleted), the deletes no later
+/// delete has seen (their clocks are 0), and each attribute's winning write.
+public nonisolated struct Ubiq_Wire_RecordSnapshot: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var entity: String = String()
+
+  public var id: String = String()
+
+  public var inserted: Ubiq_Wire_RecordWrite {
+    get {_inserted ?? Ubiq_Wire_RecordWrite()}
+    set {_inserted = newValue}
+  }
+  /// Returns true if `inserted` has been explicitly set.
+  public var hasInserted: Bool {self._inserted != nil}
+  /// Clears the value of `inserted`. Subsequent reads from it will return its default value.
+  public mutating func clearInserted() {self._inserted = nil}
+
+  public var deletes: [Ubiq_Wire_RecordWrite] = []
+
+  public var attributes: [Ubiq_Wire_RecordSnapshotAttribute] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _inserted: Ubiq_Wire_RecordWrite? = nil
+}
+
+public nonisolated struct Ubiq_Wire_RecordSnapshotAttribute: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// `removed` where an update removed it.
+  public var value: Ubiq_Wire_RecordAttribute {
+    get {_value ?? Ubiq_Wire_RecordAttribute()}
+    set {_value = newValue}
+  }
+  /// Returns true if `value` has been explicitly set.
+  public var hasValue: Bool {self._value != nil}
+  /// Clears the value of `value`. Subsequent reads from it will return its default value.
+  public mutating func clearValue() {self._value = nil}
+
+  public var write: Ubiq_Wire_RecordWrite {
+    get {_write ?? Ubiq_Wire_RecordWrite()}
+    set {_write = newValue}
+  }
+  /// Returns true if `write` has been explicitly set.
+  public var hasWrite: Bool {self._write != nil}
+  /// Clears the value of `write`. Subsequent reads from it will return its default value.
+  public mutating func clearWrite() {self._write = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _value: Ubiq_Wire_RecordAttribute? = nil
+  fileprivate var _write: Ubiq_Wire_RecordWrite? = nil
+}
+
+/// What a device has imported of a store (`Records/STORE/DEVICE/imported.ubiqack`), so the
+/// device compacting it knows when every device has passed a point.
+public nonisolated struct Ubiq_Wire_RecordAcknowledgement: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var store: String = String()
+
+  public var device: String = String()
+
+  public var imported: [Ubiq_Wire_Counter] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "ubiq.wire"
@@ -3296,6 +3422,234 @@ nonisolated extension Ubiq_Wire_RecordReference: SwiftProtobuf.Message, SwiftPro
   public static func ==(lhs: Ubiq_Wire_RecordReference, rhs: Ubiq_Wire_RecordReference) -> Bool {
     if lhs.entity != rhs.entity {return false}
     if lhs.id != rhs.id {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_RecordBaseline: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RecordBaseline"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}store\0\u{1}author\0\u{1}point\0\u{1}clocks\0\u{1}records\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.store) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.author) }()
+      case 3: try { try decoder.decodeRepeatedMessageField(value: &self.point) }()
+      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.clocks) }()
+      case 5: try { try decoder.decodeRepeatedMessageField(value: &self.records) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.store.isEmpty {
+      try visitor.visitSingularStringField(value: self.store, fieldNumber: 1)
+    }
+    if !self.author.isEmpty {
+      try visitor.visitSingularStringField(value: self.author, fieldNumber: 2)
+    }
+    if !self.point.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.point, fieldNumber: 3)
+    }
+    if !self.clocks.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.clocks, fieldNumber: 4)
+    }
+    if !self.records.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.records, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_RecordBaseline, rhs: Ubiq_Wire_RecordBaseline) -> Bool {
+    if lhs.store != rhs.store {return false}
+    if lhs.author != rhs.author {return false}
+    if lhs.point != rhs.point {return false}
+    if lhs.clocks != rhs.clocks {return false}
+    if lhs.records != rhs.records {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_RecordWrite: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RecordWrite"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{1}counter\0\u{3}hlc_wall\0\u{3}hlc_logical\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.device) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.counter) }()
+      case 3: try { try decoder.decodeSingularInt64Field(value: &self.hlcWall) }()
+      case 4: try { try decoder.decodeSingularUInt32Field(value: &self.hlcLogical) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.device.isEmpty {
+      try visitor.visitSingularStringField(value: self.device, fieldNumber: 1)
+    }
+    if self.counter != 0 {
+      try visitor.visitSingularUInt64Field(value: self.counter, fieldNumber: 2)
+    }
+    if self.hlcWall != 0 {
+      try visitor.visitSingularInt64Field(value: self.hlcWall, fieldNumber: 3)
+    }
+    if self.hlcLogical != 0 {
+      try visitor.visitSingularUInt32Field(value: self.hlcLogical, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_RecordWrite, rhs: Ubiq_Wire_RecordWrite) -> Bool {
+    if lhs.device != rhs.device {return false}
+    if lhs.counter != rhs.counter {return false}
+    if lhs.hlcWall != rhs.hlcWall {return false}
+    if lhs.hlcLogical != rhs.hlcLogical {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_RecordSnapshot: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RecordSnapshot"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}entity\0\u{1}id\0\u{1}inserted\0\u{1}deletes\0\u{1}attributes\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.entity) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.id) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._inserted) }()
+      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.deletes) }()
+      case 5: try { try decoder.decodeRepeatedMessageField(value: &self.attributes) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.entity.isEmpty {
+      try visitor.visitSingularStringField(value: self.entity, fieldNumber: 1)
+    }
+    if !self.id.isEmpty {
+      try visitor.visitSingularStringField(value: self.id, fieldNumber: 2)
+    }
+    try { if let v = self._inserted {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
+    if !self.deletes.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.deletes, fieldNumber: 4)
+    }
+    if !self.attributes.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.attributes, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_RecordSnapshot, rhs: Ubiq_Wire_RecordSnapshot) -> Bool {
+    if lhs.entity != rhs.entity {return false}
+    if lhs.id != rhs.id {return false}
+    if lhs._inserted != rhs._inserted {return false}
+    if lhs.deletes != rhs.deletes {return false}
+    if lhs.attributes != rhs.attributes {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_RecordSnapshotAttribute: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RecordSnapshotAttribute"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}value\0\u{1}write\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._value) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._write) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._value {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try { if let v = self._write {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_RecordSnapshotAttribute, rhs: Ubiq_Wire_RecordSnapshotAttribute) -> Bool {
+    if lhs._value != rhs._value {return false}
+    if lhs._write != rhs._write {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_RecordAcknowledgement: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RecordAcknowledgement"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}store\0\u{1}device\0\u{1}imported\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.store) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.device) }()
+      case 3: try { try decoder.decodeRepeatedMessageField(value: &self.imported) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.store.isEmpty {
+      try visitor.visitSingularStringField(value: self.store, fieldNumber: 1)
+    }
+    if !self.device.isEmpty {
+      try visitor.visitSingularStringField(value: self.device, fieldNumber: 2)
+    }
+    if !self.imported.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.imported, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_RecordAcknowledgement, rhs: Ubiq_Wire_RecordAcknowledgement) -> Bool {
+    if lhs.store != rhs.store {return false}
+    if lhs.device != rhs.device {return false}
+    if lhs.imported != rhs.imported {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import UbiqClient
+import UbiqControlAPI
+import UbiqModel
+import UbiqTestSupport
+
+/// Compaction with real agents: once three devices have imported the same transactions, a
+/// baseline replaces the logs up to it on every device; a fourth device that joins
+/// afterwards starts from the baseline and the logs after it and holds the same records;
+/// saves go on as before.
+@Suite(.serialized) struct RecordCompactionTests {
+    typealias Live = RecordStoreLiveTests
+    typealias Three = RecordStoreThreeAgentTests
+
+    static func files(_ agent: AgentProcess, _ suffix: String) -> [String] {
+        ((try? FileManager.default.subpathsOfDirectory(atPath: agent.path("Records/todos"))) ?? []).filter { $0.hasSuffix(suffix) }.sorted()
+    }
+
+    @Test func aBaselineReplacesTheLogsEverywhereAndADeviceJoiningLaterStartsFromIt() async throws {
+        let cluster = try LiveCluster(["alpha", "beta", "gamma", "delta"])
+        defer { cluster.stopAll() }
+        let (a, b, c, d) = (cluster.agents[0], cluster.agents[1], cluster.agents[2], cluster.agents[3])
+        for agent in cluster.agents { agent.environment["UBIQ_TEST_RECORD_COMPACT_AFTER"] = "4" }
+        for agent in [a, b, c] { try await agent.startAndWait() }
+        try await waitUntil("the first three agents to connect") { try await a.status().peers.filter(\.connected).count == 2 }
+
+        // Six transactions from three devices, one attribute written concurrently-free in turn.
+        for (n, agent) in [a, b, c, a, b, c].enumerated() {
+            let key = Live.key("t\(n)")
+            try await Live.save([.insert(key, attributes: [Live.name("n"): .value(.integer(Int64(n))), Live.name("by"): Live.text(agent.name)])], on: agent)
+            if n == 4 { try await Live.save([.update(Live.key("t0"), attributes: [Live.name("n"): .value(.integer(100))]), .delete(Live.key("t1"))], on: agent) }
+        }
+        try await waitUntil("a baseline on every device, the logs it holds gone") {
+            for agent in [a, b, c] {
+                let baselines = Self.files(agent, ".ubiqbase"), logs = Self.files(agent, ".ubiqlog")
+                if baselines.count != 1 || logs.count >= 7 { return false }
+            }
+            return Set([a, b, c].map { Self.files($0, ".ubiqbase") }).count == 1
+        }
+        let reference = try await Three.dump(a)
+        try await waitUntil("the three to hold the same records") {
+            let (onB, onC) = (try await Three.dump(b), try await Three.dump(c))
+            return onB == reference && onC == reference
+        }
+        let records = try await Live.records(a)
+        #expect(records.count == 5 && records[Live.key("t0")]?[Live.name("n")] == .value(.integer(100)) && records[Live.key("t1")] == nil)
+
+        // Delta joins now: only the baseline and the logs after it are there to fetch.
+        let logsLeft = Self.files(a, ".ubiqlog")
+        try await d.startAndWait()
+        try await waitUntil("delta to hold the same records") { try await Three.dump(d) == reference }
+        #expect(Self.files(d, ".ubiqlog") == logsLeft)
+        // And saves go on, from the newcomer too.
+        try await Live.save([.update(Live.key("t2"), attributes: [Live.name("n"): .value(.integer(7))])], on: d)
+        try await Live.save([.insert(Live.key("t9"), attributes: [Live.name("n"): .value(.integer(9))])], on: b)
+        try await waitUntil("every device to hold the later saves") {
+            var dumps: Set<String> = []
+            for agent in [a, b, c, d] { dumps.insert(try await Three.dump(agent)) }
+            let onA = try await Live.records(a)
+            return dumps.count == 1 && onA[Live.key("t2")]?[Live.name("n")] == .value(.integer(7)) && onA[Live.key("t9")] != nil
+        }
+    }
+}
