@@ -8,7 +8,8 @@ import UbiqTestSupport
 
 /// Deleting a record store on one device of three: its logs and every device's local store
 /// go, a subscriber hears its records go, and the store can be made anew from any device;
-/// signing out and into another account keeps each account's local stores apart.
+/// signing out and into another account keeps each account's local stores apart; a local
+/// store lost or damaged is rebuilt from the logs.
 @Suite(.serialized) struct RecordStoreDeletionTests {
     typealias Live = RecordStoreLiveTests
 
@@ -102,5 +103,36 @@ import UbiqTestSupport
         // Each account's local store in a folder of its own; the first one's kept as it was.
         let stores = Self.localStores(a).sorted()
         #expect(stores.count == 2 && Set(stores.map { String($0.prefix(16)) }) == [String(first.prefix(16)), String(second.prefix(16))], "\(stores)")
+    }
+
+    @Test func aLostOrDamagedLocalStoreIsRebuiltFromTheLogs() async throws {
+        let cluster = try LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        try await cluster.start()
+        for n in 0..<5 { try await Live.save([.insert(Live.key("t\(n)"), attributes: [Live.name("n"): .value(.integer(Int64(n)))])], on: a) }
+        try await Live.save([.delete(Live.key("t2")), .update(Live.key("t0"), attributes: [Live.name("n"): .value(.integer(10))])], on: a)
+        var before = try await Live.records(a)
+        let file = a.state + "/records/" + (try #require(Self.localStores(a).first))
+
+        for damage in ["lost", "damaged"] {
+            a.stop()
+            if damage == "lost" {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
+            } else {
+                for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
+                try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: file))
+            }
+            try await a.startAndWait()
+            let after = try await Live.records(a)
+            #expect(after == before, "\(damage): \(after.keys.map(\.id.rawValue).sorted())")
+            // The next save follows on from the logs, never over one.
+            let saved = try await a.withClient { try await RecordStore(client: $0, container: Live.container, name: "todos")
+                .save([.update(Live.key("t1"), attributes: [Live.name("n"): .value(.integer(Int64(damage.count)))])]) }
+            #expect(saved.transaction.hasSuffix(damage == "lost" ? ":7" : ":8"), "\(saved.transaction)")
+            before = try await Live.records(a)
+        }
+        let aside = try FileManager.default.contentsOfDirectory(atPath: (file as NSString).deletingLastPathComponent).filter { $0.contains(".damaged-") }
+        #expect(!aside.isEmpty, "the damaged file is kept aside")
     }
 }
