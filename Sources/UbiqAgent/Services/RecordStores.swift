@@ -99,7 +99,7 @@ actor RecordStores: Service {
 
     /// The change logs of `name` in the container, every device's.
     private func logs(of name: RecordStoreName, in files: SafeFileSystem) throws -> [RelativePath] {
-        let store = try RelativePath("\(RecordLogLayout.folder)/\(name)")
+        let store = try RecordLogLayout.folder(of: name)
         var paths: [RelativePath] = []
         for device in try files.names(in: store) {
             guard let folder = try? store.appending(device), let names = try? files.names(in: folder) else { continue }
@@ -114,7 +114,7 @@ actor RecordStores: Service {
     /// many logs went.
     func delete(_ name: RecordStoreName, in container: ContainerID) async throws -> Int {
         guard let parts = containers[container] else { throw RecordStoresError.containerNotSynced(container) }
-        let folder = try RelativePath("\(RecordLogLayout.folder)/\(name)")
+        let folder = try RecordLogLayout.folder(of: name)
         let key = "\(container)/\(name)"
         guard !deleting.contains(key) else { throw RecordError(.storeDeleted, "record store \(name) is being deleted already") }
         let claim = FileLeases.Claim(container: container, path: folder, access: .write)
@@ -138,7 +138,7 @@ actor RecordStores: Service {
         let store = open[container]?.removeValue(forKey: name)
         await store?.markDeleted()
         removeDatabase(name, in: container)
-        if try files.names(in: try RelativePath(RecordLogLayout.folder)).contains(name.rawValue) { try files.removeTree(folder) }
+        if try storeFolderExists(name, in: files) { try files.removeTree(folder) }
         return logs
     }
 
