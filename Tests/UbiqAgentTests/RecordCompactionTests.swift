@@ -38,10 +38,16 @@ import UbiqTestSupport
             }
             return Set([a, b, c].map { Self.files($0, ".ubiqbase") }).count == 1
         }
-        let reference = try await Three.dump(a)
-        try await waitUntil("the three to hold the same records") {
-            let (onB, onC) = (try await Three.dump(b), try await Three.dump(c))
-            return onB == reference && onC == reference
+        var reference = ""
+        try await waitUntil("the three to hold the same records, every transaction imported") {
+            var dumps: Set<String> = []
+            var imported: [Int?] = []
+            for agent in [a, b, c] {
+                dumps.insert(try await Three.dump(agent))
+                imported.append(try await agent.status().containers.first?.recordStores?.first?.transactions)
+            }
+            reference = dumps.first ?? ""
+            return dumps.count == 1 && imported == [7, 7, 7]
         }
         let records = try await Live.records(a)
         #expect(records.count == 5 && records[Live.key("t0")]?[Live.name("n")] == .value(.integer(100)) && records[Live.key("t1")] == nil)
