@@ -94,16 +94,18 @@ def wire(pair, n, timeout=60):
         _wait_import(watcher, key, time.monotonic() + timeout)
         b_pid = pair.b.proc.pid
         tcp0, frames0 = host.tcp_received(b_pid, pair.ports()), pair.received_bytes()
-        logs = []
+        logs, each = [], []
         t0 = time.monotonic()
         for i in range(1, n + 1):
+            t1 = time.monotonic()
             answer = _save(writer, [{"op": "update", "entity": key[0], "id": key[1], "attributes": {"value": i}}])
             logs.append(answer["log"])
-            _wait_import(watcher, key, time.monotonic() + timeout)
+            _wait_import(watcher, key, t1 + timeout)
+            each.append(time.monotonic() - t1)
         seconds = time.monotonic() - t0
         tcp1, frames1 = host.tcp_received(b_pid, pair.ports()), pair.received_bytes()
         sizes = [os.path.getsize(os.path.join(pair.a.root, rel)) for rel in logs]
-        return {"transactions": n, "seconds": seconds,
+        return {"transactions": n, "seconds": seconds, "each": each,
                 "tcp": None if tcp0 is None or tcp1 is None else tcp1 - tcp0, "bytes": frames1 - frames0,
                 "log_bytes": sum(sizes), "log_min": min(sizes), "log_max": max(sizes), **store_bytes(pair.b)}
     finally:
@@ -120,11 +122,14 @@ def bulk_import(bindir, work, n, log, timeout=1800):
     try:
         pair.a.start()
         writer = Session(pair.a.sock)
-        sizes = []
+        sizes, tenth = [], max(1, n // 10)
+        save_marks = []  # seconds since the first save at every tenth of them
         t0 = time.monotonic()
         for i in range(n):
             answer = _save(writer, [{"op": "insert", "entity": "Item", "id": f"i-{i}", "attributes": {"title": f"item {i}", "n": i}}])
             sizes.append(answer["log"])
+            if (i + 1) % tenth == 0:
+                save_marks.append(time.monotonic() - t0)
         save_s = time.monotonic() - t0
         writer.close()
         log(f"records: {n:,} saves on alpha in {save_s:.1f} s")
@@ -149,6 +154,7 @@ def bulk_import(bindir, work, n, log, timeout=1800):
                               timeout=120)
         held.update(r["id"] for r in fetched["records"])
         logs_dir, logs_s, looked = None, None, 0.0
+        import_marks = []  # seconds since beta's start at which it held each tenth of the records
         deadline = t0 + timeout
         try:
             while len(held) < n:
@@ -168,6 +174,8 @@ def bulk_import(bindir, work, n, log, timeout=1800):
                     continue
                 if notice.get("method") == "records.didImport":
                     held.update(r["id"] for r in notice["params"]["inserted"] if r["entity"] == "Item")
+                    while len(held) >= tenth * (len(import_marks) + 1):
+                        import_marks.append(time.monotonic() - t0)
             done_s = time.monotonic() - t0
         finally:
             watcher.close()
@@ -182,7 +190,8 @@ def bulk_import(bindir, work, n, log, timeout=1800):
         bad = host.foreign_sockets(pair.pids())
         if bad:
             raise RuntimeError(f"ubiq uses sockets off loopback: {bad}")
-        result = {"transactions": n, "save_seconds": save_s, "alpha_index_seconds": indexed_s,
+        result = {"transactions": n, "save_seconds": save_s, "save_marks": save_marks, "import_marks": import_marks,
+                  "alpha_index_seconds": indexed_s,
                   "beta_answered": answered_s, "logs_on_disk": logs_s, "seconds": done_s,
                   "tcp": tcp, "bytes": pair.received_bytes(), "log_bytes": sum(sizes),
                   **store_bytes(pair.b),

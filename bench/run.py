@@ -35,7 +35,7 @@ def parse():
     p.add_argument("--only", help="comma-separated groups: main (sync figures), kv (the key-value latency alone), "
                                   "many (a container of many files), flood (a hostile peer), limits (SHA-256, loopback), "
                                   "records (record stores: save to import, 10,000 transactions, bytes a transaction); "
-                                  "default main,flood,limits,records; --ci main,many,limits,records")
+                                  "default main,flood,limits; --ci main,many,limits,records")
     p.add_argument("--many", type=int, help="files in the many-files container (default 100,000; 2,000 quick; 500 CI)")
     p.add_argument("--keep", action="store_true", help="keep the agents' folders and logs")
     p.add_argument("--write-docs", action="store_true", help="write the tables into a dated section of docs/benchmarks.md")
@@ -51,8 +51,9 @@ def parse():
             p.error("syncthing is not on PATH (Debian: apt-get install syncthing)")
     else:
         args.tools = ["ubiq"] + (["syncthing"] if syncthing_side.available() else [])
-    # records: about 13 s at the CI and quick sizes with a debug build, so it runs by default.
-    groups = {"main", "many", "limits", "records"} if args.ci else {"main", "flood", "limits", "records"}
+    # records: about 13 s at the CI sizes with a debug build, so CI runs it; not by default, since
+    # at full sizes the import of 10,000 transactions took many minutes (docs/benchmarks.md).
+    groups = {"main", "many", "limits", "records"} if args.ci else {"main", "flood", "limits"}
     args.groups = set(args.only.split(",")) if args.only else groups
     unknown = args.groups - {"main", "kv", "many", "flood", "limits", "records"}
     if unknown:
