@@ -99,15 +99,16 @@ def wire(pair, n, timeout=60):
         for i in range(1, n + 1):
             t1 = time.monotonic()
             answer = _save(writer, [{"op": "update", "entity": key[0], "id": key[1], "attributes": {"value": i}}])
-            logs.append(answer["log"])
+            logs.append(_log_size(pair.a, answer["log"]))
             _wait_import(watcher, key, t1 + timeout)
             each.append(time.monotonic() - t1)
         seconds = time.monotonic() - t0
         tcp1, frames1 = host.tcp_received(b_pid, pair.ports()), pair.received_bytes()
-        sizes = [os.path.getsize(os.path.join(pair.a.root, rel)) for rel in logs]
+        sizes = [n for n in logs if n is not None]
         return {"transactions": n, "seconds": seconds, "each": each,
                 "tcp": None if tcp0 is None or tcp1 is None else tcp1 - tcp0, "bytes": frames1 - frames0,
-                "log_bytes": sum(sizes), "log_min": min(sizes), "log_max": max(sizes), **store_bytes(pair.b)}
+                "log_mean": statistics.mean(sizes), "logs_measured": len(sizes),
+                "log_min": min(sizes), "log_max": max(sizes), **store_bytes(pair.b)}
     finally:
         watcher.close()
         writer.close()
@@ -127,21 +128,23 @@ def bulk_import(bindir, work, n, log, timeout=1800):
         t0 = time.monotonic()
         for i in range(n):
             answer = _save(writer, [{"op": "insert", "entity": "Item", "id": f"i-{i}", "attributes": {"title": f"item {i}", "n": i}}])
-            sizes.append(answer["log"])
+            sizes.append(_log_size(pair.a, answer["log"]))
             if (i + 1) % tenth == 0:
                 save_marks.append(time.monotonic() - t0)
         save_s = time.monotonic() - t0
         writer.close()
         log(f"records: {n:,} saves on alpha in {save_s:.1f} s")
-        sizes = [os.path.getsize(os.path.join(pair.a.root, rel)) for rel in sizes]
+        sizes = [x for x in sizes if x is not None]
 
-        # Alpha at rest before beta starts: every log in its index, nothing scanning.
+        # Alpha at rest before beta starts: every file of its container in its index (a build
+        # that compacts logs may have replaced some by a baseline), nothing scanning.
         def indexed():
             s = pair.a.status()
             c = s and s["containers"][0]
-            return c and c["files"] >= n and not c.get("scanning", False)
-        host.wait(indexed, timeout, f"alpha to index {n} logs", interval=0.05)
+            return c and not c.get("scanning", False) and c["files"] == _files(pair.a.root)
+        host.wait(indexed, timeout, "alpha to index its logs", interval=0.1)
         indexed_s = time.monotonic() - t0 - save_s
+        alpha_names = set(os.listdir(_logs_dir(pair.a)))
 
         t0 = time.monotonic()
         pair.b.spawn()
@@ -164,7 +167,7 @@ def bulk_import(bindir, work, n, log, timeout=1800):
                 if logs_s is None and now - looked >= 0.1:
                     looked = now
                     logs_dir = logs_dir or _logs_dir(pair.b)
-                    if logs_dir and len(os.listdir(logs_dir)) >= n:
+                    if logs_dir and alpha_names <= set(os.listdir(logs_dir)):
                         logs_s = now - t0
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"beta's store held {len(held)} of {n} records after {timeout} s")
@@ -193,14 +196,36 @@ def bulk_import(bindir, work, n, log, timeout=1800):
         result = {"transactions": n, "save_seconds": save_s, "save_marks": save_marks, "import_marks": import_marks,
                   "alpha_index_seconds": indexed_s,
                   "beta_answered": answered_s, "logs_on_disk": logs_s, "seconds": done_s,
-                  "tcp": tcp, "bytes": pair.received_bytes(), "log_bytes": sum(sizes),
+                  "tcp": tcp, "bytes": pair.received_bytes(),
+                  "log_mean": statistics.mean(sizes), "logs_measured": len(sizes), "alpha_files": len(alpha_names),
                   **store_bytes(pair.b),
                   "cpu": (host.cpu_seconds(pair.a.proc.pid), host.cpu_seconds(b_pid)),
                   "rss": (host.peak_rss_mib(pair.a.proc.pid), host.peak_rss_mib(b_pid))}
         log(f"records: beta imported {n:,} transactions in {done_s:.1f} s (logs on its disk at {logs_s:.1f} s)")
         return result
     finally:
-        pair.stop()
+        for agent in (pair.b, pair.a):
+            if agent.proc:
+                agent.stop()
+
+
+def _log_size(agent, rel):
+    """The size of a log just written, or None when it is gone already (a build that
+    compacts logs into a baseline)."""
+    try:
+        return os.path.getsize(os.path.join(agent.root, rel))
+    except FileNotFoundError:
+        return None
+
+
+def _files(root):
+    """Files in a container folder, its .ubiq folder aside."""
+    count = 0
+    for top, dirs, files in os.walk(root):
+        if top == root and ".ubiq" in dirs:
+            dirs.remove(".ubiq")
+        count += len(files)
+    return count
 
 
 def _try_subscribe(agent):
@@ -227,7 +252,7 @@ def run(bindir, work, sizes, log):
         lat = latencies(pair, sizes.records_samples)
         log(f"records: save to didImport median {statistics.median(lat) * 1000:.1f} ms")
         w = wire(pair, sizes.records_wire)
-        log(f"records: {w['transactions']} updates, beta received {w['tcp']} TCP bytes, logs {w['log_bytes']} bytes")
+        log(f"records: {w['transactions']} updates, beta received {w['tcp']} TCP bytes, a log {w['log_mean']:.0f} bytes")
         bad = host.foreign_sockets(pair.pids())
         if bad:
             raise RuntimeError(f"ubiq uses sockets off loopback: {bad}")
