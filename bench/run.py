@@ -51,8 +51,8 @@ def parse():
             p.error("syncthing is not on PATH (Debian: apt-get install syncthing)")
     else:
         args.tools = ["ubiq"] + (["syncthing"] if syncthing_side.available() else [])
-    # records: about 13 s at the CI sizes with a debug build, so CI runs it; not by default, since
-    # at full sizes the import of 10,000 transactions took many minutes (docs/benchmarks.md).
+    # records: 12.5 s at the CI sizes with a debug build on a quiet machine, so CI runs it; not by
+    # default, since at full sizes the import of 10,000 transactions took minutes (docs/benchmarks.md).
     groups = {"main", "many", "limits", "records"} if args.ci else {"main", "flood", "limits"}
     args.groups = set(args.only.split(",")) if args.only else groups
     unknown = args.groups - {"main", "kv", "many", "flood", "limits", "records"}
