@@ -137,6 +137,48 @@ def flood_table(runs):
         f"| peak memory of the agent | {summary([r['rss'] for r in runs], 'MiB', 1, 0)} |"])
 
 
+def records_table(runs, sizes):
+    """Record stores: save-to-import latency, an import of many transactions, and the bytes a
+    transaction costs on the wire beside its log and the store (min / median / max over runs)."""
+    imp = [r["import"] for r in runs]
+    wire = [r["wire"] for r in runs]
+    n, w, k = imp[0]["transactions"], wire[0]["transactions"], len(runs[0]["latency"])
+
+    def per(rs, key):
+        return [r[key] / r["transactions"] if r.get(key) is not None else None for r in rs]
+
+    def log_mean(rs):  # raw figures of before 2026-11-27 06:40 hold the sum of the logs' sizes
+        return [r["log_mean"] if "log_mean" in r else r["log_bytes"] / r["transactions"] for r in rs]
+
+    rows = ["| figure | ubiq |", "| --- | --- |"]
+
+    def row(label, *cells):
+        rows.append(f"| {label} | {'; '.join(cells)} |")
+
+    row(f"a record saved on one agent seen by a `records.subscribe` connection on the other (`records.didImport`), "
+        f"median of {k} (one transaction each: inserts of a record and updates of it, in turn)",
+        summary([statistics.median(r["latency"]) for r in runs], "ms", 1000, 2))
+    row("the same, 95th percentile", summary([percentile(r["latency"], 95) for r in runs], "ms", 1000, 2))
+    row(f"{n:,} transactions of one new record each, saved one after another on one agent, the other stopped: "
+        f"saves a second", summary([r["transactions"] / r["save_seconds"] for r in imp], "", 1, 0))
+    row(f"the other agent started: until its store holds all {n:,} records (logs synced and imported)",
+        summary([r["seconds"] for r in imp], "s", 1, 2))
+    row("the same, transactions imported a second", summary([r["transactions"] / r["seconds"] for r in imp], "", 1, 0))
+    row(f"the same, until it held every file of the first agent's folder of logs (looked at every 0.1 s)",
+        summary([r["logs_on_disk"] for r in imp], "s", 1, 2))
+    row("the same, bytes it received a transaction: on its TCP connection (the session's start included); "
+        "its own count of frames", summary(per(imp, "tcp"), "B", 1, 0), summary(per(imp, "bytes"), "B", 1, 0))
+    row(f"the same, mean size of a log; its SQLite store of {n:,} records",
+        summary(log_mean(imp), "B", 1, 0), summary([r["store"] for r in imp], "KiB", 1 / 1024, 0))
+    row("the same, CPU seconds of the importing agent from its start", summary([r["cpu"][1] for r in imp], "s", 1, 1))
+    row(f"{w} updates of one attribute of one record, each waited for on the other agent: bytes it received a "
+        f"transaction on its TCP connection; its own count of frames",
+        summary(per(wire, "tcp"), "B", 1, 0), summary(per(wire, "bytes"), "B", 1, 0))
+    row("the same, mean size of a log", summary(log_mean(wire), "B", 1, 0))
+    row("the same, the receiver's whole SQLite store afterwards", summary([r["store"] for r in wire], "KiB", 1 / 1024, 0))
+    return "\n".join(rows)
+
+
 def limits_table(samples):
     rows = ["| limit | MiB/s |", "| --- | --- |",
             f"| SHA-256, one core (`openssl speed -evp sha256`, 16384-byte blocks) | {summary([s['sha256'] for s in samples], '', 1, 0)} |",
@@ -169,7 +211,7 @@ def write_docs(path, heading, blocks):
     with open(path) as f:
         text = f.read()
     wrapped = {k: f"<!-- bench:{k} -->\n{v.rstrip()}\n<!-- /bench:{k} -->\n" for k, v in blocks.items()}
-    order = ["main", "many", "flood", "limits", "notes"]
+    order = ["main", "many", "flood", "records", "limits", "notes"]
     start = text.find(heading + "\n")
     if start >= 0:
         end = text.find("\n## ", start + len(heading))

@@ -33,6 +33,11 @@ class Sizes:
     doc_gap_s: float = 0.5
     # How long `agent.status` is probed while a hostile peer floods the agent.
     flood_s: float = 5.0
+    # Record stores (group `records`): save-to-import samples, transactions imported by an
+    # agent that starts after they were saved, updates whose bytes on the wire are counted.
+    records_samples: int = 200
+    records_bulk: int = 10_000
+    records_wire: int = 500
 
     @staticmethod
     def full():
@@ -40,13 +45,14 @@ class Sizes:
 
     @staticmethod
     def quick():
-        return Sizes(big=8 * MIB, small_count=200, latency_samples=10, watcher_samples=2, kv_samples=10, many=2000)
+        return Sizes(big=8 * MIB, small_count=200, latency_samples=10, watcher_samples=2, kv_samples=10, many=2000,
+                     records_samples=20, records_bulk=1000, records_wire=100)
 
     @staticmethod
     def ci():
         # 24 MiB: about 380 chunks, so its index entries name chunk groups as at full size.
         return Sizes(big=24 * MIB, small_count=100, latency_samples=10, watcher_samples=0, kv_samples=10, many=500,
-                     settle_s=0.3, doc_gap_s=0.3)
+                     settle_s=0.3, doc_gap_s=0.3, records_samples=20, records_bulk=1000, records_wire=100)
 
 
 def seeded_bytes(label, seed, n):
