@@ -7,6 +7,7 @@ import UbiqIndex
 import UbiqModel
 import UbiqSync
 import UbiqTestSupport
+import UbiqWire
 
 /// Record stores of two devices on real files: each saves while they are apart, the logs
 /// are copied across as the document path would, and both end with the same records; a
@@ -190,4 +191,38 @@ struct RecordStoreTests {
     }
 
     enum B { static let removed = DeviceID("BBBB") }
+
+    @Test(arguments: [7, 29, 53] as [UInt64]) func logsArrivingInAnyOrderAndBatchImportAsTheModelDoes(seed: UInt64) async throws {
+        let all = RecordHistories.random(seed: seed, steps: 120, store: Self.storeName)
+        let reader = try Device(DeviceID("ZZZZ"), in: directory)
+        var paths: [RelativePath] = []
+        for transaction in all {
+            let path = try RecordLogLayout.path(store: Self.storeName, device: transaction.author, counter: transaction.counter)
+            let target = reader.layout.root + "/" + path.rawValue
+            try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data(RecordLogCoding.encode(transaction)).write(to: URL(fileURLWithPath: target))
+            paths.append(path)
+        }
+        var random = SplitMix64(seed: seed)
+        paths.shuffle(using: &random)
+        var heard = RecordImportSummary()
+        var alive: Set<RecordKey> = []
+        while !paths.isEmpty {
+            let count = Int(random.next() % 5) + 1
+            let step = await reader.store.importLogs(Array(paths.prefix(count)))
+            heard.merge(step)
+            paths.removeFirst(min(count, paths.count))
+            let now = Set(try await records(reader).keys)
+            // Each notice alone takes a subscriber from the records before it to those after.
+            #expect(now == alive.union(step.inserted).subtracting(step.deleted), "before \(alive.sorted()), after \(now.sorted())")
+            #expect(Set(step.inserted).isDisjoint(with: alive) && Set(step.deleted).isSubset(of: alive))
+            alive = now
+        }
+        var model = RecordHistories.Replica()
+        model.receive(all)
+        let progress = try await reader.store.progress()
+        #expect(progress.waiting == 0 && progress.refused.isEmpty && model.refused == 0)
+        #expect(try await records(reader) == model.dump)
+        #expect(Set(heard.inserted) == Set(model.dump.keys) && heard.deleted.isEmpty)
+    }
 }

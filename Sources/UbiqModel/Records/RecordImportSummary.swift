@@ -24,8 +24,13 @@ public struct RecordImportSummary: Hashable, Sendable {
     /// Adds a later import's summary: a record counts once, by what became of it.
     public mutating func merge(_ later: Self) {
         for key in later.inserted {
-            deleted.removeAll { $0 == key }
-            if !updated.contains(key), !inserted.contains(key) { inserted.append(key) }
+            if let gone = deleted.firstIndex(of: key) {
+                // There before this summary, gone, and back: to a subscriber it changed.
+                deleted.remove(at: gone)
+                if !updated.contains(key) { updated.append(key) }
+            } else if !updated.contains(key), !inserted.contains(key) {
+                inserted.append(key)
+            }
         }
         for key in later.updated where !inserted.contains(key) && !updated.contains(key) { updated.append(key) }
         for key in later.deleted {

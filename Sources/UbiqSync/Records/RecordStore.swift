@@ -96,7 +96,7 @@ public actor RecordStore {
     @discardableResult
     public func importLogs(_ paths: [RelativePath]) -> RecordImportSummary {
         guard !isDeleted else { return RecordImportSummary() }
-        var pending = waiting
+        var fresh: [RelativePath: RecordTransaction] = [:]
         for path in paths {
             guard let named = RecordLogLayout.log(at: path), named.store == name else { continue }
             refused[path] = nil
@@ -106,26 +106,53 @@ public actor RecordStore {
                     throw RecordError(.invalidLog, "the log holds transaction \(transaction.dot) of store \(transaction.store), not what its path names")
                 }
                 if let seen = try database.clock(of: transaction.dot), seen != transaction.clock { return rebuilt(after: path) }
-                pending[path] = transaction
+                fresh[path] = transaction
             } catch {
                 refuse(path, because: "\(error)")
             }
         }
-        let byDot = Dictionary(pending.map { ($0.value.dot, $0.key) }, uniquingKeysWith: { first, _ in first })
         do {
-            let (summary, order) = try database.importTransactions(Array(pending.values))
-            waiting = Dictionary(order.waiting.compactMap { transaction in byDot[transaction.dot].map { ($0, transaction) } }, uniquingKeysWith: { a, _ in a })
-            for (transaction, error) in order.refused { if let path = byDot[transaction.dot] { refuse(path, because: error.reason) } }
-            if !summary.isEmpty {
-                logger.debug("imported record transactions", metadata: ["store": "\(name)", "transactions": "\(order.ready.count)",
-                                                                        "waiting": "\(order.waiting.count)"])
-                imports.yield(summary)
+            var summary = RecordImportSummary()
+            var pending = waiting.merging(fresh) { _, new in new }
+            if !waiting.isEmpty {
+                // What waits becomes importable only once something new is: the new logs alone
+                // first, so thousands waiting are not sorted again for each log that arrives.
+                let first = try importOrdered(fresh)
+                summary.merge(first.summary)
+                if first.imported == 0 {
+                    waiting.merge(first.waiting) { _, new in new }
+                    return finish(summary)
+                }
+                pending = waiting.merging(first.waiting) { _, new in new }
             }
-            return summary
+            let rest = try importOrdered(pending)
+            summary.merge(rest.summary)
+            waiting = rest.waiting
+            return finish(summary)
         } catch {
             logger.error("cannot import record transactions", metadata: ["store": "\(name)", "error": "\(error)"])
             return RecordImportSummary()
         }
+    }
+
+    /// Imports what of `pending` can be, in the order every device uses; refuses what goes
+    /// against it; returns what changed, how many were imported, and what waits.
+    private func importOrdered(_ pending: [RelativePath: RecordTransaction]) throws
+        -> (summary: RecordImportSummary, imported: Int, waiting: [RelativePath: RecordTransaction]) {
+        let byDot = Dictionary(pending.map { ($0.value.dot, $0.key) }, uniquingKeysWith: { first, _ in first })
+        let (summary, order) = try database.importTransactions(Array(pending.values))
+        let waiting = Dictionary(order.waiting.compactMap { transaction in byDot[transaction.dot].map { ($0, transaction) } },
+                                 uniquingKeysWith: { a, _ in a })
+        for (transaction, error) in order.refused { if let path = byDot[transaction.dot] { refuse(path, because: error.reason) } }
+        return (summary, order.ready.count, waiting)
+    }
+
+    private func finish(_ summary: RecordImportSummary) -> RecordImportSummary {
+        if !summary.isEmpty {
+            logger.debug("imported record transactions", metadata: ["store": "\(name)", "waiting": "\(waiting.count)"])
+            imports.yield(summary)
+        }
+        return summary
     }
 
     /// A log names a transaction imported here but holds another: the store was deleted and
