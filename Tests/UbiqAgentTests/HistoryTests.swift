@@ -274,7 +274,10 @@ import UbiqTestSupport
         b.environment["UBIQ_TEST_CLOCK_OFFSET_SECONDS"] = "\(400 * 86_400)"
         try await b.startAndWait()
         try await waitUntil("beta to drop versions past the maximum age") { try await Self.history(b, path).count == 0 }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: b.path(".ubiq/history")).isEmpty)
+        // The index forgets a version before its file goes: wait for the folder too.
+        try await waitUntil("beta to remove the dropped versions' files") {
+            try FileManager.default.contentsOfDirectory(atPath: b.path(".ubiq/history")).isEmpty
+        }
         #expect(b.read(path) == "version 5")
     }
 

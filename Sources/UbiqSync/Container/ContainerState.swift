@@ -218,10 +218,8 @@ struct ContainerState: Sendable {
         for problem in problems { scanProblems[problem.path] = problem }
     }
 
-    /// A scan of `roots` waits for a write lease to end.
+    /// A scan of `roots` waits for a client's write lease to end.
     mutating func deferScans(_ roots: some Sequence<RelativePath?>) { deferredScans.formUnion(roots) }
-
-    var hasDeferredScans: Bool { !deferredScans.isEmpty }
 
     /// A lease ended: the scans left for it, now due.
     mutating func takeDeferredScans() -> Set<RelativePath?> {
