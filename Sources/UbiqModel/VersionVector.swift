@@ -26,6 +26,14 @@ public struct VersionVector: Hashable, Sendable, Codable, CustomStringConvertibl
 
     public subscript(device: DeviceID) -> UInt64 { counters[device] ?? 0 }
 
+    /// The events it counts, every device's: a record store's transactions up to it.
+    public var total: UInt64 { counters.values.reduce(0, +) }
+
+    /// Whether it has seen every event `other` has (equal to it or after it).
+    public func includes(_ other: VersionVector) -> Bool {
+        other.counters.allSatisfy { self[$0.key] >= $0.value }
+    }
+
     /// This vector after one more change by `device`.
     public func incremented(by device: DeviceID) -> VersionVector {
         var copy = self

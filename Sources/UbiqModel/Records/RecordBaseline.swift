@@ -24,7 +24,7 @@ public struct RecordBaseline: Hashable, Sendable {
     }
 
     /// The transactions the baseline holds (the sum of its point's counters).
-    public var total: UInt64 { point.counters.values.reduce(0, +) }
+    public var total: UInt64 { point.total }
 
     /// Refuses what no device could have made: a point without a clock for each of its
     /// devices (or a clock for a device not in it), a write or delete beyond the point.

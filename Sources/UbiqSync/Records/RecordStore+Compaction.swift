@@ -16,7 +16,7 @@ extension RecordStore {
         guard !isDeleted else { return [] }
         do {
             let imported = try database.imported()
-            guard Self.total(imported) >= Self.total(baselinePoint) + UInt64(compactAfter) else { return [] }
+            guard imported.total >= baselinePoint.total + UInt64(compactAfter) else { return [] }
             var changed: [RelativePath] = []
             if imported != acknowledged {
                 let path = try RecordLogLayout.acknowledgementPath(store: name, device: device)
@@ -48,10 +48,10 @@ extension RecordStore {
             refuse(path, because: "\(error)")
             return RecordImportSummary()
         }
-        guard !Self.covers(baselinePoint, baseline.point) else { return RecordImportSummary() }
+        guard !baselinePoint.includes(baseline.point) else { return RecordImportSummary() }
         baselinePoint = baselinePoint.merged(with: baseline.point)
         let imported = try database.imported()
-        guard !Self.covers(imported, baseline.point) else { return RecordImportSummary() }
+        guard !imported.includes(baseline.point) else { return RecordImportSummary() }
         let before = Dictionary(uniqueKeysWithValues: try database.allRecords().map { ($0.key, $0.values) })
         try database.adopt(baseline)
         waiting = [:]
@@ -88,7 +88,7 @@ extension RecordStore {
         let taking = folders.filter { !isRemoved($0) }
         guard (taking + [device]).min() == device else { return [] }
         for other in taking where other != device {
-            guard Self.covers(try knownImported(of: other, in: folder), imported) else { return [] }
+            guard try knownImported(of: other, in: folder).includes(imported) else { return [] }
         }
         let baseline = try database.baseline(of: name, author: device)
         guard baseline.point == imported, !baseline.records.isEmpty else { return [] }
@@ -129,11 +129,4 @@ extension RecordStore {
         }
         return known
     }
-
-    /// Whether `vector` holds every transaction `point` holds.
-    static func covers(_ vector: VersionVector, _ point: VersionVector) -> Bool {
-        point.counters.allSatisfy { vector[$0.key] >= $0.value }
-    }
-
-    static func total(_ vector: VersionVector) -> UInt64 { vector.counters.values.reduce(0, +) }
 }

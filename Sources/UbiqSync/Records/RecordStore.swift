@@ -205,7 +205,7 @@ public actor RecordStore {
     /// How many transactions are imported here, how many logs wait for one they have seen,
     /// and the logs refused with why.
     public func progress() throws -> (imported: Int, waiting: Int, refused: [RelativePath: String]) {
-        (Int(clamping: try database.imported().counters.values.reduce(0, +)), waiting.count, refused)
+        (Int(clamping: try database.imported().total), waiting.count, refused)
     }
 
     /// The live records of `query.entity` that match it, in its order.
