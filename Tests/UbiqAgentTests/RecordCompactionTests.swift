@@ -25,7 +25,7 @@ import UbiqTestSupport
         for agent in [a, b, c] { try await agent.startAndWait() }
         try await waitUntil("the first three agents to connect") { try await a.status().peers.filter(\.connected).count == 2 }
 
-        // Six transactions from three devices, one attribute written concurrently-free in turn.
+        // Six inserts from the three devices in turn, and on beta an update of t0 and a delete of t1.
         for (n, agent) in [a, b, c, a, b, c].enumerated() {
             let key = Live.key("t\(n)")
             try await Live.save([.insert(key, attributes: [Live.name("n"): .value(.integer(Int64(n))), Live.name("by"): Live.text(agent.name)])], on: agent)
