@@ -10,7 +10,10 @@ import UbiqModel
 /// (no close yet) waits until it has been quiet for `modifyDelay`. Nothing waits longer than
 /// `maximumDelay` from its first event. A file package is one path: any event inside it is the
 /// package's, which waits until the package has been quiet for `modifyDelay`, so that a
-/// program writing its files one after another makes one new version.
+/// program writing its files one after another makes one new version. A folder whose own
+/// attributes alone changed (its mtime put back, a chmod) is batched as that folder alone,
+/// not its subtree: the agent puts back a folder's mtime after each file it places there, and
+/// a rescan of the whole folder for each would grow with the folder.
 public struct WatchAggregator: Sendable {
     public typealias Instant = ContinuousClock.Instant
 
@@ -40,6 +43,9 @@ public struct WatchAggregator: Sendable {
         case settled
         /// Bytes are being written and the writer has not closed the file yet.
         case modified
+        /// A folder's own attributes changed (mtime, permissions, extended attributes), not
+        /// what it holds.
+        case folderItself
     }
 
     private struct Pending {
@@ -47,6 +53,8 @@ public struct WatchAggregator: Sendable {
         var lastEvent: Instant
         /// When the path last became settled, nil while it is being written.
         var settledAt: Instant?
+        /// Only the folder's own attributes changed: nothing inside needs a look.
+        var itselfOnly: Bool
     }
 
     public let options: Options
@@ -66,13 +74,18 @@ public struct WatchAggregator: Sendable {
             // A package's files are written one after another: it is done once it is quiet.
             (path, change) = (package, .modified)
         }
-        var entry = pending[path] ?? Pending(firstSeen: now, lastEvent: now, settledAt: nil)
+        var entry = pending[path] ?? Pending(firstSeen: now, lastEvent: now, settledAt: nil, itselfOnly: change == .folderItself)
         entry.lastEvent = now
         switch change {
+        case .folderItself:
+            if entry.settledAt == nil { entry.settledAt = now }
+            lastSettle = now
         case .settled:
+            entry.itselfOnly = false
             if entry.settledAt == nil { entry.settledAt = now }
             lastSettle = now
         case .modified:
+            entry.itselfOnly = false
             entry.settledAt = nil
         }
         pending[path] = entry
@@ -111,8 +124,16 @@ public struct WatchAggregator: Sendable {
         for (path, entry) in pending where entry.settledAt != nil {
             due.insert(path)
         }
-        for path in due { pending[path] = nil }
-        return WatchBatch(paths: Self.collapsed(due))
+        var subtrees: Set<RelativePath> = []
+        var folders: Set<RelativePath> = []
+        for path in due {
+            if pending.removeValue(forKey: path)?.itselfOnly == true { folders.insert(path) } else { subtrees.insert(path) }
+        }
+        let collapsed = Self.collapsed(subtrees)
+        // A folder inside (or at) a subtree to rescan is looked at by that rescan.
+        return WatchBatch(paths: collapsed, folders: folders.filter { folder in
+            !collapsed.contains { folder.isInside($0) }
+        })
     }
 
     private func deadline(of entry: Pending) -> Instant {

@@ -132,6 +132,7 @@ struct WatchLoop {
     /// other non-regular file, which is complete as soon as it exists.
     private func change(of event: InotifyEvent, isFolder: Bool, relative: String) -> WatchAggregator.Change {
         if event.has(IN_MODIFY) { return .modified }
+        if isFolder && event.has(IN_ATTRIB) { return .folderItself }
         if event.has(IN_CREATE) && !isFolder {
             var st = stat()
             if lstat(table.root + "/" + relative, &st) == 0, Posix.kind(of: st.st_mode) == .regular {

@@ -30,6 +30,24 @@ import UbiqModel
         #expect(aggregator.isEmpty == false)
     }
 
+    /// A folder whose own attributes alone changed (the agent putting back its mtime after
+    /// placing a file in it) is batched alone, not as its subtree to rescan; any other event
+    /// at it, or a subtree holding it in the same batch, makes it a subtree again.
+    @Test func aFolderWhoseAttributesAloneChangedIsBatchedAlone() {
+        var aggregator = WatchAggregator(options: options)
+        aggregator.record(path("Records/s/dev"), .folderItself, at: at(0))
+        aggregator.record(path("Records/s/dev/1.log"), .settled, at: at(0))
+        #expect(aggregator.flush(at: at(3)) == WatchBatch(paths: [path("Records/s/dev/1.log")], folders: [path("Records/s/dev")]))
+
+        aggregator.record(path("Documents/a"), .folderItself, at: at(10))
+        aggregator.record(path("Documents/a"), .settled, at: at(11))
+        #expect(aggregator.flush(at: at(14)) == WatchBatch(paths: [path("Documents/a")]))
+
+        aggregator.record(path("Documents/b/c"), .folderItself, at: at(20))
+        aggregator.record(path("Documents/b"), .settled, at: at(20))
+        #expect(aggregator.flush(at: at(23)) == WatchBatch(paths: [path("Documents/b")]))
+    }
+
     @Test func emptyHasNoDeadline() {
         var aggregator = WatchAggregator(options: options)
         #expect(aggregator.nextDeadline() == nil)

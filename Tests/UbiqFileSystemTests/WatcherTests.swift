@@ -119,6 +119,21 @@ final class BatchRecorder: Sendable {
         #expect(await recorder.wait(timeout: .seconds(10)) { $0.all.count > before && $0.all[before...].contains { $0.paths.contains(path("Documents/Report.pages/Data/page.bin")) } })
     }
 
+    /// A folder's mtime set (as the agent puts it back after placing a file inside) or its
+    /// mode changed is reported as that folder alone, never as a subtree to rescan.
+    @Test func aFoldersOwnAttributesAreReportedAsTheFolderAlone() async throws {
+        let c = try ContainerFixture()
+        try c.write("Documents/logs/1.log", "one")
+        let (watcher, recorder) = try start(c)
+        defer { watcher.close() }
+        var times = [timespec(tv_sec: 1_700_000_000, tv_nsec: 0), timespec(tv_sec: 1_700_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, c.absolute("Documents/logs"), &times, 0) == 0)
+        #expect(await recorder.wait { $0.all.contains { $0.folders.contains(path("Documents/logs")) } })
+        #expect(chmod(c.absolute("Documents/logs"), 0o700) == 0)
+        #expect(await recorder.wait { $0.all.filter { $0.folders.contains(path("Documents/logs")) }.count == 2 })
+        #expect(recorder.paths.isEmpty)
+    }
+
     @Test func ignoresAgentFolderAndNosync() async throws {
         let c = try ContainerFixture()
         try c.mkdir("Documents/cache.nosync")

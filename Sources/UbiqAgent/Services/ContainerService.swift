@@ -21,7 +21,7 @@ struct ContainerService: Service {
             group.addTask { await container.run() }
             group.addTask {
                 for await batch in watcher.batches {
-                    await container.localChanges(batch.rescanAll ? [nil] : Set(batch.paths.map { Optional($0) }))
+                    await container.localChanges(batch.rescanAll ? [nil] : Set(batch.paths.map { Optional($0) }), folders: batch.folders)
                 }
             }
             try? await gracefulShutdown()

@@ -218,6 +218,11 @@ struct ContainerState: Sendable {
         for problem in problems { scanProblems[problem.path] = problem }
     }
 
+    /// Whether a scan found a problem at `root` or under it.
+    func hasScanProblems(under root: RelativePath) -> Bool {
+        scanProblems.values.contains { $0.isUnder(root) }
+    }
+
     /// A scan of `roots` waits for a client's write lease to end.
     mutating func deferScans(_ roots: some Sequence<RelativePath?>) { deferredScans.formUnion(roots) }
 

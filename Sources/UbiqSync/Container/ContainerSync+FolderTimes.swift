@@ -17,11 +17,12 @@ extension ContainerSync {
         return folders
     }
 
-    /// The folders holding the scanned `roots`, where their own mtime or permissions changed:
-    /// their new versions or fingerprints. Folders the puller is working in are left to it.
-    func changedFolders(around roots: [RelativePath?], previous: inout [RelativePath: Item]) throws -> LocalChanges.Plan {
+    /// Of `folders` (those holding the scanned roots, and those whose own attributes changed),
+    /// the ones whose own mtime or permissions changed: their new versions or fingerprints.
+    /// Folders the puller is working in are left to it.
+    func changedFolders(_ folders: Set<RelativePath>, previous: inout [RelativePath: Item]) throws -> LocalChanges.Plan {
         let ignores = ignoreRules
-        let folders = Set(roots.compactMap { $0?.parent }).filter { !state.isApplying(inside: $0) && ignores.ignoring($0, isDirectory: true) == nil }
+        let folders = folders.filter { !state.isApplying(inside: $0) && ignores.ignoring($0, isDirectory: true) == nil }
         guard !folders.isEmpty else { return LocalChanges.Plan() }
         var entries: [LocalEntry] = []
         var existing: [RelativePath: IndexedItem] = [:]
@@ -36,6 +37,16 @@ extension ContainerSync {
         let outcome = ScanOutcome(changed: entries, seen: Set(entries.map(\.path)))
         return LocalChanges.plan(outcome, existing: existing, needs: try index.needs(id, at: entries.map(\.path)),
                                  device: device, now: clock.wallNanoseconds)
+    }
+
+    /// Whether a folder whose own attributes changed needs its subtree scanned: where the
+    /// index holds no folder there, where its permissions changed (what it holds may have
+    /// become readable, or not), or where a scan had a problem at or under it.
+    func subtreeNeeded(_ folder: RelativePath) -> Bool {
+        guard let indexed = try? index.item(id, folder), indexed.item.kind == .directory, !indexed.item.deleted,
+              let entry = disk.folderEntry(folder) else { return true }
+        if let permissions = entry.permissions, permissions != indexed.item.permissions { return true }
+        return state.hasScanProblems(under: folder)
     }
 
     /// Puts back the synced mtime of the folders above `paths`, which the puller changed (or

@@ -229,13 +229,19 @@ public actor ContainerSync {
     /// Rescans the given paths (a `nil` entry means the whole container) and records what
     /// changed in one transaction, so a rename's deletion and creation reach peers together.
     /// A subtree where a client holds a write lease is left until the lease ends: its files
-    /// may be half written.
-    public func localChanges(_ paths: Set<RelativePath?>) async {
+    /// may be half written. `folders` changed only their own attributes (the watcher's
+    /// ``WatchBatch/folders``): each is looked at alone, unless its permissions changed or it
+    /// had a problem (what it holds may be readable now), which rescans its subtree.
+    public func localChanges(_ paths: Set<RelativePath?>, folders: Set<RelativePath> = []) async {
+        var paths = paths
+        let alone = paths.contains(nil) ? [] : folders.filter { !subtreeNeeded($0) }
+        paths.formUnion(folders.subtracting(alone).map { Optional($0) })
         // A write through one name of a hard-linked file changes its other names too.
         let named = paths.compactMap { $0 }
         let roots: [RelativePath?] = paths.contains(nil) ? [nil] : packageRoots(Self.outermost(named + state.hardLinks.otherNames(of: named)))
-        do { _ = try await leasedScan(roots) } catch let error as ScanBusy {
-            state.deferScans(roots)
+        let folders = Set(alone.filter { folder in !roots.contains { root in root.map { folder.isInside($0) } ?? true } })
+        do { _ = try await leasedScan(roots, folders: folders) } catch let error as ScanBusy {
+            state.deferScans(roots + folders.map { Optional($0) })
             logger.debug("scan waits for a client's write lease", metadata: ["paths": "\(error.roots)"])
         } catch {
             logger.warning("scan failed", metadata: ["paths": "\(roots.map { $0?.rawValue ?? "/" })", "error": "\(error)"])
@@ -248,12 +254,12 @@ public actor ContainerSync {
         try await leasedScan([nil])
     }
 
-    func leasedScan(_ roots: [RelativePath?]) async throws -> ScanSummary {
+    func leasedScan(_ roots: [RelativePath?], folders: Set<RelativePath> = []) async throws -> ScanSummary {
         // Changed rules may sync paths no scan looked at: all of the container is scanned.
-        let roots = refreshIgnoreRules() ? [nil] : roots
+        let (roots, folders) = refreshIgnoreRules() ? ([nil], []) : (roots, folders)
         let summary = try await leased(roots.map { readClaim($0) }, for: .agent("scan"), wait: Self.leaseWait) {
             defer { requestPull() }
-            return try scan(roots)
+            return try scan(roots, folders: folders)
         }
         guard let summary else { throw ScanBusy(roots: roots.map { $0?.rawValue ?? "/" }) }
         return summary
@@ -290,8 +296,10 @@ public actor ContainerSync {
         return try? indexed.item.packageContent()
     }
 
+    /// Records what changed under `roots` (each a subtree; nil: the whole container) and in
+    /// the own attributes of `folders`, in one transaction.
     @discardableResult
-    func scan(_ roots: [RelativePath?]) throws -> ScanSummary {
+    func scan(_ roots: [RelativePath?], folders alone: Set<RelativePath> = []) throws -> ScanSummary {
         let roots = packageRoots(roots)
         state.scanBegins()
         defer { state.scanEnds() }
@@ -344,7 +352,7 @@ public actor ContainerSync {
             }
             writes += plan.writes
         }
-        let folders = try changedFolders(around: roots, previous: &previousItems)
+        let folders = try changedFolders(Set(roots.compactMap { $0?.parent }).union(alone), previous: &previousItems)
         statOnly += folders.statOnly
         writes += folders.writes
         if receiveOnly {
