@@ -120,8 +120,24 @@ extension ContainerSync {
         if applied == nil { logger.debug("change waits for a client's lease", metadata: ["path": "\(target.path)"]) }
     }
 
+    /// Records what changed on disk at the targets before they are applied. A folder that
+    /// stays one is looked at alone: its new version is its own metadata (a folder of record
+    /// logs gets one with every log), and what it holds does not bear on it.
+    func scanBeforeApplying(_ targets: [Item]) throws {
+        var roots: [RelativePath?] = []
+        var folders: Set<RelativePath> = []
+        for target in targets {
+            if target.kind == .directory, !target.deleted, !subtreeNeeded(target.path) {
+                folders.insert(target.path)
+            } else {
+                roots.append(target.path)
+            }
+        }
+        try scan(roots, folders: folders)
+    }
+
     func applyLeased(_ target: Item, asked: Set<RelativePath>) async throws {
-        try scan(under: target.path)
+        try scanBeforeApplying([target])
         let local = try index.item(id, target.path)
         if let local, !local.downloaded, !local.item.deleted, local.item.version == target.version, asked.contains(target.path) {
             // Content asked for of what the index already describes.

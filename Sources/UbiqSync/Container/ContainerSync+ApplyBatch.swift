@@ -24,7 +24,7 @@ extension ContainerSync {
     private func applyBatchLeased(_ targets: [Item], asked: Set<RelativePath>) async {
         let locals: [RelativePath: IndexedItem]
         do {
-            try scan(targets.map { Optional($0.path) })
+            try scanBeforeApplying(targets)
             locals = try index.items(id, at: targets.map(\.path))
         } catch {
             logger.warning("could not apply a group of changes; will retry", metadata: ["count": "\(targets.count)", "error": "\(error)"])

@@ -102,6 +102,12 @@ extension ContainerSync {
                                      version: version, holders: holders)
         do {
             try beforeSwap()
+            // A staging that linked nothing leaves the package's change times alone: the whole
+            // fingerprint must still be the one recorded, so that an attribute or mode set on
+            // a file inside meanwhile (which the stamp does not see) is not lost with the tree.
+            if keeping != nil, let recorded = replacing?.stat, try disk.packageFingerprint(path) != recorded {
+                throw DiskError(.io, "'\(path)' changed on disk while its new version was staged; it will be rescanned")
+            }
             // A file or link there is kept as when a file replaces it; the swap then finds nothing.
             if let onDisk = site.onDisk, site.current == nil, !onDisk.item.deleted, disk.stat(path) != nil,
                try !removeKeeping(onDisk, reason: .replaced, by: by) {
