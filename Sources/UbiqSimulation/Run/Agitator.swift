@@ -16,6 +16,9 @@ struct Agitator {
     let leasedWrites = LeasedWrites()
     let leasedReads = LeasedReads()
     let touches = ClientTouches()
+    /// Paths a crash took back on each device still down: its engine sees the revert only
+    /// once it is up again, so until then no other device can have seen it either.
+    private var revertsAwaitingRestart: [Int: [RelativePath]] = [:]
 
     static let folders = ["Documents", "Documents/x", "Documents/y", "Documents/x/z"]
     static let names = ["a.txt", "b.txt", "c", "Notes.md", "report.pdf", "e"]
@@ -34,6 +37,7 @@ struct Agitator {
     /// Takes one random step; returns what it did.
     mutating func step() {
         counter += 1
+        noteRestarts()
         let up = world.devices.filter(\.isUp)
         let roll = draw(108)
         guard let device = pick(up) else {
@@ -313,10 +317,21 @@ struct Agitator {
         // of this device's as any client's.
         let after = documents(of: device)
         log.changed(from: before, to: after, device: device.number, step: counter, label: "\(label) crash revert", deleting: false)
-        touches.touched(device.number, before.keys.filter { after[$0] != before[$0] }, step: counter)
+        let reverted = before.keys.filter { after[$0] != before[$0] }
+        touches.touched(device.number, reverted, step: counter)
+        revertsAwaitingRestart[device.number, default: []] += reverted
         steps.append("\(label) crash")
         let downFor = Duration.milliseconds(100 + draw(3000))
         world.scheduler.after(downFor) { [world] in world.restart(device.number) }
+    }
+
+    /// A device up again after a crash changes what the crash took back, for other devices,
+    /// now: a deletion of the reverted content elsewhere meanwhile was concurrent with it.
+    mutating func noteRestarts() {
+        for (number, paths) in revertsAwaitingRestart where world.devices[number].isUp {
+            touches.touched(number, paths, step: counter)
+            revertsAwaitingRestart[number] = nil
+        }
     }
 
     private mutating func partition(_ label: String) {

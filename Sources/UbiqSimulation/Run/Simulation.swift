@@ -77,6 +77,7 @@ public enum Simulation {
         agitator.steps.append("settle")
         let converged = settle(world)
         agitator.collectLeasedWrites()
+        agitator.noteRestarts()
         var violations: [String] = []
         if !converged {
             violations.append("not settled within \(settleLimit): \(Invariants.unsettled(world) ?? "the indexes kept changing (a livelock)")")
