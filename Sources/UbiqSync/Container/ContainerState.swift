@@ -223,8 +223,10 @@ struct ContainerState: Sendable {
         scanProblems.values.contains { $0.isUnder(root) }
     }
 
-    /// A scan of `roots` waits for a client's write lease to end.
+    /// A scan of `roots` waits for a write lease to end.
     mutating func deferScans(_ roots: some Sequence<RelativePath?>) { deferredScans.formUnion(roots) }
+
+    var hasDeferredScans: Bool { !deferredScans.isEmpty }
 
     /// A lease ended: the scans left for it, now due.
     mutating func takeDeferredScans() -> Set<RelativePath?> {

@@ -169,6 +169,7 @@ public actor ContainerSync {
         // can start one.
         let plan = isPaused || mode == .sendOnly ? nil : await pullNeeds()
         if state.passEnded(plan) { requestPull() }
+        await scanWhatOwnLeasesHeldUp()
         guard !isPaused else { return }
         if state.keptVersionsCheckDue(at: clock.now) { await restoreMissingVersions() }
         if state.historyPruneDue(at: clock.now), prunesByItself { pruneHistory() }
@@ -263,6 +264,22 @@ public actor ContainerSync {
         }
         guard let summary else { throw ScanBusy(roots: roots.map { $0?.rawValue ?? "/" }) }
         return summary
+    }
+
+    /// Runs the deferred scans that no client's lease holds up any more. A scan can wait on
+    /// the agent's own write lease (a long apply of a package), whose end tells no one (see
+    /// ``FileLeases/releases()``): without this, a file written there during the apply would
+    /// wait for the next client's lease or a full rescan. Each pass, and so at least every
+    /// retry interval, runs this.
+    private func scanWhatOwnLeasesHeldUp() async {
+        guard state.hasDeferredScans, let leases else { return }
+        var due: Set<RelativePath?> = []
+        var held: Set<RelativePath?> = []
+        for root in state.takeDeferredScans() {
+            if await leases.heldByClient(readClaim(root)) { held.insert(root) } else { due.insert(root) }
+        }
+        state.deferScans(held)
+        if !due.isEmpty { await localChanges(due) }
     }
 
     private func leaseReleased() async {

@@ -106,6 +106,14 @@ public actor FileLeases {
         released.yield(())
     }
 
+    /// Whether a client's lease (not the agent's own) currently excludes `claim`.
+    public func heldByClient(_ claim: Claim) -> Bool {
+        held.values.contains { lease in
+            guard case .client = lease.holder else { return false }
+            return lease.claims.contains { $0.conflicts(with: claim) }
+        }
+    }
+
     /// The lease of a client that currently excludes `claim`, if any.
     public func blocker(of claim: Claim) -> Lease? {
         held.values.first { $0.claims.contains { $0.conflicts(with: claim) } }

@@ -1,0 +1,42 @@
+import Foundation
+import Logging
+import Testing
+@testable import UbiqAgent
+import UbiqConfig
+import UbiqIndex
+import UbiqModel
+import UbiqSync
+import UbiqTestSupport
+
+/// A scan that had to wait for the agent's own write lease (a long apply) runs once that
+/// lease is gone: the agent's releases tell no one, so a file written during an apply must
+/// not wait for some client's lease, or a full rescan, to be recorded.
+struct DeferredScanTests {
+    @Test func aScanHeldUpByTheAgentsOwnLeaseRunsAfterIt() async throws {
+        let directory = try TempDirectory(prefix: "ubiq-deferred")
+        let root = directory.appending("container")
+        try FileManager.default.createDirectory(atPath: root + "/Documents", withIntermediateDirectories: true)
+        let id = try ContainerID("TEAMID.com.example.notes")
+        let logger = Logger(label: "test")
+        let index = try SyncIndex(path: directory.appending("index.sqlite"))
+        let container = ContainerSync(id: id, disk: FileSystemDisk(settings: ContainerSettings(id: id, path: root), packages: .none, logger: logger),
+                                      index: index, device: DeviceID("AAAA"), logger: logger)
+        let leases = FileLeases()
+        await container.setLeases(leases)
+        try await container.start()
+        let running = Task { await container.run(retryInterval: .milliseconds(200)) }
+        defer { running.cancel() }
+        let path = try RelativePath("Documents/report.txt")
+        try await waitUntil("the first scan") { try index.item(id, try RelativePath("Documents")) != nil }
+
+        // The agent applies something at the path (its own lease) while a program writes there.
+        let claim = FileLeases.Claim(container: id, path: path, access: .write)
+        let applying = try #require(await leases.acquire([claim], for: .agent("apply"), timeout: .seconds(5)))
+        try Data("written during the apply".utf8).write(to: URL(fileURLWithPath: root + "/" + path.rawValue))
+        await container.localChanges([path])
+        #expect(try index.item(id, path) == nil, "the scan ran under the agent's write lease")
+        await leases.release(applying.id)
+
+        try await waitUntil("the held-up scan to record the file", timeout: .seconds(10)) { try index.item(id, path) != nil }
+    }
+}
