@@ -211,10 +211,11 @@ struct ContainerState: Sendable {
     mutating func scanBegins() { scanning = true }
     mutating func scanEnds() { scanning = false }
 
-    /// A scan of `root` found `problems`: they replace what earlier scans found there.
-    mutating func scanned(_ root: RelativePath?, problems: [ScanProblem]) {
+    /// A scan of `root` found `problems`: they replace what earlier scans found there, but
+    /// for those `keeping` keeps.
+    mutating func scanned(_ root: RelativePath?, problems: [ScanProblem], keeping: (ScanProblem) -> Bool = { _ in false }) {
         guard !problems.isEmpty || !scanProblems.isEmpty else { return }
-        scanProblems = scanProblems.filter { !$0.value.isUnder(root) }
+        scanProblems = scanProblems.filter { !$0.value.isUnder(root) || keeping($0.value) }
         for problem in problems { scanProblems[problem.path] = problem }
     }
 

@@ -35,7 +35,9 @@ extension ContainerSync {
 
     /// A scan of `root` found `problems` on disk: status lists them until a scan finds them
     /// gone; the log says each once, when it is new.
-    func reportProblems(_ problems: [ScanProblem], under root: RelativePath?) {
+    /// `kept`: earlier problems under `root` that stay though this scan did not find them
+    /// again (it did not read their path again).
+    func reportProblems(_ problems: [ScanProblem], under root: RelativePath?, kept: (ScanProblem) -> Bool = { _ in false }) {
         let known = state.scanProblems
         for problem in problems where known[problem.path] != problem {
             if problem.ignoredBy != nil {
@@ -45,7 +47,7 @@ extension ContainerSync {
             }
             problemFeed.yield(problem)
         }
-        state.scanned(root, problems: problems)
+        state.scanned(root, problems: problems, keeping: kept)
     }
 
     /// What is on disk and cannot be synced, by path; answers at once.

@@ -343,7 +343,14 @@ public actor ContainerSync {
                 heldUnchanged.formUnion(heldStats.keys.filter { outcome.seen.contains($0) && !changed.contains($0) })
             }
             linked.merge(outcome.linked) { _, new in new }
-            reportProblems(outcome.problems, under: root)
+            // A path seen with the stat recorded is not read again, so what reading it found
+            // (attributes past the limit, a file it could not open) is still so. Ignored paths
+            // are found again by every scan.
+            let reread = Set(outcome.changed.map(\.path))
+            reportProblems(outcome.problems, under: root) { problem in
+                guard problem.ignoredBy == nil, let path = try? RelativePath(problem.path) else { return false }
+                return outcome.seen.contains(path) && !reread.contains(path)
+            }
             if root == nil {
                 logger.info("scanned container", metadata: ["entries": "\(outcome.seen.count)", "hashed": "\(outcome.filesHashed)"])
             }
