@@ -77,11 +77,8 @@ public struct WatchAggregator: Sendable {
         var entry = pending[path] ?? Pending(firstSeen: now, lastEvent: now, settledAt: nil, itselfOnly: change == .folderItself)
         entry.lastEvent = now
         switch change {
-        case .folderItself:
-            if entry.settledAt == nil { entry.settledAt = now }
-            lastSettle = now
-        case .settled:
-            entry.itselfOnly = false
+        case .settled, .folderItself:
+            if change == .settled { entry.itselfOnly = false }
             if entry.settledAt == nil { entry.settledAt = now }
             lastSettle = now
         case .modified:

@@ -338,18 +338,16 @@ public actor ContainerSync {
             let outcome = try disk.scan(under: root, ignoring: ignores, baseline: { heldStats[$0] ?? baselines[$0]?.stat },
                                         package: { [self] in recordedPackage($0) })
             seen += outcome.seen.count
-            if !heldStats.isEmpty {
-                let changed = Set(outcome.changed.map(\.path))
-                heldUnchanged.formUnion(heldStats.keys.filter { outcome.seen.contains($0) && !changed.contains($0) })
-            }
-            linked.merge(outcome.linked) { _, new in new }
-            // A path seen with the stat recorded is not read again, so what reading it found
-            // (attributes past the limit, a file it could not open) is still so. Ignored paths
-            // are found again by every scan.
+            // Paths seen with the stat recorded (or held), so not read again.
             let reread = Set(outcome.changed.map(\.path))
+            let unread = { (path: RelativePath) in outcome.seen.contains(path) && !reread.contains(path) }
+            if !heldStats.isEmpty { heldUnchanged.formUnion(heldStats.keys.filter(unread)) }
+            linked.merge(outcome.linked) { _, new in new }
+            // What reading an unread path found (attributes past the limit, a file it could
+            // not open) is still so. Ignored paths are found again by every scan.
             reportProblems(outcome.problems, under: root) { problem in
                 guard problem.ignoredBy == nil, let path = try? RelativePath(problem.path) else { return false }
-                return outcome.seen.contains(path) && !reread.contains(path)
+                return unread(path)
             }
             if root == nil {
                 logger.info("scanned container", metadata: ["entries": "\(outcome.seen.count)", "hashed": "\(outcome.filesHashed)"])

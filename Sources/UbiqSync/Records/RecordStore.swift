@@ -113,17 +113,15 @@ public actor RecordStore {
         }
         do {
             var summary = RecordImportSummary()
-            var pending = waiting.merging(fresh) { _, new in new }
+            var pending = fresh
             if !waiting.isEmpty {
                 // What waits becomes importable only once something new is: the new logs alone
                 // first, so thousands waiting are not sorted again for each log that arrives.
                 let first = try importOrdered(fresh)
                 summary.merge(first.summary)
-                if first.imported == 0 {
-                    waiting.merge(first.waiting) { _, new in new }
-                    return finish(summary)
-                }
-                pending = waiting.merging(first.waiting) { _, new in new }
+                waiting.merge(first.waiting) { _, new in new }
+                if first.imported == 0 { return finish(summary) }
+                pending = waiting
             }
             let rest = try importOrdered(pending)
             summary.merge(rest.summary)
