@@ -1,8 +1,5 @@
 import Foundation
-import Logging
 import Testing
-@testable import UbiqAgent
-import UbiqConfig
 import UbiqIndex
 import UbiqModel
 import UbiqSync
@@ -13,14 +10,9 @@ import UbiqTestSupport
 /// not wait for some client's lease, or a full rescan, to be recorded.
 struct DeferredScanTests {
     @Test func aScanHeldUpByTheAgentsOwnLeaseRunsAfterIt() async throws {
-        let directory = try TempDirectory(prefix: "ubiq-deferred")
-        let root = directory.appending("container")
+        let real = try RealContainer(prefix: "ubiq-deferred")
+        let (root, id, index, container) = (real.root, real.id, real.index, real.container)
         try FileManager.default.createDirectory(atPath: root + "/Documents", withIntermediateDirectories: true)
-        let id = try ContainerID("TEAMID.com.example.notes")
-        let logger = Logger(label: "test")
-        let index = try SyncIndex(path: directory.appending("index.sqlite"))
-        let container = ContainerSync(id: id, disk: FileSystemDisk(settings: ContainerSettings(id: id, path: root), packages: .none, logger: logger),
-                                      index: index, device: DeviceID("AAAA"), logger: logger)
         let leases = FileLeases()
         await container.setLeases(leases)
         try await container.start()

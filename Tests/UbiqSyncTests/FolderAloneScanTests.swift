@@ -1,8 +1,5 @@
 import Foundation
-import Logging
 import Testing
-@testable import UbiqAgent
-import UbiqConfig
 import UbiqIndex
 import UbiqModel
 import UbiqSync
@@ -14,16 +11,11 @@ import UbiqTestSupport
 /// rescans what the folder holds, which may have become readable.
 struct FolderAloneScanTests {
     @Test func aFolderAloneIsRecordedWithoutItsFilesUntilItsModeChanges() async throws {
-        let directory = try TempDirectory(prefix: "ubiq-folder-alone")
-        let root = directory.appending("container")
-        let logs = root + "/Records/notes/AAAA"
+        let real = try RealContainer(prefix: "ubiq-folder-alone")
+        let (id, index, container) = (real.id, real.index, real.container)
+        let logs = real.root + "/Records/notes/AAAA"
         try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
         for n in 1...50 { try Data("log \(n)".utf8).write(to: URL(fileURLWithPath: "\(logs)/\(n).log")) }
-        let id = try ContainerID("TEAMID.com.example.notes")
-        let logger = Logger(label: "test")
-        let index = try SyncIndex(path: directory.appending("index.sqlite"))
-        let container = ContainerSync(id: id, disk: FileSystemDisk(settings: ContainerSettings(id: id, path: root), packages: .none, logger: logger),
-                                      index: index, device: DeviceID("AAAA"), logger: logger)
         try await container.start()
         await container.localChanges([nil])
         let folder = try RelativePath("Records/notes/AAAA")

@@ -1,8 +1,5 @@
 import Foundation
-import Logging
 import Testing
-@testable import UbiqAgent
-import UbiqConfig
 import UbiqFileSystem
 import UbiqIndex
 import UbiqModel
@@ -14,24 +11,17 @@ import UbiqTestSupport
 /// the problem it did not find again (seen in the live attributes test, under load: a burst
 /// of `setxattr` events made two scans, and the second emptied the status).
 struct ScanProblemsTests {
-    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/mount"),
-                   "needs root to mount a tmpfs, which holds more than 64 KiB of attributes"))
+    @Test(.enabled(if: getuid() == 0, "needs root to mount a tmpfs, which holds more than 64 KiB of attributes"))
     func attributesPastTheLimitStayListedAcrossScansThatDoNotReadTheFileAgain() async throws {
-        let directory = try TempDirectory(prefix: "ubiq-scan-problems")
-        let root = directory.appending("container")
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let real = try RealContainer(prefix: "ubiq-scan-problems")
+        let (root, id, index, container) = (real.root, real.id, real.index, real.container)
         try #require(try exitStatus(of: ["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", root]) == 0, "cannot mount a tmpfs")
         defer { _ = try? exitStatus(of: ["umount", root]) }
         try FileManager.default.createDirectory(atPath: root + "/Documents", withIntermediateDirectories: true)
-        let id = try ContainerID("TEAMID.com.example.notes")
-        let logger = Logger(label: "test")
-        let index = try SyncIndex(path: directory.appending("index.sqlite"))
-        let container = ContainerSync(id: id, disk: FileSystemDisk(settings: ContainerSettings(id: id, path: root), packages: .none, logger: logger),
-                                      index: index, device: DeviceID("AAAA"), logger: logger)
         try await container.start()
         let file = try RelativePath("Documents/huge.bin")
-        try Data("bytes".utf8).write(to: URL(fileURLWithPath: root + "/" + file.rawValue))
-        for part in 0..<40 { #expect(setRawAttribute(root + "/" + file.rawValue, "user.part\(part)", [UInt8](repeating: 1, count: 2000)) == 0) }
+        try Data("bytes".utf8).write(to: URL(fileURLWithPath: real.absolute(file)))
+        for part in 0..<40 { #expect(setRawAttribute(real.absolute(file), "user.part\(part)", [UInt8](repeating: 1, count: 2000)) == 0) }
         await container.localChanges([nil])
         #expect(container.scanProblems().map(\.path) == [file.rawValue])
 
@@ -42,7 +32,7 @@ struct ScanProblemsTests {
         #expect(container.scanProblems().map(\.path) == [file.rawValue])
 
         // Under the limit again: read again, and the problem goes.
-        try ExtendedAttributes([.init(name: "user.part0", value: [2])]).write(toPath: root + "/" + file.rawValue)
+        try ExtendedAttributes([.init(name: "user.part0", value: [2])]).write(toPath: real.absolute(file))
         await container.localChanges([file])
         #expect(container.scanProblems().isEmpty)
         #expect(try index.item(id, file)?.item.attributes["user.part0"] == [2])
