@@ -17,7 +17,7 @@ timed='HappyEyeballsTests'
 # Tests that move gigabytes (a sparse 4 GiB file, 1 GiB killed and resumed, 512 MiB files on
 # loop-mounted ext4, xfs and btrfs) take both cores
 # for a minute: beside the whole suite they starve tests that wait a minute for an answer.
-heavy='SparseFileTests|ResumeTests|HistoryDiskCostTests'
+heavy='SparseFileTests|ResumeTests|HistoryDiskCostTests|SwarmTests'
 swift build --build-tests
 swift test --skip-build --skip "$lan|$timed|$heavy|SimulationTests" "$@"
 swift test --skip-build --no-parallel --filter "$timed|$heavy" "$@"

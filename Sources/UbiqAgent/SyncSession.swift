@@ -71,6 +71,7 @@ struct SyncSession: Sendable {
         let leases = FileLeases()
         for container in containers {
             await container.setFetcher(EngineChunkFetcher(engine: engine))
+            if TestHooks.servesNothing { container.refuseServing() }
             container.setPeerHistories(EnginePeerHistories(engine: engine))
             await container.setLeases(leases)
             try await container.start()

@@ -38,6 +38,11 @@ enum TestHooks {
         ProcessInfo.processInfo.environment["UBIQ_TEST_RECORD_COMPACT_AFTER"].flatMap { Int($0) }.map { max(1, $0) }
     }
 
+    /// `UBIQ_TEST_SERVE_NOTHING=1`: answer every chunk request "not found", while telling
+    /// peers as usual what this agent holds of files it fetches: a peer whose word is false,
+    /// to show that the others stop believing it and fetch elsewhere.
+    static var servesNothing: Bool { ProcessInfo.processInfo.environment["UBIQ_TEST_SERVE_NOTHING"] == "1" }
+
     /// `UBIQ_TEST_HISTORY_PRUNE=manual`: apply the history's retention only when
     /// `history.prune` asks, so a test sees what that one call lets go of.
     static var pruneOnlyWhenAsked: Bool { ProcessInfo.processInfo.environment["UBIQ_TEST_HISTORY_PRUNE"] == "manual" }

@@ -116,6 +116,11 @@ enum PeerFrames {
                 let again = DeviceListMapping.entries(DeviceListMapping.list(entries.devices, revocations: entries.revocations))
                 precondition(again.devices == entries.devices && again.revocations == entries.revocations && again.refused == 0,
                              "an accepted device list does not survive its own encoding")
+            case .chunkProgress(let message):
+                if let progress = try? ChunkProgressMapping.progress(message) {
+                    let again = ChunkProgressMapping.messages(progress).map { try? ChunkProgressMapping.progress($0) }
+                    precondition(again.count == 1 && again[0] == progress, "chunk progress does not survive its own encoding")
+                }
             case .keyValueAck, .ping, .close, nil:
                 break
             }

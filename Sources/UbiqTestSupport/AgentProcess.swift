@@ -152,6 +152,18 @@ public final class AgentProcess: @unchecked Sendable {
         lock.withLock { self.process = nil }
     }
 
+    /// SIGSTOP: the agent stalls with its connections open, as a hung or swapped-out one would.
+    public func suspend() {
+        guard let process = lock.withLock({ self.process }), process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGSTOP)
+    }
+
+    /// SIGCONT after ``suspend()``.
+    public func resume() {
+        guard let process = lock.withLock({ self.process }), process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGCONT)
+    }
+
     public var isRunning: Bool { lock.withLock { process?.isRunning ?? false } }
 
     public func logText() -> String {

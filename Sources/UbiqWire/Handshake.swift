@@ -7,8 +7,10 @@ public enum Handshake {
     /// Version 3 adds `HistoryRequest`: a device lists its peers' kept versions and restores
     /// one through them. Version 4 adds `DeviceList`: the account's devices and removed
     /// devices, passed between peers. Version 5 adds file packages (`ITEM_KIND_PACKAGE` with
-    /// its members), never sent to a peer of an older version.
-    public static let supportedVersions: [UInt32] = [1, 2, 3, 4, 5]
+    /// its members), never sent to a peer of an older version. Version 6 adds `ChunkProgress`:
+    /// a device tells its peers which bytes it holds of a version it is still assembling, and
+    /// serves them.
+    public static let supportedVersions: [UInt32] = [1, 2, 3, 4, 5, 6]
 
     public struct Agreement: Sendable, Equatable {
         public var version: UInt32

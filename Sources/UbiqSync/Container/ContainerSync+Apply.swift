@@ -304,11 +304,17 @@ extension ContainerSync {
                   facts: AssemblyFacts? = nil, leavingOut: [ChunkHash: SharedChunks.Source] = [:]) async throws -> any StagedFile {
         let facts = facts ?? assemblyFacts(for: [AssemblyFacts.File(path: path, chunks: chunks, version: version)])
         let total = chunks.reduce(0) { $0 + UInt64($1.size) }
-        let (staged, resumed) = total >= Self.resumableSize ? try disk.stageResumable(key: ContentKey.of(chunks)) : (try disk.stage(), false)
+        let key = ContentKey.of(chunks)
+        let (staged, resumed) = total >= Self.resumableSize ? try disk.stageResumable(key: key) : (try disk.stage(), false)
+        let wanted = SwarmVersion(container: id, path: path, contentKey: key, size: total)
+        // Large files are told to peers as they grow, so those fetching them too can trade.
+        let swarm = total >= Self.swarmSize ? fetcher : nil
+        if swarm != nil { assemblies.begin(wanted, staged: staged) }
         transfers.begin(path, total: total)
         defer { transfers.end(path) }
         do {
             var reuse = ChunkReuse(chunks.filter { leavingOut[$0.hash] == nil })
+            let distinct = reuse.distinct
             transfers.add(chunks.reduce(0) { leavingOut[$1.hash] == nil ? $0 : $0 + UInt64($1.size) }, to: path)
             if resumed { reuse.distinct = stillMissing(reuse.distinct, in: staged, path: path) }
             if reuse.holeBytes > 0 {
@@ -316,17 +322,28 @@ extension ContainerSync {
                 transfers.add(reuse.holeBytes, to: path)
             }
             let missing = try copyLocal(reuse.distinct, into: staged, path: path, facts: facts)
+            if let swarm {
+                let fetched = Set(missing.map(\.offset))
+                let held = RangeSet(Self.spans(of: distinct.filter { !fetched.contains($0.offset) }))
+                assemblies.hold(held, of: wanted)
+                if !held.isEmpty { swarm.announce(SwarmProgress(version: wanted, held: held)) }
+            }
             if reuse.holeBytes == 0, total >= Self.reserveSize {
                 // What is still to be written: fetched, or copied from its first place here.
                 try staged.reserve(Self.spans(of: (missing + reuse.repeats.map(\.chunk)).sorted { $0.offset < $1.offset }))
             }
-            try await fetchAll(missing, path: path, holders: facts.holders[path] ?? [], into: staged)
+            try await fetchAll(missing, of: wanted, holders: facts.holders[path] ?? [], announcing: swarm != nil, into: staged)
             for (from, chunk) in reuse.repeats {
                 try staged.write(try staged.read(chunk.size, at: from), at: chunk.offset)
                 transfers.add(UInt64(chunk.size), to: path)
             }
+            if swarm != nil { assemblies.end(wanted, whole: true) }
             return staged
         } catch {
+            if let swarm {
+                assemblies.end(wanted, whole: false)
+                swarm.announce(SwarmProgress(version: wanted, held: RangeSet(), ended: true))
+            }
             staged.abandon()
             if total >= Self.resumableSize { state.partialFileAbandoned() }
             throw error
@@ -356,107 +373,6 @@ extension ContainerSync {
     /// Files at least this large are assembled in a file kept when the attempt stops (a peer
     /// gone, the agent killed), so that the next one fetches only what it lacks.
     static let resumableSize: UInt64 = 16 << 20
-
-    /// A run asked for in one request: chunks that follow each other in the file, up to this
-    /// many bytes.
-    static let runBytes: UInt64 = 1 << 20
-    /// Runs in flight per file.
-    static let runWindow = 8
-
-    func fetchAll(_ chunks: [ChunkRef], path: RelativePath, holders: [DeviceID], into staged: any StagedFile) async throws {
-        guard !chunks.isEmpty else { return }
-        guard let fetcher else { throw FetchError("no peer connection yet") }
-        let (container, logger, transfers) = (id, self.logger, self.transfers)
-        let runs = Self.runs(of: chunks)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var next = runs.makeIterator()
-            for _ in 0..<Self.runWindow {
-                guard let run = next.next() else { break }
-                group.addTask {
-                    try await Self.fetchVerified(run, path: path, container: container, fetcher: fetcher, holders: holders,
-                                                 into: staged, transfers: transfers, logger: logger)
-                }
-            }
-            while try await group.next() != nil {
-                if isPaused { throw SyncPaused() }
-                if let run = next.next() {
-                    group.addTask {
-                        try await Self.fetchVerified(run, path: path, container: container, fetcher: fetcher, holders: holders,
-                                                     into: staged, transfers: transfers, logger: logger)
-                    }
-                }
-            }
-        }
-    }
-
-    /// Splits chunks (in file order) into runs of adjacent chunks of up to ``runBytes``.
-    /// The byte ranges chunks (in file order) cover, those that touch merged.
-    static func spans(of chunks: [ChunkRef]) -> [Range<UInt64>] {
-        var spans: [Range<UInt64>] = []
-        for chunk in chunks {
-            let end = chunk.offset + UInt64(chunk.size)
-            if let last = spans.last, last.upperBound == chunk.offset {
-                spans[spans.count - 1] = last.lowerBound..<end
-            } else {
-                spans.append(chunk.offset..<end)
-            }
-        }
-        return spans
-    }
-
-    static func runs(of chunks: [ChunkRef]) -> [[ChunkRef]] {
-        var runs: [[ChunkRef]] = []
-        var current: [ChunkRef] = []
-        var bytes: UInt64 = 0
-        for chunk in chunks {
-            if let last = current.last, last.offset + UInt64(last.size) != chunk.offset || bytes + UInt64(chunk.size) > runBytes {
-                runs.append(current)
-                current = []
-                bytes = 0
-            }
-            current.append(chunk)
-            bytes += UInt64(chunk.size)
-        }
-        if !current.isEmpty { runs.append(current) }
-        return runs
-    }
-
-    /// Fetches a run and checks each chunk's hash. What the peer did not send is asked for
-    /// again; a chunk with a wrong hash is dropped and asked for again, from another peer
-    /// where there is one.
-    private static func fetchVerified(
-        _ run: [ChunkRef], path: RelativePath, container: ContainerID, fetcher: any ChunkFetcher, holders: [DeviceID],
-        into staged: any StagedFile, transfers: TransferProgress, logger: Logger
-    ) async throws {
-        var remaining = run[...]
-        var bad: Set<DeviceID> = []
-        var failures = 0
-        while let first = remaining.first {
-            let (bytes, peer) = try await fetcher.fetch(container: container, path: path, run: Array(remaining), excluding: bad, holders: holders)
-            var end = 0
-            while let chunk = remaining.first, end + Int(chunk.size) <= bytes.count {
-                // Offsets from `startIndex`: a `Data` need not start at 0.
-                let start = bytes.startIndex + end
-                guard ChunkHasher.hash(bytes[start..<(start + Int(chunk.size))]) == chunk.hash else {
-                    logger.warning("chunk hash mismatch: dropped, fetching again", metadata: [
-                        "path": "\(path)", "offset": "\(chunk.offset)", "peer": "\(peer)", "attempt": "\(failures + 1)",
-                    ])
-                    bad.insert(peer)
-                    break
-                }
-                end += Int(chunk.size)
-                remaining = remaining.dropFirst()
-            }
-            if end > 0 {
-                try staged.write(bytes.prefix(end), at: first.offset)
-                transfers.add(UInt64(end), to: path)
-            } else {
-                bad.insert(peer)
-                failures += 1
-                guard failures < 4 else { throw FetchError("no peer sent chunk \(first.hash) of '\(path)' with the right hash") }
-            }
-        }
-    }
 
     // MARK: conflict versions
 

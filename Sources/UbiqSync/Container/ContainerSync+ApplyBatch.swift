@@ -1,4 +1,5 @@
 import Foundation
+import UbiqChunking
 import UbiqIndex
 import UbiqModel
 
@@ -110,9 +111,11 @@ extension ContainerSync {
                 _ = startNext()
             }
         }
+        let chunkLists = Dictionary(files.map { ($0.goal.path, $0.goal.chunks) }, uniquingKeysWith: { first, _ in first })
         for (path, borrowed) in sharing.borrowed {
-            guard let file = staged[path] else { continue }
-            do { try await fill(file, path: path, from: borrowed, of: staged, holders: facts.holders[path] ?? []) } catch {
+            guard let file = staged[path], let chunks = chunkLists[path] else { continue }
+            let version = SwarmVersion(container: id, path: path, contentKey: ContentKey.of(chunks), size: chunks.reduce(0) { $0 + UInt64($1.size) })
+            do { try await fill(file, version: version, from: borrowed, of: staged, holders: facts.holders[path] ?? []) } catch {
                 file.discard()
                 staged[path] = nil
                 fetchFailures[path] = error
@@ -159,7 +162,7 @@ extension ContainerSync {
 
     /// Writes into `file` the chunks it left out, from the files of the group that hold them;
     /// those whose file could not be fetched it fetches itself.
-    private func fill(_ file: any StagedFile, path: RelativePath, from borrowed: [ChunkHash: SharedChunks.Source],
+    private func fill(_ file: any StagedFile, version: SwarmVersion, from borrowed: [ChunkHash: SharedChunks.Source],
                       of staged: [RelativePath: any StagedFile], holders: [DeviceID]) async throws {
         var unheld: [ChunkRef] = []
         for (_, source) in borrowed {
@@ -170,7 +173,7 @@ extension ContainerSync {
             let bytes = try holder.read(source.chunk.size, at: source.chunk.offset)
             for offset in source.places { try file.write(bytes, at: offset) }
         }
-        try await fetchAll(unheld.sorted { $0.offset < $1.offset }, path: path, holders: holders, into: file)
+        try await fetchAll(unheld.sorted { $0.offset < $1.offset }, of: version, holders: holders, announcing: false, into: file)
     }
 
     /// The item to write when applying `target` is plainly creating a folder, or creating or

@@ -20,6 +20,10 @@ public actor ContainerSync {
     public nonisolated let device: DeviceID
     let logger: Logger
     var fetcher: (any ChunkFetcher)?
+    /// The large files being assembled now, with what each holds: told to peers, and served.
+    nonisolated let assemblies = Assemblies()
+    /// Set by ``refuseServing()``.
+    private nonisolated let servingRefused = Atomic(false)
     /// Which way the container syncs (`ContainerSync+Modes`).
     nonisolated let modeFlag = Mutex(FolderMode.sendReceive)
     /// Whether the container is paused (`ContainerSync+Pause`); read by serving and sending too.
@@ -83,6 +87,10 @@ public actor ContainerSync {
     }
 
     public func setFetcher(_ fetcher: any ChunkFetcher) { self.fetcher = fetcher }
+
+    /// Answers no peer's chunk request from now on, though peers still hear what this device
+    /// holds: for tests of a peer whose word is false.
+    public nonisolated func refuseServing() { servingRefused.store(true, ordering: .relaxed) }
 
     /// Lets the history list and restore versions that connected peers keep.
     public nonisolated func setPeerHistories(_ peers: any PeerHistories) { peerHistorySource.withLock { $0 = peers } }
@@ -499,8 +507,11 @@ public actor ContainerSync {
     /// place here that holds it (a kept version, another file), or nil (the peer asks
     /// elsewhere or again later).
     public nonisolated func serveChunks(path: String, run: [ChunkRef]) async -> Data? {
-        guard let leases else { return readChunks(path: path, run: run) }
+        guard !servingRefused.load(ordering: .relaxed) else { return nil }
         guard let relative = try? RelativePath(path) else { return nil }
+        // A version this device assembles too, from its staged file: no lease, it is ours.
+        if let staged = assemblies.read(path: relative, run: run) { return staged }
+        guard let leases else { return readChunks(path: path, run: run) }
         if let served = await leases.with([readClaim(relative)], for: .agent("serve"), wait: nil, { readChunks(path: path, run: run) }) {
             return served
         }

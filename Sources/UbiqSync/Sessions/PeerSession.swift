@@ -14,6 +14,8 @@ public actor PeerSession {
     nonisolated let stores: [KeyValueStoreID: KeyValueStore]
     /// The account's devices, passed to peers of protocol 4; nil: not passed.
     nonisolated let devices: AccountDevices?
+    /// Where what the peer says it holds of versions it assembles goes.
+    nonisolated let swarm: SwarmBoard
     let hello: Ubiq_Wire_Hello
     let index: SyncIndex
     let logger: Logger
@@ -60,8 +62,9 @@ public actor PeerSession {
 
     init(link: any PeerLink, containers: [ContainerID: ContainerSync], stores: [KeyValueStoreID: KeyValueStore],
          hello: Ubiq_Wire_Hello, index: SyncIndex, serving: ByteBudget, pingInterval: Duration, environment: EngineEnvironment = .live,
-         devices: AccountDevices? = nil, logger: Logger) {
+         devices: AccountDevices? = nil, swarm: SwarmBoard = SwarmBoard(), logger: Logger) {
         self.link = link
+        self.swarm = swarm
         self.devices = devices
         self.environment = environment
         self.lastHeard = environment.clock.now
@@ -83,6 +86,8 @@ public actor PeerSession {
     var agreed: Bool { agreement != nil }
     /// Whether the peer takes file packages (protocol 5).
     var carriesPackages: Bool { (agreement?.version ?? 1) >= 5 }
+    /// Whether the peer takes word of pieces of versions this device assembles (protocol 6).
+    var takesProgress: Bool { (agreement?.version ?? 1) >= 6 }
 
     public var sharedContainers: Set<ContainerID> { Set(agreement.map { Array($0.containers.keys) } ?? []) }
 
@@ -133,6 +138,9 @@ public actor PeerSession {
                     }
                     if let devices = self.devices, agreement.version >= 4 {
                         group.addTask { try await self.sendDevices(devices) }
+                    }
+                    if agreement.version >= 6 {
+                        group.addTask { try await self.sendProgress(of: shared) }
                     }
                     group.addTask { try await self.keepAlive() }
                     group.addTask { await self.resolveChunkLists(self.listQueue) }
@@ -260,6 +268,8 @@ public actor PeerSession {
             await receiveDevices(list)
         case .accountRotations(let rotations):
             devices?.received(rotations: rotations, from: link.remoteDevice)
+        case .chunkProgress(let message):
+            receiveProgress(message)
         case .ping, nil:
             break
         }
@@ -341,15 +351,15 @@ public actor PeerSession {
             return Ubiq_Wire_Envelope(.chunkRequest(request))
         }
         guard case .chunkResponse(let response) = answer else {
-            throw FetchError("peer \(link.remoteDevice) answered a chunk request with something else")
+            throw FetchError("peer \(link.remoteDevice) answered a chunk request with something else", kind: .badAnswer)
         }
         guard response.error == .none else {
-            throw FetchError("peer \(link.remoteDevice) does not have the chunk (\(response.error))")
+            throw FetchError("peer \(link.remoteDevice) does not have the chunk (\(response.error))", kind: .notServed)
         }
         do {
             return try ChunkZeroRuns.restore(response.data, runs: response.zeroRuns, limit: run.reduce(0) { $0 + Int($1.size) })
         } catch {
-            throw FetchError("peer \(link.remoteDevice) sent a chunk response that does not fit the request: \(error)")
+            throw FetchError("peer \(link.remoteDevice) sent a chunk response that does not fit the request: \(error)", kind: .badAnswer)
         }
     }
 

@@ -40,6 +40,10 @@ public actor SyncEngine {
     public static let servingBytes = 16 << 20
     /// Whether the whole agent is paused: no peer connection is kept or taken.
     public private(set) var paused = false
+    /// What peers said they hold of versions they assemble.
+    nonisolated let swarm = SwarmBoard()
+    /// What this device holds of the versions it assembles, on its way to peers.
+    nonisolated let announcer = SwarmAnnouncer()
     /// Bytes moved by sessions that have ended, per peer, so counters survive reconnects.
     private var pastBytes: [DeviceID: (sent: UInt64, received: UInt64)] = [:]
 
@@ -97,7 +101,8 @@ public actor SyncEngine {
             return true
         }
         let session = PeerSession(link: link, containers: containers, stores: stores, hello: hello, index: index,
-                                  serving: serving, pingInterval: pingInterval, environment: environment, devices: devices, logger: logger)
+                                  serving: serving, pingInterval: pingInterval, environment: environment, devices: devices,
+                                  swarm: swarm, logger: logger)
         sessions[remote] = session
         records[remote] = PeerRecord(device: remote, name: records[remote]?.name ?? "", address: link.remoteAddress,
                                      connected: true, since: Date(), bytesSent: 0, bytesReceived: 0, lastError: nil)
@@ -121,6 +126,7 @@ public actor SyncEngine {
         // A replaced session's end says nothing about the peer's state now.
         if sessions[remote] === session {
             sessions[remote] = nil
+            swarm.forget(remote)
             records[remote]?.connected = false
             records[remote]?.lastError = reason
         }
@@ -238,34 +244,18 @@ public actor SyncEngine {
         }
         return result
     }
-}
 
-/// Finds a connected peer for each run of chunks: every session that shares the container,
-/// in turn, until one has it. Peers known to hold the version go first, in random order; a
-/// peer that let a request time out lately goes last, so one that stalls (hostile, or on a
-/// dying link) holds up at most one request per file while others can answer.
-public struct EngineChunkFetcher: ChunkFetcher {
-    let engine: SyncEngine
+    func session(with peer: DeviceID) -> PeerSession? { sessions[peer] }
 
-    public init(engine: SyncEngine) { self.engine = engine }
-
-    public func fetch(container: ContainerID, path: RelativePath, run: [ChunkRef], excluding: Set<DeviceID>, holders: [DeviceID]) async throws
-        -> (bytes: Data, from: DeviceID)
-    {
-        var candidates = await engine.sessions(sharing: container).filter { !excluding.contains($0.link.remoteDevice) }
-        if candidates.isEmpty { candidates = await engine.sessions(sharing: container) }
-        guard !candidates.isEmpty else { throw FetchError("no connected peer shares \(container)") }
-        var ranked: [(rank: Int, session: PeerSession)] = []
-        for session in engine.environment.random.shuffled(candidates) {
-            let stalled = await session.stalledLately
-            ranked.append(((stalled ? 2 : 0) + (holders.contains(session.link.remoteDevice) ? 0 : 1), session))
-        }
-        var lastError: any Error = FetchError("no peer has the chunk")
-        for (_, session) in ranked.sorted(by: { $0.rank < $1.rank }) {
-            do { return (try await session.request(container, path: path, run: run), session.link.remoteDevice) } catch {
-                lastError = error
+    /// Sends what this device holds of versions it assembles to every peer that shares their
+    /// container and speaks protocol 6. A peer whose send fails hears of it no more: its
+    /// connection is ending.
+    func tell(_ batch: [SwarmProgress]) async {
+        for progress in batch {
+            let envelopes = ChunkProgressMapping.messages(progress).map { Ubiq_Wire_Envelope(.chunkProgress($0)) }
+            for session in await sessions(sharing: progress.version.container) where await session.takesProgress {
+                for envelope in envelopes { try? await session.link.send(envelope) }
             }
         }
-        throw lastError
     }
 }

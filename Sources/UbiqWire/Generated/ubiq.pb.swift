@@ -348,6 +348,14 @@ public nonisolated struct Ubiq_Wire_Envelope: Sendable {
     set {message = .accountRotations(newValue)}
   }
 
+  public var chunkProgress: Ubiq_Wire_ChunkProgress {
+    get {
+      if case .chunkProgress(let v)? = message {return v}
+      return Ubiq_Wire_ChunkProgress()
+    }
+    set {message = .chunkProgress(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Message: Equatable, Sendable {
@@ -366,6 +374,7 @@ public nonisolated struct Ubiq_Wire_Envelope: Sendable {
     case historyResponse(Ubiq_Wire_HistoryResponse)
     case deviceList(Ubiq_Wire_DeviceList)
     case accountRotations(Ubiq_Wire_AccountRotations)
+    case chunkProgress(Ubiq_Wire_ChunkProgress)
 
   }
 
@@ -783,6 +792,51 @@ public nonisolated struct Ubiq_Wire_ChunkEntry: Sendable {
   public var size: UInt32 = 0
 
   public var hash: Data = Data()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Which bytes of a version it is still assembling the sender holds now (protocol 6), so that
+/// peers fetching the same version fetch them from it too: pieces travel between receivers,
+/// not all from the origin. Sent as the pieces arrive, what waits while one is sent going in
+/// the next; at most 512 ranges each. Ranges are verified bytes, in file order, not touching.
+/// `ended`: the sender gave the version up (it holds none of it any more); a version it put
+/// in place is not ended: it is served from the file from then on.
+public nonisolated struct Ubiq_Wire_ChunkProgress: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var containerID: String = String()
+
+  public var path: String = String()
+
+  /// ContentKey of the version's chunk list: 64 lowercase hex digits.
+  public var contentKey: String = String()
+
+  /// The file's whole size.
+  public var size: UInt64 = 0
+
+  public var held: [Ubiq_Wire_ByteRange] = []
+
+  public var ended: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Bytes [start, end) of a file.
+public nonisolated struct Ubiq_Wire_ByteRange: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var start: UInt64 = 0
+
+  public var end: UInt64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1383,7 +1437,7 @@ nonisolated extension Ubiq_Wire_RecordChangeKind: SwiftProtobuf._ProtoNameProvid
 
 nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{3}index_update\0\u{3}chunk_request\0\u{3}chunk_response\0\u{3}key_value_update\0\u{2}\u{2}ping\0\u{1}close\0\u{3}key_value_ack\0\u{3}chunk_list_request\0\u{3}chunk_list_response\0\u{3}history_request\0\u{3}history_response\0\u{3}device_list\0\u{3}account_rotations\0\u{c}\u{6}\u{1}")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{3}index_update\0\u{3}chunk_request\0\u{3}chunk_response\0\u{3}key_value_update\0\u{2}\u{2}ping\0\u{1}close\0\u{3}key_value_ack\0\u{3}chunk_list_request\0\u{3}chunk_list_response\0\u{3}history_request\0\u{3}history_response\0\u{3}device_list\0\u{3}account_rotations\0\u{3}chunk_progress\0\u{c}\u{6}\u{1}")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1573,6 +1627,19 @@ nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
           self.message = .accountRotations(v)
         }
       }()
+      case 16: try {
+        var v: Ubiq_Wire_ChunkProgress?
+        var hadOneofValue = false
+        if let current = self.message {
+          hadOneofValue = true
+          if case .chunkProgress(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.message = .chunkProgress(v)
+        }
+      }()
       default: break
       }
     }
@@ -1639,6 +1706,10 @@ nonisolated extension Ubiq_Wire_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
     case .accountRotations?: try {
       guard case .accountRotations(let v)? = self.message else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 15)
+    }()
+    case .chunkProgress?: try {
+      guard case .chunkProgress(let v)? = self.message else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 16)
     }()
     case nil: break
     }
@@ -2495,6 +2566,96 @@ nonisolated extension Ubiq_Wire_ChunkEntry: SwiftProtobuf.Message, SwiftProtobuf
   public static func ==(lhs: Ubiq_Wire_ChunkEntry, rhs: Ubiq_Wire_ChunkEntry) -> Bool {
     if lhs.size != rhs.size {return false}
     if lhs.hash != rhs.hash {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_ChunkProgress: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ChunkProgress"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}container_id\0\u{1}path\0\u{3}content_key\0\u{1}size\0\u{1}held\0\u{1}ended\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.containerID) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.path) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.contentKey) }()
+      case 4: try { try decoder.decodeSingularUInt64Field(value: &self.size) }()
+      case 5: try { try decoder.decodeRepeatedMessageField(value: &self.held) }()
+      case 6: try { try decoder.decodeSingularBoolField(value: &self.ended) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.containerID.isEmpty {
+      try visitor.visitSingularStringField(value: self.containerID, fieldNumber: 1)
+    }
+    if !self.path.isEmpty {
+      try visitor.visitSingularStringField(value: self.path, fieldNumber: 2)
+    }
+    if !self.contentKey.isEmpty {
+      try visitor.visitSingularStringField(value: self.contentKey, fieldNumber: 3)
+    }
+    if self.size != 0 {
+      try visitor.visitSingularUInt64Field(value: self.size, fieldNumber: 4)
+    }
+    if !self.held.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.held, fieldNumber: 5)
+    }
+    if self.ended != false {
+      try visitor.visitSingularBoolField(value: self.ended, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_ChunkProgress, rhs: Ubiq_Wire_ChunkProgress) -> Bool {
+    if lhs.containerID != rhs.containerID {return false}
+    if lhs.path != rhs.path {return false}
+    if lhs.contentKey != rhs.contentKey {return false}
+    if lhs.size != rhs.size {return false}
+    if lhs.held != rhs.held {return false}
+    if lhs.ended != rhs.ended {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Ubiq_Wire_ByteRange: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ByteRange"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}start\0\u{1}end\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.start) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.end) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.start != 0 {
+      try visitor.visitSingularUInt64Field(value: self.start, fieldNumber: 1)
+    }
+    if self.end != 0 {
+      try visitor.visitSingularUInt64Field(value: self.end, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Ubiq_Wire_ByteRange, rhs: Ubiq_Wire_ByteRange) -> Bool {
+    if lhs.start != rhs.start {return false}
+    if lhs.end != rhs.end {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,0 +1,249 @@
+/// Decides, for one file being fetched, which run of chunks to ask which peer for next, so
+/// that the pieces come from every peer holding them and not all from the origin.
+///
+/// - **Rarest first.** Of the runs a peer holds, the one the fewest peers hold goes first;
+///   among equals, each device takes them in an order of its own (shuffled from `seed`),
+///   so that receivers hold different pieces from the start, trade them, and seldom ask
+///   the origin for the same piece at once (BitTorrent's piece selection, B. Cohen,
+///   "Incentives Build Robustness in BitTorrent", 2003).
+/// - **Fast peers carry more.** Each peer has a window of requests in flight that follows
+///   the bytes a second it has delivered while asked; a stalled peer fills its window and
+///   gets no more.
+/// - **Nothing waits on one peer.** Once no run is left to ask for, a run asked of a peer
+///   for longer than that peer's pace explains is asked of another too; the first answer
+///   counts (BitTorrent's end game).
+/// - **Bad peers lose their say.** A peer that does not serve what it announced, or sends
+///   bytes that fail their hash, is demoted: its announcements count no more for this file,
+///   and it is not asked for that run again.
+///
+/// Pure: the caller sends the requests, checks the bytes and reports each outcome.
+public struct SwarmPlan: Sendable {
+    /// One request: a run (by its number) asked of a peer.
+    public struct Request: Hashable, Sendable {
+        public let run: Int
+        public let peer: DeviceID
+
+        public init(run: Int, peer: DeviceID) {
+            self.run = run
+            self.peer = peer
+        }
+    }
+
+    /// Why a request brought nothing.
+    public enum Failure: Sendable, Equatable {
+        /// The peer answered that it has not got the chunks.
+        case notServed
+        /// The first chunk it sent did not match its hash.
+        case wrongBytes
+        /// No answer: the connection ended, or the request timed out.
+        case noAnswer
+    }
+
+    private enum RunState: Equatable {
+        case waiting
+        case asked([DeviceID: Asked])
+        case done
+    }
+
+    /// When a run was asked of a peer, and whether the peer had announced holding it.
+    private struct Asked: Equatable {
+        var since: ContinuousClock.Instant
+        var announced: Bool
+    }
+
+    /// The chunks each run still lacks, in file order.
+    public private(set) var runs: [[ChunkRef]]
+    private var states: [RunState]
+    /// Peers that failed each run, not asked for it again.
+    private var tried: [Set<DeviceID>]
+    /// The runs not done, in the order runs of equal rarity are taken in.
+    private var order: [Int]
+    private var peers: [DeviceID: PeerPace] = [:]
+    /// Peers whose announcements no longer count.
+    public private(set) var demoted: Set<DeviceID> = []
+    private var remaining: Int
+
+    /// Requests in flight to one peer, at most and at first.
+    public static let maxWindow = 16
+    static let firstWindow = 4
+    /// How long a peer's window of requests should take it at its measured pace.
+    static let windowTime: Duration = .milliseconds(400)
+    /// A request is overdue, and its run asked of another peer too, once it has waited this
+    /// long beyond what the peer's pace explains.
+    static let grace: Duration = .seconds(2)
+
+    /// `runs`: the chunks to fetch, in runs of adjacent chunks; `seed`: this device's own
+    /// order of them (a plan replays exactly from its seed).
+    public init(runs: [[ChunkRef]], seed: UInt64) {
+        self.runs = runs
+        states = Array(repeating: .waiting, count: runs.count)
+        tried = Array(repeating: [], count: runs.count)
+        var generator = SplitMix64(seed: seed)
+        order = Array(runs.indices).shuffled(using: &generator)
+        remaining = runs.count
+    }
+
+    public var isComplete: Bool { remaining == 0 }
+
+    /// The next request to send, or nil when no peer has room for one it can answer.
+    public mutating func next(sources: [SwarmSource], now: ContinuousClock.Instant) -> Request? {
+        let sources = sources.map { source in
+            var source = source
+            if demoted.contains(source.device), case .some = source.holding { source.holding = .unknown }
+            return source
+        }
+        let known = sources.filter { $0.holding != .unknown }
+        let ranked = known.filter { !$0.stalled } + known.filter(\.stalled)
+        for source in ranked where hasRoom(source.device) {
+            if let run = rarest(heldBy: source, among: known) { return ask(run, of: source, now: now) }
+        }
+        // Runs no known holder is left for: peers that may hold the chunks elsewhere.
+        for source in sources where source.holding == .unknown && hasRoom(source.device) {
+            let orphan = order.first { run in
+                states[run] == .waiting && !tried[run].contains(source.device)
+                    && !known.contains { !tried[run].contains($0.device) && $0.holds(range(of: run)) }
+            }
+            if let orphan { return ask(orphan, of: source, now: now) }
+        }
+        return endGame(known, now: now)
+    }
+
+    /// The peer answered with the run's bytes up to `end` (at least its first chunk), checked
+    /// and written. Returns the bytes this answer added that no earlier one brought: a run
+    /// asked of two peers is taken from the first answer.
+    public mutating func received(_ request: Request, through end: UInt64, bytes: Int, now: ContinuousClock.Instant) -> Range<UInt64>? {
+        guard case .asked(var askedOf) = states[request.run], askedOf[request.peer] != nil else { return nil }
+        peers[request.peer, default: PeerPace()].finished(bytes: bytes, now: now)
+        askedOf[request.peer] = nil
+        let start = runs[request.run].first?.offset ?? end
+        let taken = runs[request.run].prefix { $0.offset + UInt64($0.size) <= end }.count
+        runs[request.run].removeFirst(taken)
+        if runs[request.run].isEmpty {
+            states[request.run] = .done
+            remaining -= 1
+            order.removeAll { $0 == request.run }
+            // The others' answers are no longer needed; they count as done.
+            for peer in askedOf.keys { peers[peer]?.finished(bytes: 0, now: now) }
+        } else {
+            states[request.run] = askedOf.isEmpty ? .waiting : .asked(askedOf)
+        }
+        return taken > 0 ? start..<end : nil
+    }
+
+    /// The request brought nothing. A peer that did not serve a run it announced, or sent
+    /// wrong bytes, is demoted.
+    public mutating func failed(_ request: Request, _ failure: Failure, now: ContinuousClock.Instant) {
+        guard case .asked(var askedOf) = states[request.run], let asked = askedOf[request.peer] else { return }
+        peers[request.peer, default: PeerPace()].finished(bytes: 0, now: now)
+        tried[request.run].insert(request.peer)
+        if failure == .wrongBytes || (failure == .notServed && asked.announced) { demoted.insert(request.peer) }
+        askedOf[request.peer] = nil
+        states[request.run] = askedOf.isEmpty ? .waiting : .asked(askedOf)
+    }
+
+    /// A run that is waiting and that every source has failed: the fetch cannot finish.
+    public func unobtainable(sources: [SwarmSource]) -> [ChunkRef]? {
+        for run in runs.indices where states[run] == .waiting && sources.allSatisfy({ tried[run].contains($0.device) }) {
+            return runs[run]
+        }
+        return nil
+    }
+
+    // MARK: choosing
+
+    private func range(of run: Int) -> Range<UInt64> {
+        guard let first = runs[run].first, let last = runs[run].last else { return 0..<0 }
+        return first.offset..<(last.offset + UInt64(last.size))
+    }
+
+    private func hasRoom(_ peer: DeviceID) -> Bool {
+        let pace = peers[peer] ?? PeerPace()
+        return pace.inFlight < pace.window
+    }
+
+    /// Of the waiting runs `source` holds and has not failed, the one the fewest peers hold.
+    private func rarest(heldBy source: SwarmSource, among known: [SwarmSource]) -> Int? {
+        // No run has fewer holders than the peers holding it all, and this one.
+        let fewest = known.count { $0.holding == .all } + (source.holding == .all ? 0 : 1)
+        var best: (run: Int, holders: Int)?
+        for run in order where states[run] == .waiting && !tried[run].contains(source.device) {
+            let wanted = range(of: run)
+            guard source.holds(wanted) else { continue }
+            let holders = known.reduce(0) { $0 + ($1.holds(wanted) ? 1 : 0) }
+            if best == nil || holders < best!.holders { best = (run, holders) }
+            if holders <= fewest { break }
+        }
+        return best?.run
+    }
+
+    /// A run asked of one peer for longer than its pace explains, for another peer with room
+    /// that holds it.
+    private mutating func endGame(_ known: [SwarmSource], now: ContinuousClock.Instant) -> Request? {
+        for run in order {
+            guard case .asked(let askedOf) = states[run], askedOf.count == 1, let (slow, asked) = askedOf.first,
+                  now - asked.since > (peers[slow] ?? PeerPace()).expectedWait + Self.grace else { continue }
+            let wanted = range(of: run)
+            let helper = known.first { source in
+                source.device != slow && !source.stalled && !tried[run].contains(source.device) && hasRoom(source.device) && source.holds(wanted)
+            } ?? known.first { $0.device != slow && !tried[run].contains($0.device) && hasRoom($0.device) && $0.holds(wanted) }
+            if let helper { return ask(run, of: helper, now: now) }
+        }
+        return nil
+    }
+
+    private mutating func ask(_ run: Int, of source: SwarmSource, now: ContinuousClock.Instant) -> Request {
+        var askedOf: [DeviceID: Asked] = [:]
+        if case .asked(let already) = states[run] { askedOf = already }
+        var announced = false
+        if case .some = source.holding { announced = source.holds(range(of: run)) }
+        askedOf[source.device] = Asked(since: now, announced: announced)
+        states[run] = .asked(askedOf)
+        peers[source.device, default: PeerPace()].started(now: now)
+        return Request(run: run, peer: source.device)
+    }
+}
+
+/// How fast one peer delivers: bytes over the time it had requests in flight.
+struct PeerPace: Sendable {
+    var inFlight = 0
+    private var delivered = 0
+    private var busy: Duration = .zero
+    private var busySince: ContinuousClock.Instant?
+
+    /// Bytes a second, once something came.
+    var rate: Double? {
+        let seconds = Double(busy.components.seconds) + Double(busy.components.attoseconds) / 1e18
+        return delivered > 0 && seconds > 0.001 ? Double(delivered) / seconds : nil
+    }
+
+    var window: Int {
+        guard let rate else { return SwarmPlan.firstWindow }
+        let time = SwarmPlan.windowTime
+        let seconds = Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18
+        return max(2, min(SwarmPlan.maxWindow, Int(rate * seconds / Double(1 << 20)) + 2))
+    }
+
+    /// How long a request sent now waits behind those in flight, at the measured pace.
+    var expectedWait: Duration {
+        guard let rate else { return .seconds(3) }
+        return .seconds(Double(inFlight + 1) * Double(1 << 20) / rate)
+    }
+
+    mutating func started(now: ContinuousClock.Instant) {
+        account(now: now)
+        inFlight += 1
+        busySince = now
+    }
+
+    mutating func finished(bytes: Int, now: ContinuousClock.Instant) {
+        account(now: now)
+        delivered += bytes
+        inFlight = max(0, inFlight - 1)
+        busySince = inFlight > 0 ? now : nil
+    }
+
+    /// Adds the time since the last event to the busy time, if requests were in flight.
+    private mutating func account(now: ContinuousClock.Instant) {
+        if let since = busySince { busy += now - since }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import UbiqModel
+
+/// The puller's peers are the engine's sessions: each connected peer that shares the
+/// container is a source, holding all of a version its index lists, the pieces it announced
+/// of one it assembles, or nothing known.
+public struct EngineChunkFetcher: ChunkFetcher {
+    let engine: SyncEngine
+
+    public init(engine: SyncEngine) { self.engine = engine }
+
+    public func sources(of version: SwarmVersion, holders: [DeviceID]) async -> [SwarmSource] {
+        let now = engine.environment.clock.now
+        var sources: [SwarmSource] = []
+        for session in engine.environment.random.shuffled(await engine.sessions(sharing: version.container)) {
+            let peer = session.link.remoteDevice
+            let holding: SwarmSource.Holding = holders.contains(peer)
+                ? .all : engine.swarm.held(version, by: peer, at: now).map { .some($0) } ?? .unknown
+            sources.append(SwarmSource(device: peer, holding: holding, stalled: await session.stalledLately))
+        }
+        return sources
+    }
+
+    public func fetch(_ run: [ChunkRef], of version: SwarmVersion, from peer: DeviceID) async throws -> Data {
+        guard let session = await engine.session(with: peer) else { throw FetchError("\(peer) is not connected") }
+        return try await session.request(version.container, path: version.path, run: run)
+    }
+
+    public func announce(_ progress: SwarmProgress) {
+        engine.announcer.add(progress, executor: engine.environment.executor) { [engine] batch in await engine.tell(batch) }
+    }
+
+    public func demote(_ peer: DeviceID, because reason: String) {
+        if engine.swarm.demote(peer, at: engine.environment.clock.now) {
+            engine.logger.warning("a peer's word on what it holds no longer counts for a while", metadata: [
+                "peer": "\(peer)", "reason": "\(reason)", "for": "\(SwarmBoard.demotion)",
+            ])
+        }
+    }
+}
