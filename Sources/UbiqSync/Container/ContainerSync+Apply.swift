@@ -332,7 +332,8 @@ extension ContainerSync {
                 // What is still to be written: fetched, or copied from its first place here.
                 try staged.reserve(Self.spans(of: (missing + reuse.repeats.map(\.chunk)).sorted { $0.offset < $1.offset }))
             }
-            try await fetchAll(missing, of: wanted, holders: facts.holders[path] ?? [], announcing: swarm != nil, into: staged)
+            try await fetchAll(missing, of: wanted, holders: facts.holders[path] ?? [], holding: version, announcing: swarm != nil,
+                               into: staged)
             for (from, chunk) in reuse.repeats {
                 try staged.write(try staged.read(chunk.size, at: from), at: chunk.offset)
                 transfers.add(UInt64(chunk.size), to: path)

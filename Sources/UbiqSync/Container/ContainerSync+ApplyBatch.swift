@@ -173,7 +173,7 @@ extension ContainerSync {
             let bytes = try holder.read(source.chunk.size, at: source.chunk.offset)
             for offset in source.places { try file.write(bytes, at: offset) }
         }
-        try await fetchAll(unheld.sorted { $0.offset < $1.offset }, of: version, holders: holders, announcing: false, into: file)
+        try await fetchAll(unheld.sorted { $0.offset < $1.offset }, of: version, holders: holders, holding: nil, announcing: false, into: file)
     }
 
     /// The item to write when applying `target` is plainly creating a folder, or creating or

@@ -13,6 +13,7 @@ extension ContainerSync {
     /// Files at least this large are told to peers as they arrive, and served from where
     /// they are assembled (protocol 6).
     static let swarmSize: UInt64 = 4 << 20
+    static let holdersRefresh: Duration = .seconds(1)
 
     /// What one request brought.
     private struct RunOutcome: Sendable {
@@ -26,14 +27,17 @@ extension ContainerSync {
         let result: Result
     }
 
-    /// Fetches `chunks` (in file order) of `version` into `staged`. With `announcing`, each
-    /// run written is recorded and told to peers.
-    func fetchAll(_ chunks: [ChunkRef], of version: SwarmVersion, holders: [DeviceID], announcing: Bool,
-                  into staged: any StagedFile) async throws {
+    /// Fetches `chunks` (in file order) of `version` into `staged`. `holders`: the peers whose
+    /// index lists the version; looked up again every ``holdersRefresh`` where the version
+    /// vector is given (`holding`), since a peer's index may arrive while the file is fetched.
+    /// With `announcing`, each run written is recorded and told to peers.
+    func fetchAll(_ chunks: [ChunkRef], of version: SwarmVersion, holders: [DeviceID], holding vector: VersionVector?,
+                  announcing: Bool, into staged: any StagedFile) async throws {
         guard !chunks.isEmpty else { return }
         guard let fetcher else { throw FetchError("no peer connection yet") }
         let (logger, clock, assemblies) = (self.logger, self.clock, self.assemblies)
         var plan = SwarmPlan(runs: Self.runs(of: chunks), seed: Self.seed(of: version, on: device))
+        var (holders, lookedUp) = (holders, clock.now)
         try await withThrowingTaskGroup(of: RunOutcome.self) { group in
             var inFlight = 0
             /// Why each peer last failed, for the error when no peer is left.
@@ -41,6 +45,10 @@ extension ContainerSync {
             defer { group.cancelAll() }
             while !plan.isComplete {
                 if isPaused { throw SyncPaused() }
+                if let vector, clock.now - lookedUp >= Self.holdersRefresh {
+                    holders = (try? index.holders(id, version.path, version: vector)) ?? holders
+                    lookedUp = clock.now
+                }
                 let sources = await fetcher.sources(of: version, holders: holders)
                 while let request = plan.next(sources: sources, now: clock.now) {
                     let run = plan.runs[request.run]
