@@ -6,7 +6,8 @@ import UbiqModel
 /// peers' word no longer counts, having announced pieces they then did not serve.
 ///
 /// Bounded: a peer's word on at most ``maxVersions`` versions is kept, the oldest dropped
-/// first; a peer's word goes with its connection.
+/// first, and on each at most ``maxRanges`` ranges (a word more scattered than any transfer
+/// makes is dropped); a peer's word goes with its connection.
 final class SwarmBoard: Sendable {
     private struct Word {
         var held: [SwarmVersion: RangeSet<UInt64>] = [:]
@@ -21,6 +22,8 @@ final class SwarmBoard: Sendable {
 
     private let state = Mutex(State())
     static let maxVersions = 64
+    /// A 64 GiB file fetched in 1 MiB runs in random order holds at most 32,768 ranges.
+    static let maxRanges = 32_768
     /// How long a demoted peer's word is not taken.
     static let demotion: Duration = .seconds(600)
 
@@ -33,7 +36,12 @@ final class SwarmBoard: Sendable {
                 word.order.removeAll { $0 == progress.version }
             } else if var held = word.held[progress.version] {
                 held.formUnion(progress.held)
-                word.held[progress.version] = held
+                if held.ranges.count > Self.maxRanges {
+                    word.held[progress.version] = nil
+                    word.order.removeAll { $0 == progress.version }
+                } else {
+                    word.held[progress.version] = held
+                }
             } else {
                 if word.order.count == Self.maxVersions { word.held[word.order.removeFirst()] = nil }
                 word.held[progress.version] = progress.held
