@@ -78,6 +78,9 @@ enum PeerFrameSeeds {
                 $0.following = [.with { $0.size = 6; $0.hash = Data(hash(2).bytes) }]
             })),
             ("chunk-response", .chunkResponse(.with { $0.id = 3; $0.data = Data("hello, ".utf8) })),
+            ("chunk-progress", .chunkProgress(ChunkProgressMapping.messages(SwarmProgress(
+                version: SwarmVersion(container: containerID, path: large.path, contentKey: ContentKey.of(large.chunks), size: large.size),
+                held: RangeSet([0..<(large.size / 4), (large.size / 2)..<large.size]))).first!)),
             ("chunk-response-zero-runs", .chunkResponse(.with {
                 $0.id = 4
                 $0.data = Data("data".utf8)
