@@ -105,6 +105,10 @@ let package = Package(
         // The bandwidth-limit benchmark on a LAN of network namespaces.
         .executableTarget(name: "ubiq-bench-lan-limit", dependencies: ["UbiqTestSupport"], path: "bench/lan-limit",
                           swiftSettings: swiftSettings),
+        // The swarm benchmark (issue 25): one file to 1, 3 and 7 receivers on a shaped namespace LAN, ubiq beside Syncthing.
+        .executableTarget(name: "ubiq-bench-swarm", dependencies: [
+            "UbiqTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "bench/swarm", swiftSettings: swiftSettings),
         .executableTarget(name: "ubiq-fuzz", dependencies: ["UbiqFuzz"], swiftSettings: swiftSettings),
         .executableTarget(name: "ubiq-sim", dependencies: [
             "UbiqSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser"), log,
