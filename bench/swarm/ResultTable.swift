@@ -8,12 +8,12 @@ enum ResultTable {
     static func markdown(_ results: [RunResult], tools: [String]) -> String {
         let summaries = ScenarioSummary.group(results)
         var lines = [
-            "| tool | receivers | until all hold it | writer sent | receivers sent, max / min | CPU: writer; a receiver (mean); the machine |",
-            "| --- | --- | --- | --- | --- | --- |",
+            "| tool | receivers | until all hold it | writer sent | receivers sent, max / min | CPU: writer / a receiver (mean) | cores busy: the tool / the machine |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
         ]
         for summary in summaries {
             lines.append("| \(summary.tool) | \(summary.scenario.label) | \(time(summary)) | \(originSent(summary)) | "
-                + "\(receiversSent(summary)) | \(cpu(summary)) |")
+                + "\(receiversSent(summary)) | \(cpu(summary)) | \(busy(summary)) |")
         }
         lines.append("")
         for tool in tools {
@@ -73,9 +73,16 @@ enum ResultTable {
     static func cpu(_ summary: ScenarioSummary) -> String {
         let runs = summary.runs.filter { $0.cpuSeconds.count > 1 }
         guard let writer = median(runs.map { $0.cpuSeconds[0] }),
-              let receiver = median(runs.map { $0.cpuSeconds.dropFirst().reduce(0, +) / Double($0.cpuSeconds.count - 1) }),
-              let busy = median(runs.map(\.machineBusy)) else { return "—" }
-        return String(format: "%.1f s; %.1f s; %.0f%% busy", writer, receiver, busy * 100)
+              let receiver = median(runs.map { $0.cpuSeconds.dropFirst().reduce(0, +) / Double($0.cpuSeconds.count - 1) }) else { return "—" }
+        return String(format: "%.1f / %.1f s", writer, receiver)
+    }
+
+    /// The share of the cores the tool's processes used, and the share busy with anything
+    /// (the kernel's network, the benchmark, and whatever else ran on the machine included).
+    static func busy(_ summary: ScenarioSummary) -> String {
+        let runs = summary.runs.filter { $0.cpuSeconds.count > 1 }
+        guard let tool = median(runs.map(\.toolBusy)), let machine = median(runs.map(\.machineBusy)) else { return "—" }
+        return String(format: "%.0f%% / %.0f%%", tool * 100, machine * 100)
     }
 
     private static func runsOf(_ result: RunResult, in results: [RunResult]) -> Int {

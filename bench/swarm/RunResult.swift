@@ -14,6 +14,8 @@ struct RunResult: Codable, Sendable {
     var cpuSeconds: [Double]
     /// The share of the machine's cores busy meanwhile (everything, the kernel's network included).
     var machineBusy: Double
+    /// The share of the machine's cores the tool's processes used meanwhile.
+    var toolBusy = 0.0
     /// The share of looks (every 0.5 s while the clock ran) that found a compiler running.
     var compilerShare = 0.0
     /// Receivers (host numbers) whose file did not hold the writer's bytes.

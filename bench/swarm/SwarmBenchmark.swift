@@ -36,8 +36,10 @@ struct SwarmBenchmark: AsyncParsableCommand {
     var timeout = 900
     @Option(help: "Write every run's figures to this file as JSON.")
     var json: String?
-    @Option(help: "The folder holding ubiqd and ubiq (default: beside this program, or UBIQ_BIN_DIR).")
+    @Option(help: "The folder holding ubiqd and ubiq (default: UBIQ_BIN_DIR, else the folder of this program).")
     var bin: String?
+    @Option(help: "Print the table of a JSON file written by --json, without measuring.")
+    var render: String?
     @Flag(help: "Exit 1 when ubiq misses a target.")
     var check = false
     @Flag(help: "Keep each run's folders (homes, logs) and print where they are.")
@@ -59,6 +61,16 @@ struct SwarmBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let render {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            let report = try decoder.decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: render)))
+            let tools = ["ubiq", "Syncthing"].filter { name in report.results.contains { $0.tool == name } }
+            print(header(report, tools: tools) + "\n")
+            print(ResultTable.markdown(report.results, tools: tools))
+            try exitStatus(report.results)
+            return
+        }
         if let reason = NamespaceLAN.unsupportedReason { throw BenchmarkError("cannot build the LAN: \(reason)") }
         if let bin { setenv("UBIQ_BIN_DIR", bin, 1) }
         if toolNames.contains("ubiq"), access(AgentProcess.binDirectory + "/ubiqd", X_OK) != 0 {
@@ -88,18 +100,21 @@ struct SwarmBenchmark: AsyncParsableCommand {
         }
 
         let names = toolNames.map { $0 == "ubiq" ? "ubiq" : "Syncthing" }
-        let versions = Dictionary(results.map { ($0.tool, $0.version) }, uniquingKeysWith: { $1 })
-        print("Measured \(ISO8601DateFormatter().string(from: started)) on \(machine.description); "
-            + names.map { "\($0) \(versions[$0] ?? "?")" }.joined(separator: ", ")
-            + "; a \(sizeMiB) MiB file, every link at \(mbit) Mbit/s each way, \(runs) run(s).\n")
+        let report = Report(date: started, machine: machine, sizeMiB: sizeMiB, megabits: mbit, runs: runs, results: results)
+        print(header(report, tools: names) + "\n")
         print(ResultTable.markdown(results, tools: names))
         if let json {
-            let report = Report(date: started, machine: machine, sizeMiB: sizeMiB, megabits: mbit, results: results)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             encoder.dateEncodingStrategy = .iso8601
             try encoder.encode(report).write(to: URL(fileURLWithPath: json))
         }
+        try exitStatus(results)
+    }
+
+    /// 2 when a run failed (not for a timeout: that is a figure); 1 under `--check` when ubiq
+    /// missed a target; else the command ends normally.
+    private func exitStatus(_ results: [RunResult]) throws {
         if results.contains(where: { !$0.succeeded && !$0.timedOut }) { throw ExitCode(2) }
         if check, Targets(tool: "ubiq", summaries: ScenarioSummary.group(results)).anyMissed { throw ExitCode(1) }
     }
@@ -116,6 +131,13 @@ struct SwarmBenchmark: AsyncParsableCommand {
                              receiverSeconds: Array(repeating: nil, count: scenario.receivers), sentBytes: [], cpuSeconds: [],
                              machineBusy: 0, failure: "\(error)")
         }
+    }
+
+    private func header(_ report: Report, tools: [String]) -> String {
+        let versions = Dictionary(report.results.map { ($0.tool, $0.version) }, uniquingKeysWith: { $1 })
+        return "Measured \(ISO8601DateFormatter().string(from: report.date)) on \(report.machine.description); "
+            + tools.map { "\($0) \(versions[$0] ?? "?")" }.joined(separator: ", ")
+            + "; a \(report.sizeMiB) MiB file, every link at \(report.megabits) Mbit/s each way, \(report.runs) run(s)."
     }
 
     private func summary(_ result: RunResult) -> String {
@@ -137,5 +159,6 @@ struct Report: Codable {
     var machine: Machine
     var sizeMiB: Int
     var megabits: Int
+    var runs: Int
     var results: [RunResult]
 }

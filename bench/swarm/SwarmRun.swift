@@ -65,6 +65,8 @@ struct SwarmRun {
         result.sentBytes = zip(after.sent, before.sent).map { $0 - $1 }
         result.cpuSeconds = zip(after.cpuSeconds, before.cpuSeconds).map { $0 - $1 }
         result.machineBusy = after.machine.busyShare(since: before.machine)
+        let elapsed = (clock.now - start).seconds * Double(ProcessInfo.processInfo.activeProcessorCount)
+        result.toolBusy = elapsed > 0 ? result.cpuSeconds.reduce(0, +) / elapsed : 0
         result.wrongContent = scenario.receiverHosts.filter { host in
             result.receiverSeconds[host - 2] != nil && !payload.matches(fileAt: tool.folder(host) + "/" + Self.relativePath)
         }
