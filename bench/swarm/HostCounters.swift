@@ -66,10 +66,11 @@ struct BenchmarkError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Whether a compiler or linker runs on the machine now: the figures of a run during which
-/// one did were measured on a shared machine (`bench/host.py` looks for the same names).
-func compilerRunning() -> Bool {
-    let compilers: Set<String> = ["swift-frontend", "swift-build", "swift-driver", "swiftc", "clang", "ld.gold", "ld.lld",
-                                  "cc1", "cc1plus", "rustc", "go"]
-    return ProcessTable.allPIDs().contains { ProcessTable.name(of: $0).map(compilers.contains) ?? false }
+/// Whether a compiler, a linker or `swift test` runs on the machine now: the figures of a run
+/// during which one did were measured on a shared machine (`bench/host.py` looks for the
+/// same compilers).
+func buildOrTestRunning() -> Bool {
+    let names: Set<String> = ["swift-frontend", "swift-build", "swift-driver", "swiftc", "clang", "ld.gold", "ld.lld",
+                              "cc1", "cc1plus", "rustc", "go", "swift-test"]
+    return ProcessTable.allPIDs().contains { ProcessTable.name(of: $0).map(names.contains) ?? false }
 }

@@ -24,7 +24,7 @@ enum ResultTable {
         let shared = results.filter { $0.compilerShare > 0 }
         if !shared.isEmpty {
             lines.append("")
-            lines.append("A compiler ran on the machine during part of these runs: " + shared.map {
+            lines.append("A compiler or `swift test` ran on the machine during part of these runs: " + shared.map {
                 "\($0.tool), \($0.scenario.description)" + (runsOf($0, in: results) > 1 ? " (run \($0.run))" : "")
                     + String(format: ", %.0f%% of the time", $0.compilerShare * 100)
             }.joined(separator: "; ") + ".")

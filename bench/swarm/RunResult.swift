@@ -16,7 +16,7 @@ struct RunResult: Codable, Sendable {
     var machineBusy: Double
     /// The share of the machine's cores the tool's processes used meanwhile.
     var toolBusy = 0.0
-    /// The share of looks (every 0.5 s while the clock ran) that found a compiler running.
+    /// The share of looks (every 0.5 s while the clock ran) that found a compiler or `swift test` running.
     var compilerShare = 0.0
     /// Receivers (host numbers) whose file did not hold the writer's bytes.
     var wrongContent: [Int] = []

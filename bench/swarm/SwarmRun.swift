@@ -91,7 +91,7 @@ struct SwarmRun {
             if now - lastLook >= .milliseconds(500) {
                 lastLook = now
                 looks += 1
-                if compilerRunning() { compiling += 1 }
+                if buildOrTestRunning() { compiling += 1 }
             }
             for (index, path) in paths.enumerated() where result.receiverSeconds[index] == nil && fileSize(path) == payload.count {
                 result.receiverSeconds[index] = elapsed.seconds
