@@ -6,9 +6,10 @@ import UbiqModel
 public enum ChunkProgressMapping {
     public static let maxRanges = 512
 
-    /// The messages that carry `progress`, each with at most ``maxRanges`` ranges.
+    /// The messages that carry `progress`, each with at most ``maxRanges`` ranges, held and
+    /// claimed together.
     public static func messages(_ progress: SwarmProgress) -> [Ubiq_Wire_ChunkProgress] {
-        let ranges = Array(progress.held.ranges)
+        let ranges = progress.held.ranges.map { ($0, false) } + progress.claimed.ranges.map { ($0, true) }
         var messages: [Ubiq_Wire_ChunkProgress] = []
         var start = 0
         repeat {
@@ -17,11 +18,11 @@ public enum ChunkProgressMapping {
             message.path = progress.version.path.rawValue
             message.contentKey = progress.version.contentKey
             message.size = progress.version.size
-            message.held = ranges[start..<min(ranges.count, start + maxRanges)].map { range in
+            for (range, claimed) in ranges[start..<min(ranges.count, start + maxRanges)] {
                 var wire = Ubiq_Wire_ByteRange()
                 wire.start = range.lowerBound
                 wire.end = range.upperBound
-                return wire
+                if claimed { message.claimed.append(wire) } else { message.held.append(wire) }
             }
             start += maxRanges
             message.ended = progress.ended && start >= ranges.count
@@ -43,17 +44,20 @@ public enum ChunkProgressMapping {
         guard key.count == 64, key.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
             throw WireError(.malformed, "chunk progress with a content key that is not 64 lowercase hex digits")
         }
-        guard message.held.count <= maxRanges else {
-            throw WireError(.malformed, "chunk progress with \(message.held.count) ranges, more than \(maxRanges)")
+        guard message.held.count + message.claimed.count <= maxRanges else {
+            throw WireError(.malformed, "chunk progress with \(message.held.count + message.claimed.count) ranges, more than \(maxRanges)")
         }
-        var held = RangeSet<UInt64>()
-        for range in message.held {
-            guard range.start < range.end, range.end <= message.size else {
-                throw WireError(.malformed, "chunk progress with range \(range.start)..<\(range.end) in a file of \(message.size) bytes")
+        func ranges(_ wire: [Ubiq_Wire_ByteRange]) throws(WireError) -> RangeSet<UInt64> {
+            var set = RangeSet<UInt64>()
+            for range in wire {
+                guard range.start < range.end, range.end <= message.size else {
+                    throw WireError(.malformed, "chunk progress with range \(range.start)..<\(range.end) in a file of \(message.size) bytes")
+                }
+                set.insert(contentsOf: range.start..<range.end)
             }
-            held.insert(contentsOf: range.start..<range.end)
+            return set
         }
         return SwarmProgress(version: SwarmVersion(container: container, path: path, contentKey: message.contentKey, size: message.size),
-                             held: held, ended: message.ended)
+                             held: try ranges(message.held), claimed: try ranges(message.claimed), ended: message.ended)
     }
 }

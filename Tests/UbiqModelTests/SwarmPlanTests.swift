@@ -54,6 +54,15 @@ import UbiqModel
         #expect(asked[slow] == nil)
     }
 
+    @Test func aRunAnotherReceiverClaimedIsLeftToItAtTheOrigin() {
+        var plan = SwarmPlan(runs: runs(6), seed: 0)
+        // FAST, another receiver, holds nothing yet and has asked for runs 0–3.
+        let sources = [SwarmSource(device: origin, holding: .all), SwarmSource(device: fast, holding: .some(RangeSet()), claimed: held(0..<4))]
+        var asked: [Int] = []
+        while let request = plan.next(sources: sources, now: t0) { asked.append(request.run) }
+        #expect(Array(asked.prefix(2)).sorted() == [4, 5], "asked the origin for \(asked)")
+    }
+
     @Test func aFastPeerCarriesMoreRequestsThanASlowOne() {
         var plan = SwarmPlan(runs: runs(3_000), seed: 0)
         let sources = [SwarmSource(device: fast, holding: .all), SwarmSource(device: slow, holding: .all)]
@@ -95,6 +104,26 @@ import UbiqModel
         #expect(plan.isComplete)
         // SLOW's late answer adds nothing.
         #expect(plan.received(first, through: end(of: first.run), bytes: Int(mebibyte), now: at(7_000)) == nil)
+    }
+
+    @Test func inTheEndGameARunASlowPeerHoldsIsAskedOfAFasterOne() {
+        var plan = SwarmPlan(runs: runs(40), seed: 3)
+        let sources = [SwarmSource(device: slow, holding: .all), SwarmSource(device: fast, holding: .all)]
+        var inFlight: [SwarmPlan.Request: Int] = [:]
+        var doubled: Set<Int> = []
+        var now = 0
+        // FAST answers 10 ms after a request, SLOW after 4 s: once FAST has brought the rest,
+        // the runs SLOW holds come sooner from FAST, long before SLOW is overdue.
+        while doubled.isEmpty && now < 4_000 {
+            for (request, sent) in inFlight where now - sent >= (request.peer == fast ? 10 : 4_000) {
+                inFlight[request] = nil
+                _ = plan.received(request, through: end(of: request.run), bytes: Int(mebibyte), now: at(now))
+            }
+            while let request = plan.next(sources: sources, now: at(now)) { inFlight[request] = now }
+            doubled = Set(inFlight.keys.filter { $0.peer == fast }.map(\.run)).intersection(inFlight.keys.filter { $0.peer == slow }.map(\.run))
+            now += 10
+        }
+        #expect(!doubled.isEmpty && now < 1_000, "runs SLOW holds were asked of FAST only at \(now) ms")
     }
 
     @Test func aPeerThatDoesNotServeWhatItAnnouncedIsDemoted() throws {

@@ -16,24 +16,31 @@ import UbiqModel
         let board = SwarmBoard()
         board.heard(SwarmProgress(version: version(0), held: RangeSet(0..<10)), from: peer)
         board.heard(SwarmProgress(version: version(0), held: RangeSet(10..<20)), from: peer)
-        #expect(board.held(version(0), by: peer, at: now) == RangeSet(0..<20))
+        #expect(board.pieces(version(0), of: peer, at: now)?.held == RangeSet(0..<20))
         board.heard(SwarmProgress(version: version(0), held: RangeSet(), ended: true), from: peer)
-        #expect(board.held(version(0), by: peer, at: now) == nil)
+        #expect(board.pieces(version(0), of: peer, at: now)?.held == nil)
         board.heard(SwarmProgress(version: version(1), held: RangeSet(0..<10)), from: peer)
         board.forget(peer)
-        #expect(board.held(version(1), by: peer, at: now) == nil)
+        #expect(board.pieces(version(1), of: peer, at: now)?.held == nil)
+    }
+
+    @Test func claimsAddUpBesideWhatIsHeld() {
+        let board = SwarmBoard()
+        board.heard(SwarmProgress(version: version(0), held: RangeSet(), claimed: RangeSet(0..<10)), from: peer)
+        board.heard(SwarmProgress(version: version(0), held: RangeSet(0..<10), claimed: RangeSet(10..<20)), from: peer)
+        #expect(board.pieces(version(0), of: peer, at: now) == SwarmBoard.Pieces(held: RangeSet(0..<10), claimed: RangeSet(0..<20)))
     }
 
     @Test func wordOnTooManyVersionsOrTooScatteredIsDropped() {
         let board = SwarmBoard()
         for n in 0...SwarmBoard.maxVersions { board.heard(SwarmProgress(version: version(n), held: RangeSet(0..<1)), from: peer) }
-        #expect(board.held(version(0), by: peer, at: now) == nil)
-        #expect(board.held(version(1), by: peer, at: now) != nil)
-        #expect(board.held(version(SwarmBoard.maxVersions), by: peer, at: now) != nil)
+        #expect(board.pieces(version(0), of: peer, at: now)?.held == nil)
+        #expect(board.pieces(version(1), of: peer, at: now)?.held != nil)
+        #expect(board.pieces(version(SwarmBoard.maxVersions), of: peer, at: now)?.held != nil)
         var scattered = RangeSet<UInt64>()
         for i in 0...UInt64(SwarmBoard.maxRanges) { scattered.insert(contentsOf: i * 2..<(i * 2 + 1)) }
         board.heard(SwarmProgress(version: version(1), held: scattered), from: peer)
-        #expect(board.held(version(1), by: peer, at: now)?.ranges.count == nil)
+        #expect(board.pieces(version(1), of: peer, at: now)?.held.ranges.count == nil)
     }
 
     @Test func aDemotedPeersWordCountsForNothingForAWhile() {
@@ -42,7 +49,7 @@ import UbiqModel
         #expect(board.demote(peer, at: now))
         #expect(!board.demote(peer, at: now), "a second demotion is not news")
         board.heard(SwarmProgress(version: version(0), held: RangeSet(0..<10)), from: peer)
-        #expect(board.held(version(0), by: peer, at: now) == nil)
-        #expect(board.held(version(0), by: peer, at: now.advanced(by: SwarmBoard.demotion + .seconds(1))) == RangeSet(0..<10))
+        #expect(board.pieces(version(0), of: peer, at: now)?.held == nil)
+        #expect(board.pieces(version(0), of: peer, at: now.advanced(by: SwarmBoard.demotion + .seconds(1)))?.held == RangeSet(0..<10))
     }
 }

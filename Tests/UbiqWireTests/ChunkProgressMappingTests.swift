@@ -17,7 +17,7 @@ import UbiqWire
         var back = RangeSet<UInt64>()
         for message in messages { back.formUnion(try ChunkProgressMapping.progress(message).held) }
         #expect(back == held)
-        let one = SwarmProgress(version: version, held: RangeSet(0..<4096))
+        let one = SwarmProgress(version: version, held: RangeSet(0..<4096), claimed: RangeSet(8192..<16384))
         #expect(try ChunkProgressMapping.messages(one).map { try ChunkProgressMapping.progress($0) } == [one])
     }
 

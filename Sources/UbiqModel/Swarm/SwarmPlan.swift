@@ -2,15 +2,19 @@
 /// that the pieces come from every peer holding them and not all from the origin.
 ///
 /// - **Rarest first.** Of the runs a peer holds, the one the fewest peers hold goes first;
-///   among equals, each device takes them in an order of its own (shuffled from `seed`),
-///   so that receivers hold different pieces from the start, trade them, and seldom ask
-///   the origin for the same piece at once (BitTorrent's piece selection, B. Cohen,
-///   "Incentives Build Robustness in BitTorrent", 2003).
+///   a piece another receiver has asked for (claimed) counts as held, so two receivers
+///   seldom ask the origin for one piece at once; among equals, each device takes them in an
+///   order of its own (shuffled from `seed`), so that receivers hold different pieces from
+///   the start and trade them (BitTorrent's piece selection, B. Cohen, "Incentives Build
+///   Robustness in BitTorrent", 2003).
 /// - **Fast peers carry more.** Each peer has a window of requests in flight that follows
 ///   the bytes a second it has delivered while asked; a stalled peer fills its window and
-///   gets no more.
-/// - **Nothing waits on one peer.** Once no run is left to ask for, a run asked of a peer
-///   for longer than that peer's pace explains is asked of another too; the first answer
+///   gets no more. A peer at a quarter of the fastest's pace or less is asked last, for the
+///   runs most peers hold, and its pieces do not count towards a run's rarity: rare pieces
+///   parked on a slow link would spread slowly.
+/// - **Nothing waits on one peer.** Once no run is left to ask for, a run is asked of a
+///   second peer too where that peer's pace would bring it sooner than the first's, or the
+///   first has let it wait well beyond what its pace explains (stalled); the first answer
 ///   counts (BitTorrent's end game).
 /// - **Bad peers lose their say.** A peer that does not serve what it announced, or sends
 ///   bytes that fail their hash, is demoted: its announcements count no more for this file,
@@ -45,9 +49,10 @@ public struct SwarmPlan: Sendable {
         case done
     }
 
-    /// When a run was asked of a peer, and whether the peer had announced holding it.
+    /// When a run asked of a peer should come at the peer's pace, and whether the peer had
+    /// announced holding it.
     private struct Asked: Equatable {
-        var since: ContinuousClock.Instant
+        var due: ContinuousClock.Instant
         var announced: Bool
     }
 
@@ -71,6 +76,11 @@ public struct SwarmPlan: Sendable {
     /// A request is overdue, and its run asked of another peer too, once it has waited this
     /// long beyond what the peer's pace explains.
     static let grace: Duration = .seconds(2)
+    /// In the end game, a run is asked of a faster peer too where that peer would bring it
+    /// at least this much sooner.
+    static let sooner: Duration = .milliseconds(500)
+    /// A peer delivering less than the fastest's pace divided by this is slow.
+    static let slowness = 4.0
 
     /// `runs`: the chunks to fetch, in runs of adjacent chunks; `seed`: this device's own
     /// order of them (a plan replays exactly from its seed).
@@ -93,9 +103,18 @@ public struct SwarmPlan: Sendable {
             return source
         }
         let known = sources.filter { $0.holding != .unknown }
-        let ranked = known.filter { !$0.stalled } + known.filter(\.stalled)
+        // A slow peer's pieces spread slowly: they do not make a run less rare, and it is
+        // asked for the runs most peers hold, which cost nothing when they come late.
+        let fastest = known.compactMap { peers[$0.device]?.rate }.max()
+        let slow = Set(known.filter { source in
+            guard let fastest, let rate = peers[source.device]?.rate else { return false }
+            return rate < fastest / Self.slowness
+        }.map(\.device))
+        let counted = known.filter { !slow.contains($0.device) }
+        let ranked = counted.filter { !$0.stalled } + known.filter { slow.contains($0.device) && !$0.stalled } + known.filter(\.stalled)
         for source in ranked where hasRoom(source.device) {
-            if let run = rarest(heldBy: source, among: known) { return ask(run, of: source, now: now) }
+            let run = slow.contains(source.device) ? commonest(heldBy: source, among: counted) : rarest(heldBy: source, among: counted)
+            if let run { return ask(run, of: source, now: now) }
         }
         // Runs no known holder is left for: peers that may hold the chunks elsewhere.
         for source in sources where source.holding == .unknown && hasRoom(source.device) {
@@ -161,7 +180,21 @@ public struct SwarmPlan: Sendable {
         return pace.inFlight < pace.window
     }
 
-    /// Of the waiting runs `source` holds and has not failed, the one the fewest peers hold.
+    /// Of the waiting runs `source` holds and has not failed, the one the most of `known` hold.
+    private func commonest(heldBy source: SwarmSource, among known: [SwarmSource]) -> Int? {
+        var best: (run: Int, holders: Int)?
+        for run in order where states[run] == .waiting && !tried[run].contains(source.device) {
+            let wanted = range(of: run)
+            guard source.holds(wanted) else { continue }
+            let holders = known.reduce(0) { $0 + ($1.holdsOrClaims(wanted) ? 1 : 0) }
+            if best == nil || holders > best!.holders { best = (run, holders) }
+            if holders == known.count { break }
+        }
+        return best?.run
+    }
+
+    /// Of the waiting runs `source` holds and has not failed, the one the fewest of `known`
+    /// hold.
     private func rarest(heldBy source: SwarmSource, among known: [SwarmSource]) -> Int? {
         // No run has fewer holders than the peers holding it all, and this one.
         let fewest = known.count { $0.holding == .all } + (source.holding == .all ? 0 : 1)
@@ -169,24 +202,26 @@ public struct SwarmPlan: Sendable {
         for run in order where states[run] == .waiting && !tried[run].contains(source.device) {
             let wanted = range(of: run)
             guard source.holds(wanted) else { continue }
-            let holders = known.reduce(0) { $0 + ($1.holds(wanted) ? 1 : 0) }
+            let holders = known.reduce(0) { $0 + ($1.holdsOrClaims(wanted) ? 1 : 0) }
             if best == nil || holders < best!.holders { best = (run, holders) }
             if holders <= fewest { break }
         }
         return best?.run
     }
 
-    /// A run asked of one peer for longer than its pace explains, for another peer with room
-    /// that holds it.
+    /// A run asked of one peer that another peer with room would bring sooner, or that the
+    /// first has let wait well past its due time.
     private mutating func endGame(_ known: [SwarmSource], now: ContinuousClock.Instant) -> Request? {
+        let helpers = (known.filter { !$0.stalled } + known.filter(\.stalled)).filter { hasRoom($0.device) }
+        guard !helpers.isEmpty else { return nil }
         for run in order {
-            guard case .asked(let askedOf) = states[run], askedOf.count == 1, let (slow, asked) = askedOf.first,
-                  now - asked.since > (peers[slow] ?? PeerPace()).expectedWait + Self.grace else { continue }
+            guard case .asked(let askedOf) = states[run], askedOf.count == 1, let (first, asked) = askedOf.first else { continue }
             let wanted = range(of: run)
-            let helper = known.first { source in
-                source.device != slow && !source.stalled && !tried[run].contains(source.device) && hasRoom(source.device) && source.holds(wanted)
-            } ?? known.first { $0.device != slow && !tried[run].contains($0.device) && hasRoom($0.device) && $0.holds(wanted) }
-            if let helper { return ask(run, of: helper, now: now) }
+            let overdue = now > asked.due + Self.grace
+            for helper in helpers where helper.device != first && !tried[run].contains(helper.device) && helper.holds(wanted) {
+                let due = now + (peers[helper.device] ?? PeerPace()).expectedWait
+                if overdue || due + Self.sooner < asked.due { return ask(run, of: helper, now: now) }
+            }
         }
         return nil
     }
@@ -196,7 +231,7 @@ public struct SwarmPlan: Sendable {
         if case .asked(let already) = states[run] { askedOf = already }
         var announced = false
         if case .some = source.holding { announced = source.holds(range(of: run)) }
-        askedOf[source.device] = Asked(since: now, announced: announced)
+        askedOf[source.device] = Asked(due: now + (peers[source.device] ?? PeerPace()).expectedWait, announced: announced)
         states[run] = .asked(askedOf)
         peers[source.device, default: PeerPace()].started(now: now)
         return Request(run: run, peer: source.device)

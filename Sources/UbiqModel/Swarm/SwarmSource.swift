@@ -13,12 +13,16 @@ public struct SwarmSource: Sendable, Equatable {
 
     public var device: DeviceID
     public var holding: Holding
+    /// What it said it has asked for and does not hold yet: pieces it will hold soon, which
+    /// make a run less rare but cannot be fetched from it.
+    public var claimed: RangeSet<UInt64>
     /// A request to it timed out lately: asked after the others.
     public var stalled: Bool
 
-    public init(device: DeviceID, holding: Holding, stalled: Bool = false) {
+    public init(device: DeviceID, holding: Holding, claimed: RangeSet<UInt64> = RangeSet(), stalled: Bool = false) {
         self.device = device
         self.holding = holding
+        self.claimed = claimed
         self.stalled = stalled
     }
 
@@ -30,6 +34,9 @@ public struct SwarmSource: Sendable, Equatable {
         case .unknown: false
         }
     }
+
+    /// Whether it holds `range` or will soon: a holder as rarity counts.
+    func holdsOrClaims(_ range: Range<UInt64>) -> Bool { holds(range) || claimed.covers(range) }
 }
 
 extension RangeSet<UInt64> {

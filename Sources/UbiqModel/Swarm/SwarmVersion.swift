@@ -20,16 +20,20 @@ public struct SwarmVersion: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// What a device holds of a version it is assembling: told to its peers as it grows
-/// (`held`: new verified bytes since the last word), or that it gave the version up.
+/// (`held`: new verified bytes since the last word; `claimed`: bytes it has asked for since),
+/// or that it gave the version up.
 public struct SwarmProgress: Sendable, Equatable {
     public var version: SwarmVersion
     public var held: RangeSet<UInt64>
+    /// Asked of peers and not held yet: soon less rare.
+    public var claimed: RangeSet<UInt64>
     /// The device holds none of it any more: the attempt stopped.
     public var ended: Bool
 
-    public init(version: SwarmVersion, held: RangeSet<UInt64>, ended: Bool = false) {
+    public init(version: SwarmVersion, held: RangeSet<UInt64>, claimed: RangeSet<UInt64> = RangeSet(), ended: Bool = false) {
         self.version = version
         self.held = held
+        self.claimed = claimed
         self.ended = ended
     }
 }

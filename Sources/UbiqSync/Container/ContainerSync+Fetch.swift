@@ -50,13 +50,16 @@ extension ContainerSync {
                     lookedUp = clock.now
                 }
                 let sources = await fetcher.sources(of: version, holders: holders)
+                var claimed = RangeSet<UInt64>()
                 while let request = plan.next(sources: sources, now: clock.now) {
                     let run = plan.runs[request.run]
+                    if let first = run.first, let last = run.last { claimed.insert(contentsOf: first.offset..<(last.offset + UInt64(last.size))) }
                     inFlight += 1
                     group.addTask {
                         await Self.fetch(run, request, of: version, fetcher: fetcher, into: staged, logger: logger)
                     }
                 }
+                if announcing, !claimed.isEmpty { fetcher.announce(SwarmProgress(version: version, held: RangeSet(), claimed: claimed)) }
                 guard inFlight > 0 else {
                     guard !sources.isEmpty else { throw FetchError("no connected peer shares \(id)") }
                     let chunk = plan.unobtainable(sources: sources)?.first ?? chunks[0]

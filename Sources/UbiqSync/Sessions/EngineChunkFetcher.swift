@@ -14,9 +14,10 @@ public struct EngineChunkFetcher: ChunkFetcher {
         var sources: [SwarmSource] = []
         for session in engine.environment.random.shuffled(await engine.sessions(sharing: version.container)) {
             let peer = session.link.remoteDevice
-            let holding: SwarmSource.Holding = holders.contains(peer)
-                ? .all : engine.swarm.held(version, by: peer, at: now).map { .some($0) } ?? .unknown
-            sources.append(SwarmSource(device: peer, holding: holding, stalled: await session.stalledLately))
+            let pieces = engine.swarm.pieces(version, of: peer, at: now)
+            let holding: SwarmSource.Holding = holders.contains(peer) ? .all : pieces.map { .some($0.held) } ?? .unknown
+            sources.append(SwarmSource(device: peer, holding: holding, claimed: pieces?.claimed ?? RangeSet(),
+                                       stalled: await session.stalledLately))
         }
         return sources
     }

@@ -19,6 +19,7 @@ final class SwarmAnnouncer: Sendable {
         let start = state.withLock { state in
             if var waiting = state.waiting[progress.version] {
                 waiting.held.formUnion(progress.held)
+                waiting.claimed.formUnion(progress.claimed)
                 waiting.ended = progress.ended
                 state.waiting[progress.version] = waiting
             } else {

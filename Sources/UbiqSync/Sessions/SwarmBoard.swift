@@ -6,11 +6,17 @@ import UbiqModel
 /// peers' word no longer counts, having announced pieces they then did not serve.
 ///
 /// Bounded: a peer's word on at most ``maxVersions`` versions is kept, the oldest dropped
-/// first, and on each at most ``maxRanges`` ranges (a word more scattered than any transfer
-/// makes is dropped); a peer's word goes with its connection.
+/// first, and on each at most ``maxRanges`` ranges, held and claimed (a word more scattered
+/// than any transfer makes is dropped); a peer's word goes with its connection.
 final class SwarmBoard: Sendable {
+    /// What a peer said of one version: held, and asked for.
+    struct Pieces: Sendable, Equatable {
+        var held = RangeSet<UInt64>()
+        var claimed = RangeSet<UInt64>()
+    }
+
     private struct Word {
-        var held: [SwarmVersion: RangeSet<UInt64>] = [:]
+        var pieces: [SwarmVersion: Pieces] = [:]
         /// The versions in the order first heard of, oldest first.
         var order: [SwarmVersion] = []
     }
@@ -27,36 +33,38 @@ final class SwarmBoard: Sendable {
     /// How long a demoted peer's word is not taken.
     static let demotion: Duration = .seconds(600)
 
-    /// Takes in what `peer` said it holds now of a version (added to what it said before).
+    /// Takes in what `peer` said it holds of a version, and has asked for (added to what it
+    /// said before).
     func heard(_ progress: SwarmProgress, from peer: DeviceID) {
         state.withLock { state in
             var word = state.words[peer] ?? Word()
             if progress.ended {
-                word.held[progress.version] = nil
+                word.pieces[progress.version] = nil
                 word.order.removeAll { $0 == progress.version }
-            } else if var held = word.held[progress.version] {
-                held.formUnion(progress.held)
-                if held.ranges.count > Self.maxRanges {
-                    word.held[progress.version] = nil
+            } else if var pieces = word.pieces[progress.version] {
+                pieces.held.formUnion(progress.held)
+                pieces.claimed.formUnion(progress.claimed)
+                if pieces.held.ranges.count + pieces.claimed.ranges.count > Self.maxRanges {
+                    word.pieces[progress.version] = nil
                     word.order.removeAll { $0 == progress.version }
                 } else {
-                    word.held[progress.version] = held
+                    word.pieces[progress.version] = pieces
                 }
             } else {
-                if word.order.count == Self.maxVersions { word.held[word.order.removeFirst()] = nil }
-                word.held[progress.version] = progress.held
+                if word.order.count == Self.maxVersions { word.pieces[word.order.removeFirst()] = nil }
+                word.pieces[progress.version] = Pieces(held: progress.held, claimed: progress.claimed)
                 word.order.append(progress.version)
             }
             state.words[peer] = word
         }
     }
 
-    /// What `peer` said it holds of `version`; nil when it said nothing, or its word does
-    /// not count at `now`.
-    func held(_ version: SwarmVersion, by peer: DeviceID, at now: ContinuousClock.Instant) -> RangeSet<UInt64>? {
+    /// What `peer` said it holds and has asked for of `version`; nil when it said nothing, or
+    /// its word does not count at `now`.
+    func pieces(_ version: SwarmVersion, of peer: DeviceID, at now: ContinuousClock.Instant) -> Pieces? {
         state.withLock { state in
             if let until = state.demotedUntil[peer], until > now { return nil }
-            return state.words[peer]?.held[version]
+            return state.words[peer]?.pieces[version]
         }
     }
 

@@ -801,7 +801,8 @@ public nonisolated struct Ubiq_Wire_ChunkEntry: Sendable {
 /// Which bytes of a version it is still assembling the sender holds now (protocol 6), so that
 /// peers fetching the same version fetch them from it too: pieces travel between receivers,
 /// not all from the origin. Sent as the pieces arrive, what waits while one is sent going in
-/// the next; at most 512 ranges each. Ranges are verified bytes, in file order, not touching.
+/// the next; at most 512 ranges each, held and claimed together. Held ranges are verified
+/// bytes; each list is in file order, its ranges not touching.
 /// `ended`: the sender gave the version up (it holds none of it any more); a version it put
 /// in place is not ended: it is served from the file from then on.
 public nonisolated struct Ubiq_Wire_ChunkProgress: Sendable {
@@ -822,6 +823,10 @@ public nonisolated struct Ubiq_Wire_ChunkProgress: Sendable {
   public var held: [Ubiq_Wire_ByteRange] = []
 
   public var ended: Bool = false
+
+  /// Byte ranges the sender has asked its peers for and does not hold yet: pieces soon less
+  /// rare, which the other receivers leave to it rather than ask the origin for at once.
+  public var claimed: [Ubiq_Wire_ByteRange] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -2573,7 +2578,7 @@ nonisolated extension Ubiq_Wire_ChunkEntry: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Ubiq_Wire_ChunkProgress: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ChunkProgress"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}container_id\0\u{1}path\0\u{3}content_key\0\u{1}size\0\u{1}held\0\u{1}ended\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}container_id\0\u{1}path\0\u{3}content_key\0\u{1}size\0\u{1}held\0\u{1}ended\0\u{1}claimed\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2587,6 +2592,7 @@ nonisolated extension Ubiq_Wire_ChunkProgress: SwiftProtobuf.Message, SwiftProto
       case 4: try { try decoder.decodeSingularUInt64Field(value: &self.size) }()
       case 5: try { try decoder.decodeRepeatedMessageField(value: &self.held) }()
       case 6: try { try decoder.decodeSingularBoolField(value: &self.ended) }()
+      case 7: try { try decoder.decodeRepeatedMessageField(value: &self.claimed) }()
       default: break
       }
     }
@@ -2611,6 +2617,9 @@ nonisolated extension Ubiq_Wire_ChunkProgress: SwiftProtobuf.Message, SwiftProto
     if self.ended != false {
       try visitor.visitSingularBoolField(value: self.ended, fieldNumber: 6)
     }
+    if !self.claimed.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.claimed, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2621,6 +2630,7 @@ nonisolated extension Ubiq_Wire_ChunkProgress: SwiftProtobuf.Message, SwiftProto
     if lhs.size != rhs.size {return false}
     if lhs.held != rhs.held {return false}
     if lhs.ended != rhs.ended {return false}
+    if lhs.claimed != rhs.claimed {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
