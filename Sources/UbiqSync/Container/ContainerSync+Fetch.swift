@@ -15,17 +15,17 @@ extension ContainerSync {
     static let swarmSize: UInt64 = 4 << 20
     static let holdersRefresh: Duration = .seconds(1)
 
-    /// What one request brought.
-    private struct RunOutcome: Sendable {
-        enum Result: Sendable {
-            /// Checked bytes up to `end` were written; `bytes` came over the wire.
-            case received(end: UInt64, bytes: Int)
-            case failed(SwarmPlan.Failure, reason: String)
-        }
-
-        let request: SwarmPlan.Request
-        let result: Result
+    /// What one request brought, or a moment to look again at what to ask (a request may
+    /// have fallen overdue meanwhile).
+    private enum RunOutcome: Sendable {
+        /// Checked bytes up to `end` were written; `bytes` came over the wire.
+        case received(SwarmPlan.Request, end: UInt64, bytes: Int)
+        case failed(SwarmPlan.Request, SwarmPlan.Failure, reason: String)
+        case lookAgain
     }
+
+    /// How often the fetch looks again at what to ask while every request in flight waits.
+    static let lookAgainEvery: Duration = .seconds(1)
 
     /// Fetches `chunks` (in file order) of `version` into `staged`. `holders`: the peers whose
     /// index lists the version; looked up again every ``holdersRefresh`` where the version
@@ -40,6 +40,7 @@ extension ContainerSync {
         var (holders, lookedUp) = (holders, clock.now)
         try await withThrowingTaskGroup(of: RunOutcome.self) { group in
             var inFlight = 0
+            var waking = false
             /// Why each peer last failed, for the error when no peer is left.
             var failures: [DeviceID: String] = [:]
             defer { group.cancelAll() }
@@ -67,21 +68,33 @@ extension ContainerSync {
                     throw FetchError("no connected peer served chunk \(chunk.hash) of '\(version.path)'" + (why.isEmpty ? "" : ": \(why)"),
                                      kind: .notServed)
                 }
+                if !waking {
+                    // Nothing else may arrive for a while (a stalled peer holds the rest): the
+                    // end game must still get its turn.
+                    waking = true
+                    group.addTask {
+                        try? await clock.sleep(for: Self.lookAgainEvery)
+                        return .lookAgain
+                    }
+                }
                 guard let outcome = try await group.next() else { break }
-                inFlight -= 1
-                switch outcome.result {
-                case .received(let end, let bytes):
-                    guard let new = plan.received(outcome.request, through: end, bytes: bytes, now: clock.now) else { continue }
+                switch outcome {
+                case .lookAgain:
+                    waking = false
+                case .received(let request, let end, let bytes):
+                    inFlight -= 1
+                    guard let new = plan.received(request, through: end, bytes: bytes, now: clock.now) else { continue }
                     transfers.add(UInt64(new.count), to: version.path)
                     if announcing {
                         assemblies.hold(RangeSet(new), of: version)
                         fetcher.announce(SwarmProgress(version: version, held: RangeSet(new)))
                     }
-                case .failed(let failure, let reason):
-                    failures[outcome.request.peer] = reason
-                    let wasDemoted = plan.demoted.contains(outcome.request.peer)
-                    plan.failed(outcome.request, failure, now: clock.now)
-                    if !wasDemoted, plan.demoted.contains(outcome.request.peer) { fetcher.demote(outcome.request.peer, because: reason) }
+                case .failed(let request, let failure, let reason):
+                    inFlight -= 1
+                    failures[request.peer] = reason
+                    let wasDemoted = plan.demoted.contains(request.peer)
+                    plan.failed(request, failure, now: clock.now)
+                    if !wasDemoted, plan.demoted.contains(request.peer) { fetcher.demote(request.peer, because: reason) }
                 }
             }
         }
@@ -91,7 +104,7 @@ extension ContainerSync {
     /// hashes.
     private static func fetch(_ run: [ChunkRef], _ request: SwarmPlan.Request, of version: SwarmVersion, fetcher: any ChunkFetcher,
                               into staged: any StagedFile, logger: Logger) async -> RunOutcome {
-        guard let first = run.first else { return RunOutcome(request: request, result: .received(end: 0, bytes: 0)) }
+        guard let first = run.first else { return .received(request, end: 0, bytes: 0) }
         let bytes: Data
         do { bytes = try await fetcher.fetch(run, of: version, from: request.peer) } catch {
             let failure: SwarmPlan.Failure = switch (error as? FetchError)?.kind {
@@ -99,7 +112,7 @@ extension ContainerSync {
             case .badAnswer: .wrongBytes
             case .noAnswer, nil: .noAnswer
             }
-            return RunOutcome(request: request, result: .failed(failure, reason: "\(error)"))
+            return .failed(request, failure, reason: "\(error)")
         }
         var end = 0
         for chunk in run {
@@ -115,12 +128,12 @@ extension ContainerSync {
             end += Int(chunk.size)
         }
         guard end > 0 else {
-            return RunOutcome(request: request, result: .failed(.wrongBytes, reason: "chunk \(first.hash) of '\(version.path)' failed its hash"))
+            return .failed(request, .wrongBytes, reason: "chunk \(first.hash) of '\(version.path)' failed its hash")
         }
         do { try staged.write(bytes.prefix(end), at: first.offset) } catch {
-            return RunOutcome(request: request, result: .failed(.noAnswer, reason: "could not write: \(error)"))
+            return .failed(request, .noAnswer, reason: "could not write: \(error)")
         }
-        return RunOutcome(request: request, result: .received(end: first.offset + UInt64(end), bytes: bytes.count))
+        return .received(request, end: first.offset + UInt64(end), bytes: bytes.count)
     }
 
     /// The seed of the order this device fetches a version's runs in: one of its own for each
