@@ -33,3 +33,12 @@ public struct ChunkRef: Hashable, Sendable, Codable {
         self.hash = hash
     }
 }
+
+extension BidirectionalCollection where Element == ChunkRef {
+    /// The bytes a run of adjacent chunks covers, from the first's offset to the last's end;
+    /// nil for no chunks.
+    public var span: Range<UInt64>? {
+        guard let first, let last else { return nil }
+        return first.offset..<(last.offset + UInt64(last.size))
+    }
+}

@@ -22,7 +22,7 @@ import UbiqTestSupport
         try await cluster.waitConnected()
 
         try FileManager.default.createDirectory(atPath: a.path("Documents/photos"), withIntermediateDirectories: true)
-        try a.write("Documents/photos/beach.jpg", DeltaTransferTests.randomData(4 << 20, seed: 31))
+        try a.write("Documents/photos/beach.jpg", SeededBytes.data(4 << 20, seed: 31))
         try a.write("Documents/photos/key", "private")
         chmod(a.path("Documents/photos/key"), 0o600)
         try Self.set(a.path("Documents/photos/beach.jpg"), [("user.xdg.tags", Array("holiday,beach".utf8)),

@@ -19,14 +19,14 @@ import UbiqTestSupport
         try await cluster.start()
         try await cluster.waitConnected()
 
-        try a.write(Self.path, DeltaTransferTests.randomData(size, seed: 1))
+        try a.write(Self.path, SeededBytes.data(size, seed: 1))
         let old = try TreeDigest.fileHash(a.path(Self.path))
         try await waitForConvergence([a, b], "the first version on beta") { $0[Self.path] == old }
 
         b.stop()
         b.environment = ["UBIQ_TEST_CRASH_AT": step, "UBIQ_TEST_CRASH_PATH": Self.path]
         try await b.startAndWait()
-        try a.write(Self.path, DeltaTransferTests.randomData(size, seed: 2))
+        try a.write(Self.path, SeededBytes.data(size, seed: 2))
         let new = try TreeDigest.fileHash(a.path(Self.path))
         try await waitUntil("beta to die at \(step)", timeout: .seconds(60)) { !b.isRunning }
 

@@ -5,22 +5,6 @@ import UbiqTestSupport
 
 /// Only what changed crosses the network: counted by the agents' own byte counters.
 @Suite(.serialized) struct DeltaTransferTests {
-    static func randomData(_ count: Int, seed: UInt64) -> Data {
-        var state = seed
-        var data = Data(count: count)
-        data.withUnsafeMutableBytes { raw in
-            let words = raw.bindMemory(to: UInt64.self)
-            for i in words.indices {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                words[i] = z ^ (z >> 31)
-            }
-        }
-        return data
-    }
-
     @Test func editInTheMiddleAndRenameMoveLittle() async throws {
         let cluster = try LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
@@ -29,13 +13,13 @@ import UbiqTestSupport
         try await cluster.waitConnected()
 
         let size = 64 << 20
-        try a.write("Documents/big.bin", Self.randomData(size, seed: 1))
+        try a.write("Documents/big.bin", SeededBytes.data(size, seed: 1))
         try await waitForConvergence([a, b], timeout: .seconds(120), "the 64 MiB file on beta") { $0["Documents/big.bin"] != nil }
         let before = try await b.status().bytesReceived
 
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: a.path("Documents/big.bin")))
         try handle.seek(toOffset: UInt64(size / 2))
-        try handle.write(contentsOf: Self.randomData(1 << 20, seed: 2))
+        try handle.write(contentsOf: SeededBytes.data(1 << 20, seed: 2))
         try handle.close()
         let edited = try TreeDigest.fileHash(a.path("Documents/big.bin"))
         try await waitForConvergence([a, b], "the edit on beta") { $0["Documents/big.bin"] == edited }
@@ -62,12 +46,12 @@ import UbiqTestSupport
         try await cluster.waitConnected()
 
         // About 770 chunks: their whole list is about 35 KiB on the wire.
-        var data = Self.randomData(48 << 20, seed: 5)
+        var data = SeededBytes.data(48 << 20, seed: 5)
         try a.write("Documents/large.bin", data)
         try await waitForConvergence([a, b], timeout: .seconds(120), "the 48 MiB file on beta") { $0["Documents/large.bin"] != nil }
 
         let before = try await b.status().bytesReceived
-        data.insert(contentsOf: Self.randomData(104, seed: 6).prefix(100), at: 5000)
+        data.insert(contentsOf: SeededBytes.data(104, seed: 6).prefix(100), at: 5000)
         try a.write("Documents/large.bin", data)
         let edited = try TreeDigest.fileHash(a.path("Documents/large.bin"))
         try await waitForConvergence([a, b], "the insertion on beta") { $0["Documents/large.bin"] == edited }
@@ -101,7 +85,7 @@ import UbiqTestSupport
         let link = try await cluster.startThroughSlowLink(bytesPerSecond: 64 << 20)
         defer { link.close() }
 
-        try a.write("Documents/large.bin", Self.randomData(192 << 20, seed: 3))
+        try a.write("Documents/large.bin", SeededBytes.data(192 << 20, seed: 3))
         let expected = try TreeDigest.fileHash(a.path("Documents/large.bin"))
         try await waitUntil("beta to be receiving", timeout: .seconds(120), every: .milliseconds(5)) {
             try await b.status().bytesReceived > 16 << 20

@@ -29,7 +29,7 @@ import UbiqTestSupport
         try await cluster.start()
         try await cluster.waitConnected()
 
-        try a.write(Self.path, DeltaTransferTests.randomData(6 << 20, seed: 1))
+        try a.write(Self.path, SeededBytes.data(6 << 20, seed: 1))
         let old = try TreeDigest.fileHash(a.path(Self.path))
         try await waitForConvergence([a, b], "the first version on beta") { $0[Self.path] == old }
 
@@ -41,7 +41,7 @@ import UbiqTestSupport
         let filler = b.root + "/.ubiq/filler"
         try Data(count: Self.freeBytes(b.root) - (2 << 20)).write(to: URL(fileURLWithPath: filler))
 
-        try a.write(Self.path, DeltaTransferTests.randomData(6 << 20, seed: 2))
+        try a.write(Self.path, SeededBytes.data(6 << 20, seed: 2))
         let new = try TreeDigest.fileHash(a.path(Self.path))
         try await waitUntil("beta's status to report the failure") {
             try await b.status().containers.first?.failures.first?.path == Self.path

@@ -61,7 +61,7 @@ import UbiqTestSupport
         try await cluster.waitConnected()
 
         let path = "Documents/disk.img"
-        try a.write("Documents/staging.nosync/disk.img", DeltaTransferTests.randomData(Self.size, seed: 91))
+        try a.write("Documents/staging.nosync/disk.img", SeededBytes.data(Self.size, seed: 91))
         #expect(rename(a.path("Documents/staging.nosync/disk.img"), a.path(path)) == 0)
         try await waitForConvergence([a, b], timeout: .seconds(300), "the file on beta") { $0[path] != nil }
         try await waitUntil("beta to settle") { try await b.status().containers.allSatisfy { !$0.scanning && $0.needItems == 0 } }
@@ -70,7 +70,7 @@ import UbiqTestSupport
         // 1 MiB changed in the middle, in place.
         let fd = open(a.path(path), O_WRONLY)
         try #require(fd >= 0)
-        let edit = DeltaTransferTests.randomData(1 << 20, seed: 92)
+        let edit = SeededBytes.data(1 << 20, seed: 92)
         #expect(edit.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(Self.size / 2)) } == 1 << 20)
         close(fd)
         let edited = try TreeDigest.fileHash(a.path(path))

@@ -167,7 +167,7 @@ struct LANTests {
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
         try await cluster.waitConnected([a, b])
-        try a.write("Documents/video.bin", DeltaTransferTests.randomData(256 << 20, seed: 7))
+        try a.write("Documents/video.bin", SeededBytes.data(256 << 20, seed: 7))
         let expected = try TreeDigest.fileHash(a.path("Documents/video.bin"))
         try await waitUntil("host 2 to be receiving", timeout: .seconds(120), every: .milliseconds(5)) {
             try await b.status().bytesReceived > 32 << 20

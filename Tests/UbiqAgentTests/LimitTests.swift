@@ -24,7 +24,7 @@ import UbiqTestSupport
         #expect(shown.contains("2.0 MiB/s"), "\(shown)")
 
         let size = 6 << 20
-        try a.write("Documents/one.bin.nosync", DeltaTransferTests.randomData(size, seed: 3))
+        try a.write("Documents/one.bin.nosync", SeededBytes.data(size, seed: 3))
         let clock = ContinuousClock()
         let start = clock.now
         #expect(rename(a.path("Documents/one.bin.nosync"), a.path("Documents/one.bin")) == 0)
@@ -37,7 +37,7 @@ import UbiqTestSupport
 
         _ = try await b.withClient { try await $0.setLimits(LimitsSetParams(receive: .bytesPerSecond(256 << 10))) }
         let before = try await b.status().bytesReceived
-        try a.write("Documents/two.bin.nosync", DeltaTransferTests.randomData(size, seed: 4))
+        try a.write("Documents/two.bin.nosync", SeededBytes.data(size, seed: 4))
         #expect(rename(a.path("Documents/two.bin.nosync"), a.path("Documents/two.bin")) == 0)
         try await waitUntil("beta to receive 512 KiB of it") { try await b.status().bytesReceived > before + (512 << 10) }
         let lifted = try await b.withClient { try await $0.setLimits(LimitsSetParams(receive: .unlimited)) }
@@ -73,7 +73,7 @@ import UbiqTestSupport
         #expect(limited.first?.send.limit == 1 << 20 && limited.first?.receive.limit == nil)
 
         let size = 4 << 20
-        try a.write("Documents/held.bin.nosync", DeltaTransferTests.randomData(size, seed: 5))
+        try a.write("Documents/held.bin.nosync", SeededBytes.data(size, seed: 5))
         let clock = ContinuousClock()
         let start = clock.now
         #expect(rename(a.path("Documents/held.bin.nosync"), a.path("Documents/held.bin")) == 0)

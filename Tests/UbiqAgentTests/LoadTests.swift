@@ -42,7 +42,7 @@ import UbiqTestSupport
         // Made beside the container and renamed into it once every client is asking for
         // status, so the transfer happens while they ask, however busy the machine is.
         let staged = a.state + "/large.bin"
-        try DeltaTransferTests.randomData(128 << 20, seed: 9).write(to: URL(fileURLWithPath: staged))
+        try SeededBytes.data(128 << 20, seed: 9).write(to: URL(fileURLWithPath: staged))
         let large = try TreeDigest.fileHash(staged)
         let (firstAnswers, firstAnswer) = AsyncStream<Void>.makeStream()
 

@@ -15,7 +15,7 @@ import UbiqTestSupport
 
         // Changes both ways, each awaited, and a file of many runs of chunks: a link
         // replaced meanwhile would cut its fetches.
-        let large = DeltaTransferTests.randomData(24 << 20, seed: 18)
+        let large = SeededBytes.data(24 << 20, seed: 18)
         try a.write("Documents/large.bin", large)
         for round in 0..<40 {
             let (writer, reader) = round % 2 == 0 ? (a, b) : (b, a)

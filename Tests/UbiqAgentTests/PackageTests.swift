@@ -22,7 +22,7 @@ import UbiqTestSupport
         for (index, file) in files.enumerated() {
             let url = URL(fileURLWithPath: staging + "/" + file)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try DeltaTransferTests.randomData(fileSize, seed: UInt64(index + 1)).write(to: url)
+            try SeededBytes.data(fileSize, seed: UInt64(index + 1)).write(to: url)
         }
         try FileManager.default.createSymbolicLink(atPath: staging + "/Current", withDestinationPath: "Data/page-01.bin")
         try FileManager.default.moveItem(atPath: staging, toPath: agent.path(package))
@@ -139,7 +139,7 @@ import UbiqTestSupport
         try await waitUntil("alpha to record its edit") { try await a.versions(Self.package).current.id != original }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: b.path(Self.package + "/Data/page-40.bin")))
         try handle.seek(toOffset: 100)
-        try handle.write(contentsOf: DeltaTransferTests.randomData(4096, seed: 401))
+        try handle.write(contentsOf: SeededBytes.data(4096, seed: 401))
         try handle.close()
         let betaEdit = Self.contents(on: b)
         try await b.startAndWait()
@@ -387,7 +387,7 @@ import UbiqTestSupport
         // delay is 3 ms), all within the package's quiet window of 200 ms.
         for index in 0..<10 {
             try await clock.sleep(until: start + .milliseconds(20 * index))
-            try DeltaTransferTests.randomData(4096, seed: 800 + UInt64(index)).write(to: URL(fileURLWithPath: a.path(Self.package + "/Data/new-\(index).bin")))
+            try SeededBytes.data(4096, seed: 800 + UInt64(index)).write(to: URL(fileURLWithPath: a.path(Self.package + "/Data/new-\(index).bin")))
         }
         try await waitUntil("alpha to record the new files") {
             try await a.items(in: "Documents").first { $0.path == Self.package }?.size == Int64(Self.files.count * Self.fileSize + 10 * 4096)
@@ -448,7 +448,7 @@ import UbiqTestSupport
                 for (index, file) in files.enumerated() {
                     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: agent.path(package + "/" + file)))
                     try handle.seek(toOffset: UInt64(fileSize / 2))
-                    try handle.write(contentsOf: DeltaTransferTests.randomData(4096, seed: seed + UInt64(index)))
+                    try handle.write(contentsOf: SeededBytes.data(4096, seed: seed + UInt64(index)))
                     try handle.close()
                 }
             }

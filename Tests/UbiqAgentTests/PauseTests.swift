@@ -18,7 +18,7 @@ import UbiqTestSupport
         // Big enough that the three quarters left after the pause is asked for take 18 s on
         // the link, however slow this machine is to act on the pause.
         let size = 96 << 20
-        try a.write("Documents/video.bin.nosync", DeltaTransferTests.randomData(size, seed: 7))
+        try a.write("Documents/video.bin.nosync", SeededBytes.data(size, seed: 7))
         let expected = try TreeDigest.fileHash(a.path("Documents/video.bin.nosync"))
         #expect(rename(a.path("Documents/video.bin.nosync"), a.path("Documents/video.bin")) == 0)
         try await waitUntil("beta to be a quarter of the way", timeout: .seconds(60), every: .milliseconds(20)) {

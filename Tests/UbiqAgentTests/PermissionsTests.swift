@@ -22,7 +22,7 @@ import UbiqTestSupport
         chmod(a.path("Documents/ssh"), 0o700)
         try FileManager.default.createDirectory(atPath: a.path("Documents/team"), withIntermediateDirectories: false)
         chmod(a.path("Documents/team"), 0o2770)
-        try a.write("Documents/large.bin", DeltaTransferTests.randomData(4 << 20, seed: 11))
+        try a.write("Documents/large.bin", SeededBytes.data(4 << 20, seed: 11))
         try await waitForConvergence([a, b], timeout: .seconds(60), "the files with their permissions on beta") {
             $0["Documents/large.bin"] != nil && $0["Documents/ssh/id_ed25519"]?.hasSuffix(" mode 600") == true
                 && $0["Documents/team"] == "dir mode 2770" && $0["Documents/ssh"] == "dir mode 700"

@@ -14,7 +14,7 @@ import UbiqTestSupport
         defer { link.close() }
 
         let size = 1 << 30
-        try a.write("Documents/archive.bin.nosync", DeltaTransferTests.randomData(size, seed: 41))
+        try a.write("Documents/archive.bin.nosync", SeededBytes.data(size, seed: 41))
         let expected = try TreeDigest.fileHash(a.path("Documents/archive.bin.nosync"))
         #expect(rename(a.path("Documents/archive.bin.nosync"), a.path("Documents/archive.bin")) == 0)
         try await waitUntil("beta to have received 90%", timeout: .seconds(300), every: .milliseconds(5)) {

@@ -23,7 +23,7 @@ import UbiqWire
             }
         }
         defer { alive.cancel() }
-        let content = DeltaTransferTests.randomData(8 << 20, seed: 71)
+        let content = SeededBytes.data(8 << 20, seed: 71)
         try a.write("Documents/served.bin", content)
         let chunks = FileChunker().chunks(of: content)
         // The rogue computes the file's chunks itself, so it needs to read nothing.

@@ -27,7 +27,7 @@ import UbiqTestSupport
         try #require(fd >= 0)
         #expect(ftruncate(fd, off_t(size)) == 0)
         for (index, offset) in [UInt64(0), 1 << 30, 3 << 30, size - (256 << 10)].enumerated() {
-            let data = DeltaTransferTests.randomData(256 << 10, seed: UInt64(30 + index))
+            let data = SeededBytes.data(256 << 10, seed: UInt64(30 + index))
             #expect(data.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) } == 256 << 10)
         }
         close(fd)
@@ -54,7 +54,7 @@ import UbiqTestSupport
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
         try await cluster.waitConnected()
-        let content = DeltaTransferTests.randomData(200 << 10, seed: 51)
+        let content = SeededBytes.data(200 << 10, seed: 51)
         for index in 0..<40 { try a.write("Documents/vendor.nosync/lib\(index)/asset.bin", content) }
         let before = try await b.status().bytesReceived
         #expect(rename(a.path("Documents/vendor.nosync"), a.path("Documents/vendor")) == 0)
@@ -75,9 +75,9 @@ import UbiqTestSupport
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
         try await cluster.waitConnected()
-        let template = DeltaTransferTests.randomData(512 << 10, seed: 61)
+        let template = SeededBytes.data(512 << 10, seed: 61)
         for index in 0..<30 {
-            try a.write("Documents/pages.nosync/page\(index).bin", template + DeltaTransferTests.randomData(64 << 10, seed: 100 + UInt64(index)))
+            try a.write("Documents/pages.nosync/page\(index).bin", template + SeededBytes.data(64 << 10, seed: 100 + UInt64(index)))
         }
         let before = try await b.status().bytesReceived
         #expect(rename(a.path("Documents/pages.nosync"), a.path("Documents/pages")) == 0)

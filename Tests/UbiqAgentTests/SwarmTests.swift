@@ -9,14 +9,21 @@ import UbiqTestSupport
 
     /// Writes `size` seeded bytes to `path` on `agent` at once; returns their hash.
     static func place(_ agent: AgentProcess, _ path: String, size: Int, seed: UInt64) throws -> String {
-        try agent.write(path + ".nosync", DeltaTransferTests.randomData(size, seed: seed))
+        try agent.write(path + ".nosync", SeededBytes.data(size, seed: seed))
         let hash = try TreeDigest.fileHash(agent.path(path + ".nosync"))
         #expect(rename(agent.path(path + ".nosync"), agent.path(path)) == 0)
         return hash
     }
 
-    static func holds(_ agent: AgentProcess, _ path: String, _ hash: String) -> Bool {
-        (try? TreeDigest.fileHash(agent.path(path))) == hash
+    /// Whether `agent` has a file of `size` bytes at `path`: an agent puts a file at its final
+    /// path only whole and verified, so this is the cheap condition to wait on; the bytes are
+    /// compared once after (``expectHolds(_:_:_:)``), not hashed again on every look.
+    static func arrived(_ agent: AgentProcess, _ path: String, size: Int) -> Bool {
+        ((try? FileManager.default.attributesOfItem(atPath: agent.path(path))[.size]) as? Int) == size
+    }
+
+    static func expectHolds(_ agent: AgentProcess, _ path: String, _ hash: String) throws {
+        #expect(try TreeDigest.fileHash(agent.path(path)) == hash, "\(agent.name)'s \(path) differs from the writer's")
     }
 
     /// Four agents, each connected to each other, on loopback: the origin of a 256 MiB file
@@ -33,8 +40,9 @@ import UbiqTestSupport
         let size = 256 * Self.mebibyte
         let hash = try Self.place(agents[0], "Documents/big.bin", size: size, seed: 25)
         try await waitUntil("every receiver to hold the file", timeout: .seconds(300), every: .milliseconds(200)) {
-            agents.dropFirst().allSatisfy { Self.holds($0, "Documents/big.bin", hash) }
+            agents.dropFirst().allSatisfy { Self.arrived($0, "Documents/big.bin", size: size) }
         }
+        for agent in agents.dropFirst() { try Self.expectHolds(agent, "Documents/big.bin", hash) }
         var sent: [Int64] = []
         for (i, agent) in agents.enumerated() { sent.append(try await agent.status().bytesSent - before[i]) }
         print("swarm of four: MiB sent by origin, beta, gamma, delta: \(sent.map { $0 >> 20 })")
@@ -72,8 +80,9 @@ import UbiqTestSupport
         let size = 128 * Self.mebibyte
         let hash = try Self.place(a, "Documents/big.bin", size: size, seed: 26)
         try await waitUntil("beta to hold the file", timeout: .seconds(120), every: .milliseconds(100)) {
-            Self.holds(b, "Documents/big.bin", hash)
+            Self.arrived(b, "Documents/big.bin", size: size)
         }
+        try Self.expectHolds(b, "Documents/big.bin", hash)
         // Gamma reaches alpha at 24 MiB/s and beta at 12 MiB/s.
         let toAlpha = try TCPRelay(to: a.port)
         let toBeta = try TCPRelay(to: b.port)
@@ -104,9 +113,10 @@ import UbiqTestSupport
         a.suspend()
         defer { a.resume() }
         try await waitUntil("gamma to hold the file while alpha is stopped", timeout: .seconds(90), every: .milliseconds(100)) {
-            Self.holds(c, "Documents/big.bin", hash)
+            Self.arrived(c, "Documents/big.bin", size: size)
         }
         let took = clock.now - stalled
+        try Self.expectHolds(c, "Documents/big.bin", hash)
         let fromBeta = try await c.status().peers.first { $0.name == "beta" }?.bytesReceived ?? 0
         print("stalled fastest peer: gamma held the file \(took) after alpha stopped, with \(left >> 20) MiB left; "
             + "it received \(fromBeta >> 20) MiB from beta in all")
@@ -137,8 +147,9 @@ import UbiqTestSupport
         let size = 64 * Self.mebibyte
         let hash = try Self.place(a, "Documents/big.bin", size: size, seed: 27)
         try await waitUntil("gamma to hold the file", timeout: .seconds(120), every: .milliseconds(100)) {
-            Self.holds(c, "Documents/big.bin", hash)
+            Self.arrived(c, "Documents/big.bin", size: size)
         }
+        try Self.expectHolds(c, "Documents/big.bin", hash)
         let liarID = try await liar.status().device.id
         let demotions = c.logText().split(separator: "\n").filter { $0.contains("no longer counts") && $0.contains("\(liarID)") }
         #expect(demotions.count == 1, "gamma's demotions of liar: \(demotions)")

@@ -33,7 +33,7 @@ import UbiqTestSupport
         // Made while both run: each entry made in a folder moves the folder's mtime too.
         try FileManager.default.createDirectory(atPath: a.path("Documents/times/sub"), withIntermediateDirectories: true)
         try a.write("Documents/times/old.txt", "kept for years")
-        try a.write("Documents/times/sub/large.bin", DeltaTransferTests.randomData(4 << 20, seed: 21))
+        try a.write("Documents/times/sub/large.bin", SeededBytes.data(4 << 20, seed: 21))
         #expect(symlink("old.txt", a.path("Documents/times/link")) == 0)
         // waitForConvergence compares every mtime too (TreeDigest.times).
         try await waitForConvergence([a, b], "the tree with its mtimes on beta") {

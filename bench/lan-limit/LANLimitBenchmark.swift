@@ -10,32 +10,6 @@
 import Foundation
 import UbiqTestSupport
 
-func randomData(_ count: Int, seed: UInt64) -> Data {
-    var generator = SplitMixBytes(seed: seed)
-    var data = Data(count: count)
-    data.withUnsafeMutableBytes { raw in
-        for i in raw.bindMemory(to: UInt64.self).indices { raw.bindMemory(to: UInt64.self)[i] = generator.next() }
-    }
-    return data
-}
-
-/// SplitMix64, for incompressible bytes that are the same every run.
-struct SplitMixBytes {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
-
 func fileSize(_ agent: AgentProcess, _ path: String) -> Int {
     ((try? FileManager.default.attributesOfItem(atPath: agent.path(path))[.size]) as? Int) ?? -1
 }
@@ -86,9 +60,9 @@ struct LANLimitBenchmark {
         // 1. 64 MiB under 8 MiB/s.
         _ = try AgentProcess.cli(["--socket", a.socket, "limit", "--send", "8MiB"])
         let start = clock.now
-        try place(a, "Documents/first.bin", randomData(size, seed: 1))
+        try place(a, "Documents/first.bin", SeededBytes.data(size, seed: 1))
         try await waitUntil("the first file", timeout: .seconds(120), every: .milliseconds(10)) { fileSize(b, "Documents/first.bin") == size }
-        let limited = seconds(clock.now - start)
+        let limited = (clock.now - start).timeInterval
         print(String(format: "64 MiB under an 8 MiB/s send limit: %.2f s (target 8 s ± 10%%)", limited))
 
         // 2. 2 MiB/s, raised to 16 MiB/s after 2 s of transfer; 3. 16 MiB/s, lowered to 2 MiB/s after 1 s.
@@ -129,7 +103,7 @@ struct LANLimitBenchmark {
         let clock = ContinuousClock()
         _ = try AgentProcess.cli(["--socket", a.socket, "limit", "--send", from])
         let before = try await b.status().bytesReceived
-        try place(a, file, randomData(size, seed: seed))
+        try place(a, file, SeededBytes.data(size, seed: seed))
         try await waitUntil("the transfer of \(file) to start", timeout: .seconds(60), every: .milliseconds(10)) {
             try await b.status().bytesReceived > before + (1 << 20)
         }
@@ -137,9 +111,9 @@ struct LANLimitBenchmark {
         var samples: [(Double, Int64)] = []
         let changed = clock.now
         _ = try AgentProcess.cli(["--socket", a.socket, "limit", "--send", to])
-        let took = seconds(clock.now - changed)
-        while seconds(clock.now - changed) < 3, fileSize(b, file) != size {
-            samples.append((seconds(clock.now - changed), try await b.status().bytesReceived))
+        let took = (clock.now - changed).timeInterval
+        while (clock.now - changed).timeInterval < 3, fileSize(b, file) != size {
+            samples.append(((clock.now - changed).timeInterval, try await b.status().bytesReceived))
             try await Task.sleep(for: .milliseconds(50))
         }
         var result = Change(took: took)

@@ -1,24 +1,13 @@
 import Foundation
+import UbiqTestSupport
 
-/// The benchmark's one file: incompressible bytes from a seed (SplitMix64, as in the
+/// The benchmark's one file: incompressible bytes from a seed (`SeededBytes`, as in the
 /// bandwidth-limit benchmark), the same in every run and for every tool.
 struct Payload: Sendable {
     let data: Data
 
     init(bytes count: Int, seed: UInt64) {
-        var state = seed
-        var data = Data(count: count)
-        data.withUnsafeMutableBytes { raw in
-            let words = raw.bindMemory(to: UInt64.self)
-            for i in words.indices {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                words[i] = z ^ (z >> 31)
-            }
-        }
-        self.data = data
+        data = SeededBytes.data(count, seed: seed)
     }
 
     var count: Int { data.count }

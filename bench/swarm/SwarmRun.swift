@@ -65,7 +65,7 @@ struct SwarmRun {
         result.sentBytes = zip(after.sent, before.sent).map { $0 - $1 }
         result.cpuSeconds = zip(after.cpuSeconds, before.cpuSeconds).map { $0 - $1 }
         result.machineBusy = after.machine.busyShare(since: before.machine)
-        let elapsed = (clock.now - start).seconds * Double(ProcessInfo.processInfo.activeProcessorCount)
+        let elapsed = (clock.now - start).timeInterval * Double(ProcessInfo.processInfo.activeProcessorCount)
         result.toolBusy = elapsed > 0 ? result.cpuSeconds.reduce(0, +) / elapsed : 0
         result.wrongContent = scenario.receiverHosts.filter { host in
             result.receiverSeconds[host - 2] != nil && !payload.matches(fileAt: tool.folder(host) + "/" + Self.relativePath)
@@ -94,7 +94,7 @@ struct SwarmRun {
                 if buildOrTestRunning() { compiling += 1 }
             }
             for (index, path) in paths.enumerated() where result.receiverSeconds[index] == nil && fileSize(path) == payload.count {
-                result.receiverSeconds[index] = elapsed.seconds
+                result.receiverSeconds[index] = elapsed.timeInterval
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -104,8 +104,4 @@ struct SwarmRun {
 /// Some receivers did not hold the file within the run's timeout.
 struct ReceiversTimedOut: Error, CustomStringConvertible {
     let description: String
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

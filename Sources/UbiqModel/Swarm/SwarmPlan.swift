@@ -71,8 +71,8 @@ public struct SwarmPlan: Sendable {
     /// Requests in flight to one peer, at most and at first.
     public static let maxWindow = 16
     static let firstWindow = 4
-    /// How long a peer's window of requests should take it at its measured pace.
-    static let windowTime: Duration = .milliseconds(400)
+    /// How long, in seconds, a peer's window of requests should take it at its measured pace.
+    static let windowSeconds = 0.4
     /// A request is overdue, and its run asked of another peer too, once it has waited this
     /// long beyond what the peer's pace explains.
     static let grace: Duration = .seconds(2)
@@ -113,8 +113,7 @@ public struct SwarmPlan: Sendable {
         let counted = known.filter { !slow.contains($0.device) }
         let ranked = counted.filter { !$0.stalled } + known.filter { slow.contains($0.device) && !$0.stalled } + known.filter(\.stalled)
         for source in ranked where hasRoom(source.device) {
-            let run = slow.contains(source.device) ? commonest(heldBy: source, among: counted) : rarest(heldBy: source, among: counted)
-            if let run { return ask(run, of: source, now: now) }
+            if let run = pick(heldBy: source, among: counted, rarest: !slow.contains(source.device)) { return ask(run, of: source, now: now) }
         }
         // Runs no known holder is left for: peers that may hold the chunks elsewhere.
         for source in sources where source.holding == .unknown && hasRoom(source.device) {
@@ -170,41 +169,26 @@ public struct SwarmPlan: Sendable {
 
     // MARK: choosing
 
-    private func range(of run: Int) -> Range<UInt64> {
-        guard let first = runs[run].first, let last = runs[run].last else { return 0..<0 }
-        return first.offset..<(last.offset + UInt64(last.size))
-    }
+    private func range(of run: Int) -> Range<UInt64> { runs[run].span ?? 0..<0 }
 
     private func hasRoom(_ peer: DeviceID) -> Bool {
         let pace = peers[peer] ?? PeerPace()
         return pace.inFlight < pace.window
     }
 
-    /// Of the waiting runs `source` holds and has not failed, the one the most of `known` hold.
-    private func commonest(heldBy source: SwarmSource, among known: [SwarmSource]) -> Int? {
-        var best: (run: Int, holders: Int)?
-        for run in order where states[run] == .waiting && !tried[run].contains(source.device) {
-            let wanted = range(of: run)
-            guard source.holds(wanted) else { continue }
-            let holders = known.reduce(0) { $0 + ($1.holdsOrClaims(wanted) ? 1 : 0) }
-            if best == nil || holders > best!.holders { best = (run, holders) }
-            if holders == known.count { break }
-        }
-        return best?.run
-    }
-
     /// Of the waiting runs `source` holds and has not failed, the one the fewest of `known`
-    /// hold.
-    private func rarest(heldBy source: SwarmSource, among known: [SwarmSource]) -> Int? {
-        // No run has fewer holders than the peers holding it all, and this one.
-        let fewest = known.count { $0.holding == .all } + (source.holding == .all ? 0 : 1)
+    /// hold or have claimed (`rarest`), or the most.
+    private func pick(heldBy source: SwarmSource, among known: [SwarmSource], rarest: Bool) -> Int? {
+        // No run has fewer holders than the peers holding it all, and this one; none more
+        // than all of `known`.
+        let bound = rarest ? known.count { $0.holding == .all } + (source.holding == .all ? 0 : 1) : known.count
         var best: (run: Int, holders: Int)?
         for run in order where states[run] == .waiting && !tried[run].contains(source.device) {
             let wanted = range(of: run)
             guard source.holds(wanted) else { continue }
             let holders = known.reduce(0) { $0 + ($1.holdsOrClaims(wanted) ? 1 : 0) }
-            if best == nil || holders < best!.holders { best = (run, holders) }
-            if holders <= fewest { break }
+            if best.map({ rarest ? holders < $0.holders : holders > $0.holders }) ?? true { best = (run, holders) }
+            if rarest ? holders <= bound : holders >= bound { break }
         }
         return best?.run
     }
@@ -253,9 +237,7 @@ struct PeerPace: Sendable {
 
     var window: Int {
         guard let rate else { return SwarmPlan.firstWindow }
-        let time = SwarmPlan.windowTime
-        let seconds = Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18
-        return max(2, min(SwarmPlan.maxWindow, Int(rate * seconds / Double(1 << 20)) + 2))
+        return max(2, min(SwarmPlan.maxWindow, Int(rate * SwarmPlan.windowSeconds / Double(1 << 20)) + 2))
     }
 
     /// How long a request sent now waits behind those in flight, at the measured pace.

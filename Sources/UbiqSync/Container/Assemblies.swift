@@ -62,8 +62,7 @@ final class Assemblies: Sendable {
     /// The run's bytes from the staged file of a version of `path` that holds them all,
     /// checked against their hashes; nil when none does.
     func read(path: RelativePath, run: [ChunkRef]) -> Data? {
-        guard let first = run.first, let last = run.last else { return nil }
-        let wanted = first.offset..<(last.offset + UInt64(last.size))
+        guard let first = run.first, let wanted = run.span else { return nil }
         let staged = state.withLock { state in
             state.entries.first { $0.key.path == path && $0.value.held.covers(wanted) }?.value.staged
         }

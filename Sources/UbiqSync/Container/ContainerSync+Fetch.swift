@@ -54,7 +54,7 @@ extension ContainerSync {
                 var claimed = RangeSet<UInt64>()
                 while let request = plan.next(sources: sources, now: clock.now) {
                     let run = plan.runs[request.run]
-                    if let first = run.first, let last = run.last { claimed.insert(contentsOf: first.offset..<(last.offset + UInt64(last.size))) }
+                    if let span = run.span { claimed.insert(contentsOf: span) }
                     inFlight += 1
                     group.addTask {
                         await Self.fetch(run, request, of: version, fetcher: fetcher, into: staged, logger: logger)

@@ -93,7 +93,8 @@ enum CommandRunner {
 }
 
 extension Duration {
-    var timeInterval: TimeInterval {
+    /// The duration in seconds, for figures and for APIs that take a `TimeInterval`.
+    public var timeInterval: TimeInterval {
         let (seconds, attoseconds) = components
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
