@@ -1,10 +1,12 @@
 import Foundation
+import Synchronization
 
 /// A fresh directory for one test under `$TMPDIR` (else `/tmp`), removed with everything in
 /// it when the test calls `close()` or drops the fixture, so tests never share state on disk.
 public final class TempDirectory: Sendable {
     /// The absolute path of the directory.
     public let path: String
+    private let kept = Mutex(false)
 
     public init(prefix: String = "ubiq-test") throws {
         var base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
@@ -28,5 +30,10 @@ public final class TempDirectory: Sendable {
         try? FileManager.default.removeItem(atPath: path)
     }
 
-    deinit { close() }
+    /// Leaves the directory in place when the fixture is dropped, for a look afterwards.
+    public func keep() { kept.withLock { $0 = true } }
+
+    deinit {
+        if !kept.withLock({ $0 }) { close() }
+    }
 }

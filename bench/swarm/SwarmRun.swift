@@ -30,6 +30,7 @@ struct SwarmRun {
             tool.stop()
             try? lan.close()
             if keep {
+                directory.keep()
                 print("kept \(directory.path)")
             } else {
                 directory.close()
