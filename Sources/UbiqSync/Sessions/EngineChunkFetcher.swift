@@ -28,7 +28,9 @@ public struct EngineChunkFetcher: ChunkFetcher {
     }
 
     public func announce(_ progress: SwarmProgress) {
-        engine.announcer.add(progress, executor: engine.environment.executor) { [engine] batch in await engine.tell(batch) }
+        engine.announcer.add(progress, executor: engine.environment.executor,
+                             recipients: { [engine] version in await engine.progressRecipients(of: version) },
+                             send: { [engine] peer, batch in await engine.tell(peer, batch) })
     }
 
     public func demote(_ peer: DeviceID, because reason: String) {

@@ -247,14 +247,23 @@ public actor SyncEngine {
 
     func session(with peer: DeviceID) -> PeerSession? { sessions[peer] }
 
-    /// Sends what this device holds of versions it assembles to every peer that shares their
-    /// container and speaks protocol 6. A peer whose send fails hears of it no more: its
-    /// connection is ending.
-    func tell(_ batch: [SwarmProgress]) async {
+    /// The peers that take word of pieces held of `version`: connected, sharing its
+    /// container, speaking protocol 6.
+    func progressRecipients(of version: SwarmVersion) async -> [DeviceID] {
+        var peers: [DeviceID] = []
+        for session in await sessions(sharing: version.container) where await session.takesProgress {
+            peers.append(session.link.remoteDevice)
+        }
+        return peers
+    }
+
+    /// Sends `batch` to `peer`, if it is still connected. A send that fails is dropped: the
+    /// connection is ending, and a new one hears what is held at its start.
+    func tell(_ peer: DeviceID, _ batch: [SwarmProgress]) async {
+        guard let session = sessions[peer] else { return }
         for progress in batch {
-            let envelopes = ChunkProgressMapping.messages(progress).map { Ubiq_Wire_Envelope(.chunkProgress($0)) }
-            for session in await sessions(sharing: progress.version.container) where await session.takesProgress {
-                for envelope in envelopes { try? await session.link.send(envelope) }
+            for message in ChunkProgressMapping.messages(progress) {
+                try? await session.link.send(Ubiq_Wire_Envelope(.chunkProgress(message)))
             }
         }
     }
