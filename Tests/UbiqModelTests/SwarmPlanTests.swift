@@ -126,6 +126,63 @@ import UbiqModel
         #expect(!doubled.isEmpty && now < 1_000, "runs SLOW holds were asked of FAST only at \(now) ms")
     }
 
+    /// SLOW answers its first two requests 400 ms after each, later ones 3 s after (its link
+    /// filled up), FAST 50 ms after: SLOW's due times, guessed from its first answers, are
+    /// too early for the 0.5 s rule, and 2 s overdue comes late. Once FAST has room and
+    /// nothing else is left, the runs SLOW holds are asked of FAST at once.
+    @Test func inTheEndGameARunASlowPeerHoldsIsAskedAtOnceOfOneThatIsNotSlow() {
+        var plan = SwarmPlan(runs: runs(200), seed: 5)
+        let sources = [SwarmSource(device: slow, holding: .all), SwarmSource(device: fast, holding: .all)]
+        var inFlight: [SwarmPlan.Request: Int] = [:]
+        var askedOfSlow = 0
+        var now = 0
+        while !plan.isComplete && now < 10_000 {
+            for (request, sent) in inFlight.sorted(by: { $0.value < $1.value }) {
+                guard now - sent >= (request.peer == fast ? 50 : sent < 400 ? 400 : 3_000) else { continue }
+                inFlight[request] = nil
+                _ = plan.received(request, through: end(of: request.run), bytes: Int(mebibyte), now: at(now))
+            }
+            while let request = plan.next(sources: sources, now: at(now)) {
+                inFlight[request] = now
+                if request.peer == slow { askedOfSlow += 1 }
+            }
+            now += 10
+        }
+        #expect(plan.isComplete)
+        #expect(askedOfSlow > 4, "SLOW was asked only before its pace was known")
+        // FAST alone brings the runs in about 650 ms; SLOW's late runs, asked at 400 ms, would
+        // come at 3.4 s, and asked of FAST only once 2 s overdue, at about 3 s.
+        #expect(now - 10 < 1_000, "complete at \(now - 10) ms")
+    }
+
+    /// SLOW announces the whole file at 1 s and never answers; ORIGIN answers 200 ms after
+    /// each request. When ORIGIN has brought the rest, SLOW's runs are past the due time
+    /// guessed for a peer of unknown pace but not yet 2 s overdue: silent for more than 2 s
+    /// while asked, SLOW counts as slow, and its runs are asked of ORIGIN at once.
+    @Test func aPeerSilentWhileAskedCountsAsSlow() {
+        var plan = SwarmPlan(runs: runs(400), seed: 7)
+        var inFlight: [SwarmPlan.Request: Int] = [:]
+        var askedOfSlow = 0
+        var now = 0
+        while !plan.isComplete && now < 10_000 {
+            for (request, sent) in inFlight where request.peer == origin && now - sent >= 200 {
+                inFlight[request] = nil
+                _ = plan.received(request, through: end(of: request.run), bytes: Int(mebibyte), now: at(now))
+            }
+            let sources = [SwarmSource(device: origin, holding: .all),
+                           SwarmSource(device: slow, holding: now >= 1_000 ? .some(held(0..<400)) : .some(RangeSet()))]
+            while let request = plan.next(sources: sources, now: at(now)) {
+                inFlight[request] = now
+                if request.peer == slow { askedOfSlow += 1 }
+            }
+            now += 10
+        }
+        #expect(plan.isComplete)
+        #expect(askedOfSlow > 0)
+        // ORIGIN alone is done at about 5.2 s; once SLOW is 2 s overdue, at about 6.2 s.
+        #expect(now - 10 < 5_800, "complete at \(now - 10) ms")
+    }
+
     @Test func aPeerThatDoesNotServeWhatItAnnouncedIsDemoted() throws {
         var plan = SwarmPlan(runs: runs(4), seed: 0)
         let sources = [SwarmSource(device: fast, holding: .some(held(0..<4))), SwarmSource(device: origin, holding: .all)]

@@ -9,13 +9,14 @@
 ///   Robustness in BitTorrent", 2003).
 /// - **Fast peers carry more.** Each peer has a window of requests in flight that follows
 ///   the bytes a second it has delivered while asked; a stalled peer fills its window and
-///   gets no more. A peer at a quarter of the fastest's pace or less is asked last, for the
-///   runs most peers hold, and its pieces do not count towards a run's rarity: rare pieces
-///   parked on a slow link would spread slowly.
+///   gets no more. A peer at a quarter of the fastest's pace or less, counting the time its
+///   requests in flight have waited, is asked last, for the runs most peers hold, and its
+///   pieces do not count towards a run's rarity: rare pieces parked on a slow link would
+///   spread slowly.
 /// - **Nothing waits on one peer.** Once no run is left to ask for, a run is asked of a
-///   second peer too where that peer's pace would bring it sooner than the first's, or the
-///   first has let it wait well beyond what its pace explains (stalled); the first answer
-///   counts (BitTorrent's end game).
+///   second peer too where that peer's pace would bring it sooner than the first's, where
+///   the first is slow and the second is not, or where the first has let it wait well beyond
+///   what its pace explains (stalled); the first answer counts (BitTorrent's end game).
 /// - **Bad peers lose their say.** A peer that does not serve what it announced, or sends
 ///   bytes that fail their hash, is demoted: its announcements count no more for this file,
 ///   and it is not asked for that run again.
@@ -105,9 +106,9 @@ public struct SwarmPlan: Sendable {
         let known = sources.filter { $0.holding != .unknown }
         // A slow peer's pieces spread slowly: they do not make a run less rare, and it is
         // asked for the runs most peers hold, which cost nothing when they come late.
-        let fastest = known.compactMap { peers[$0.device]?.rate }.max()
+        let fastest = known.compactMap { peers[$0.device]?.rate(at: now) }.max()
         let slow = Set(known.filter { source in
-            guard let fastest, let rate = peers[source.device]?.rate else { return false }
+            guard let fastest, let rate = peers[source.device]?.rate(at: now) else { return false }
             return rate < fastest / Self.slowness
         }.map(\.device))
         let counted = known.filter { !slow.contains($0.device) }
@@ -123,7 +124,7 @@ public struct SwarmPlan: Sendable {
             }
             if let orphan { return ask(orphan, of: source, now: now) }
         }
-        return endGame(known, now: now)
+        return endGame(known, slow: slow, now: now)
     }
 
     /// The peer answered with the run's bytes up to `end` (at least its first chunk), checked
@@ -194,8 +195,10 @@ public struct SwarmPlan: Sendable {
     }
 
     /// A run asked of one peer that another peer with room would bring sooner, or that the
-    /// first has let wait well past its due time.
-    private mutating func endGame(_ known: [SwarmSource], now: ContinuousClock.Instant) -> Request? {
+    /// first has let wait well past its due time, or that waits on a slow peer while a peer
+    /// that is not slow has room: a slow peer's due time is a guess from a few answers, and
+    /// the last runs of a file are where a wrong guess costs whole seconds.
+    private mutating func endGame(_ known: [SwarmSource], slow: Set<DeviceID>, now: ContinuousClock.Instant) -> Request? {
         let helpers = (known.filter { !$0.stalled } + known.filter(\.stalled)).filter { hasRoom($0.device) }
         guard !helpers.isEmpty else { return nil }
         for run in order {
@@ -204,7 +207,8 @@ public struct SwarmPlan: Sendable {
             let overdue = now > asked.due + Self.grace
             for helper in helpers where helper.device != first && !tried[run].contains(helper.device) && helper.holds(wanted) {
                 let due = now + (peers[helper.device] ?? PeerPace()).expectedWait
-                if overdue || due + Self.sooner < asked.due { return ask(run, of: helper, now: now) }
+                let fasterThanSlow = slow.contains(first) && !slow.contains(helper.device)
+                if overdue || fasterThanSlow || due + Self.sooner < asked.due { return ask(run, of: helper, now: now) }
             }
         }
         return nil
@@ -231,9 +235,25 @@ struct PeerPace: Sendable {
 
     /// Bytes a second, once something came.
     var rate: Double? {
-        let seconds = Double(busy.components.seconds) + Double(busy.components.attoseconds) / 1e18
+        let seconds = Self.seconds(busy)
         return delivered > 0 && seconds > 0.001 ? Double(delivered) / seconds : nil
     }
+
+    /// Bytes a second counting the time the requests now in flight have waited: so a peer
+    /// that has delivered nothing for ``silentForSlowness`` while asked counts as delivering
+    /// nothing, and one whose link filled up falls in pace before its late answers come.
+    func rate(at now: ContinuousClock.Instant) -> Double? {
+        let waited = busySince.map { busy + (now - $0) } ?? busy
+        if delivered == 0 { return waited >= Self.silentForSlowness ? 0 : nil }
+        let seconds = Self.seconds(waited)
+        return seconds > 0.001 ? Double(delivered) / seconds : nil
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static let silentForSlowness: Duration = .seconds(2)
 
     var window: Int {
         guard let rate else { return SwarmPlan.firstWindow }
