@@ -71,6 +71,10 @@ let package = Package(
         .target(name: "UbiqControlAPI", dependencies: ["UbiqModel", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: swiftSettings),
         .target(name: "UbiqControl", dependencies: ["UbiqControlAPI", log] + nio, swiftSettings: swiftSettings),
         .target(name: "UbiqClient", dependencies: ["UbiqControlAPI"] + nio, swiftSettings: swiftSettings),
+        // The agent's web page (issue 26): who may use it, and the page's server.
+        .target(name: "UbiqWeb", dependencies: [
+            log, .product(name: "NIOHTTP1", package: "swift-nio"),
+        ] + nio, swiftSettings: swiftSettings),
         .target(name: "UbiqAgent", dependencies: [
             "UbiqModel", "UbiqConfig", "UbiqIdentity", "UbiqIndex", "UbiqFileSystem", "UbiqWire",
             "UbiqTransport", "UbiqDiscovery", "UbiqSync", "UbiqControlAPI", "UbiqControl", log,
@@ -131,6 +135,7 @@ let package = Package(
         .testTarget(name: "UbiqSimulationTests", dependencies: ["UbiqSimulation", "UbiqSync", "UbiqIndex", "UbiqModel", "UbiqTestSupport", log], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqSyncTests", dependencies: ["UbiqSync", "UbiqIndex", "UbiqModel", "UbiqWire", "UbiqTestSupport", "UbiqFileSystem", "UbiqAgent", "UbiqConfig", log],
                     swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqWebTests", dependencies: ["UbiqWeb", "UbiqTestSupport", log], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqIdentityTests", dependencies: ["UbiqIdentity", .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqTransportTests", dependencies: [
             "UbiqTransport", "UbiqIdentity", "UbiqTestSupport", "UbiqModel", "UbiqWire", log,

@@ -1,0 +1,103 @@
+/// A request that passed ``WebAccess``, as the page's routes see it.
+public struct WebRequest: Sendable {
+    public var method: String
+    /// The path without the query.
+    public var path: String
+    public var query: [String: String]
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(method: String, path: String, query: [String: String] = [:], headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first header of that name, compared without case.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// A cookie's value from the `Cookie` headers.
+    public func cookie(_ name: String) -> String? {
+        for header in headers where header.name.lowercased() == "cookie" {
+            for pair in header.value.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0].trimmingSpaces == name { return String(parts[1].trimmingSpaces) }
+            }
+        }
+        return nil
+    }
+
+    /// Splits a request target into its path and its query's parameters (percent-decoded).
+    static func split(target: String) -> (path: String, query: [String: String]) {
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        var query: [String: String] = [:]
+        if parts.count == 2 {
+            for pair in parts[1].split(separator: "&") {
+                let keyValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard let key = keyValue.first.flatMap({ String($0).removingPercentEncoding }) else { continue }
+                query[key] = keyValue.count == 2 ? String(keyValue[1]).removingPercentEncoding : ""
+            }
+        }
+        return (String(parts.first ?? ""), query)
+    }
+}
+
+/// What a route answers.
+public struct WebResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A short plain-text answer, for errors.
+    public static func text(_ status: Int, _ text: String) -> WebResponse {
+        WebResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array((text + "\n").utf8))
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: Substring {
+        var text = self
+        while text.first == " " { text.removeFirst() }
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}
+
+extension String {
+    /// The string with `%XX` escapes decoded; nil when an escape is malformed or the bytes
+    /// are not UTF-8.
+    var removingPercentEncoding: String? {
+        var bytes: [UInt8] = []
+        var iterator = utf8.makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next().flatMap(Self.hexValue), let low = iterator.next().flatMap(Self.hexValue) else { return nil }
+                bytes.append(high << 4 | low)
+            } else if byte == UInt8(ascii: "+") {
+                bytes.append(UInt8(ascii: " "))
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
