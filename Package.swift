@@ -73,8 +73,8 @@ let package = Package(
         .target(name: "UbiqClient", dependencies: ["UbiqControlAPI"] + nio, swiftSettings: swiftSettings),
         // The agent's web page (issue 26): who may use it, and the page's server.
         .target(name: "UbiqWeb", dependencies: [
-            log, .product(name: "NIOHTTP1", package: "swift-nio"),
-        ] + nio, swiftSettings: swiftSettings),
+            "UbiqClient", "UbiqControlAPI", log, .product(name: "NIOHTTP1", package: "swift-nio"),
+        ] + nio, exclude: ["Page"], swiftSettings: swiftSettings),
         .target(name: "UbiqAgent", dependencies: [
             "UbiqModel", "UbiqConfig", "UbiqIdentity", "UbiqIndex", "UbiqFileSystem", "UbiqWire",
             "UbiqTransport", "UbiqDiscovery", "UbiqSync", "UbiqControlAPI", "UbiqControl", log,

@@ -1,0 +1,49 @@
+import UbiqClient
+import UbiqControlAPI
+
+/// The page's way to its agent: each call goes over the agent's own control socket, as the
+/// CLI's do, so the page can do nothing the socket does not allow, and the agent's refusal
+/// reaches the person as it is. Only the methods the page uses pass.
+public struct WebBridge: Sendable {
+    public let socketPath: String
+
+    /// What the page reads, and the decisions a person makes on it.
+    public static let methods: Set<String> = [
+        "agent.status", "account.identity", "devices.list", "peers.list", "device.invite", "device.remove",
+        "items.list", "item.status", "item.startDownloading", "item.evict",
+        "versions.list", "versions.resolve", "versions.save",
+        "history.list", "trash.list", "history.restore", "history.restoreFolder",
+        "sync.pause", "sync.resume", "limits.get", "limits.set",
+        "kv.list", "records.fetch",
+    ]
+
+    public init(socketPath: String) { self.socketPath = socketPath }
+
+    /// Answers a `POST /api/rpc` whose body is `{"method": …, "params": …}`: 200 with
+    /// `{"result": …}`, 200 with `{"error": {"code", "message"}}` for the agent's refusal, 400
+    /// for a body that is not such a call or names a method the page may not use, 503 when
+    /// the agent does not answer.
+    public func call(_ body: [UInt8]) async -> WebResponse {
+        guard case .object(let members)? = try? JSONValue(parsing: body), case .string(let method)? = members["method"] else {
+            return Self.json(400, ["error": ["code": .integer(-32600), "message": "a call is {\"method\": …, \"params\": {…}}"]])
+        }
+        guard Self.methods.contains(method) else {
+            return Self.json(400, ["error": ["code": .integer(-32601), "message": .string("the page does not call \(method)")]])
+        }
+        let params = members["params"].flatMap { $0 == .null ? nil : $0 }
+        do {
+            let connection = try await UbiqConnection.connect(socketPath: socketPath)
+            defer { Task { await connection.close() } }
+            let result = try await connection.call(method, params: params)
+            return Self.json(200, ["result": result])
+        } catch let error as RPCError {
+            return Self.json(200, ["error": ["code": .integer(Int64(error.code.rawValue)), "message": .string(error.message)]])
+        } catch {
+            return Self.json(503, ["error": ["code": .integer(-32007), "message": .string("the agent does not answer on its socket: \(error)")]])
+        }
+    }
+
+    static func json(_ status: Int, _ members: [String: JSONValue]) -> WebResponse {
+        WebResponse(status: status, headers: [("Content-Type", "application/json")], body: JSONValue.object(members).serializedBytes)
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// The page's routes: the page itself with its CSRF token, its script and style, and the
+/// calls to the agent. Everything else is 404.
+public struct WebPage: Sendable {
+    let bridge: WebBridge
+    let csrfToken: String
+
+    public init(bridge: WebBridge, csrfToken: String) {
+        self.bridge = bridge
+        self.csrfToken = csrfToken
+    }
+
+    public func respond(to request: WebRequest) async -> WebResponse {
+        switch (request.method, request.path) {
+        case ("POST", "/api/rpc"):
+            return await bridge.call(request.body)
+        case ("GET", "/"), ("HEAD", "/"):
+            return asset("index.html", replacing: "{{CSRF}}", with: csrfToken)
+        case ("GET", let path), ("HEAD", let path):
+            let name = String(path.dropFirst())
+            guard name != "index.html", PageAssets.files[name] != nil else { return .text(404, "no such page") }
+            return asset(name)
+        default:
+            return .text(405, "the page takes GET, and POST for /api/rpc")
+        }
+    }
+
+    private func asset(_ name: String, replacing marker: String? = nil, with value: String = "") -> WebResponse {
+        guard let (type, text) = PageAssets.files[name] else { return .text(404, "no such page") }
+        let body = marker.map { text.replacingOccurrences(of: $0, with: value) } ?? text
+        return WebResponse(status: 200, headers: [
+            ("Content-Type", type),
+            ("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"),
+        ], body: Array(body.utf8))
+    }
+}
