@@ -43,6 +43,42 @@ public struct WebBridge: Sendable {
         }
     }
 
+    /// Answers `GET /api/events`: the agent's `events.item` notifications for every
+    /// container, as server-sent events named by their method, over a socket connection of
+    /// their own, with a comment every 15 s so that a browser that left is noticed. The stream
+    /// ends when the agent goes (the browser's EventSource connects again), or the browser.
+    public func events() async -> WebResponse {
+        let connection: UbiqConnection
+        do {
+            connection = try await UbiqConnection.connect(socketPath: socketPath)
+            _ = try await connection.call("events.subscribe")
+        } catch {
+            return Self.json(503, ["error": ["code": .integer(-32007), "message": .string("the agent does not answer on its socket: \(error)")]])
+        }
+        return WebResponse(status: 200, headers: [("Content-Type", "text/event-stream")]) { write in
+            defer { Task { await connection.close() } }
+            try await write(Array("retry: 1000\n\n".utf8))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await notification in connection.notifications {
+                        try await write(Array("event: \(notification.method)\ndata: \(notification.json.serialized())\n\n".utf8))
+                    }
+                }
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: Self.heartbeat)
+                        try await write(Array(": alive\n\n".utf8))
+                    }
+                }
+                // The first to end (the agent went, or a write failed) ends the other.
+                try await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    static let heartbeat: Duration = .seconds(15)
+
     static func json(_ status: Int, _ members: [String: JSONValue]) -> WebResponse {
         WebResponse(status: status, headers: [("Content-Type", "application/json")], body: JSONValue.object(members).serializedBytes)
     }

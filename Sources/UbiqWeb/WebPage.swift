@@ -15,6 +15,8 @@ public struct WebPage: Sendable {
         switch (request.method, request.path) {
         case ("POST", "/api/rpc"):
             return await bridge.call(request.body)
+        case ("GET", "/api/events"):
+            return await bridge.events()
         case ("GET", "/"), ("HEAD", "/"):
             return asset("index.html", replacing: "{{CSRF}}", with: csrfToken)
         case ("GET", let path), ("HEAD", let path):

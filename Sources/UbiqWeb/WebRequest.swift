@@ -46,16 +46,22 @@ public struct WebRequest: Sendable {
     }
 }
 
-/// What a route answers.
+/// What a route answers: a whole body, or a body written piece by piece as things happen
+/// (server-sent events) by `stream`, which returns when it has no more, or throws once the
+/// browser has gone.
 public struct WebResponse: Sendable {
+    public typealias Stream = @Sendable (_ write: @escaping @Sendable ([UInt8]) async throws -> Void) async throws -> Void
+
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    public var stream: Stream?
 
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], stream: Stream? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.stream = stream
     }
 
     /// A short plain-text answer, for errors.

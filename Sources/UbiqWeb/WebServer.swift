@@ -108,13 +108,17 @@ public final class WebServer: Sendable {
 
     private func write(_ response: WebResponse, to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, keepAlive: Bool) async throws {
         var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
-        headers.replaceOrAdd(name: "Content-Length", value: "\(response.body.count)")
+        if response.stream == nil { headers.replaceOrAdd(name: "Content-Length", value: "\(response.body.count)") }
         headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
         headers.replaceOrAdd(name: "X-Content-Type-Options", value: "nosniff")
         headers.replaceOrAdd(name: "X-Frame-Options", value: "DENY")
         if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
         try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)))
-        try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: response.body))))
+        if let stream = response.stream {
+            try await stream { piece in try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: piece)))) }
+        } else {
+            try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: response.body))))
+        }
         try await outbound.write(.end(nil))
     }
 }

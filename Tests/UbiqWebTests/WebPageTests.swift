@@ -64,4 +64,29 @@ import UbiqTestSupport
         #expect(try await post("not json").status == 400)
         #expect(try await agent.status().identityToken != nil)
     }
+
+    @Test func eventsFollowTheAgentAndEndWithIt() async throws {
+        let directory = try TempDirectory(prefix: "ubiq-web")
+        let agent = try AgentProcess(name: "alpha", in: directory)
+        try agent.createAccount()
+        try await agent.startAndWait()
+        defer { agent.stop() }
+        let (token, csrf) = (WebToken.make(), WebToken.make())
+        let page = WebPage(bridge: WebBridge(socketPath: agent.socket), csrfToken: csrf)
+        let server = try await WebServer(host: "127.0.0.1", port: 0, token: token, csrfToken: csrf,
+                                         logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }) { await page.respond(to: $0) }
+        let running = Task { try await server.run() }
+        defer { running.cancel() }
+
+        let events = try StreamingHTTP(port: server.port, "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nCookie: ubiq_ui=\(token)")
+        try await waitUntil("the event stream to open", timeout: .seconds(10)) { events.text.contains("retry: 1000") }
+        #expect(events.text.hasPrefix("HTTP/1.1 200"))
+        #expect(events.text.contains("Content-Type: text/event-stream"))
+        try agent.write("Documents/news.txt", "hello")
+        try await waitUntil("an event for the new file", timeout: .seconds(20)) {
+            events.text.contains("event: events.item") && events.text.contains("Documents/news.txt")
+        }
+        agent.stop()
+        try await waitUntil("the stream to end with the agent", timeout: .seconds(20)) { events.ended }
+    }
 }

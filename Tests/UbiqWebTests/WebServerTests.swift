@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import Testing
 @testable import UbiqWeb
 
@@ -60,6 +61,48 @@ import Testing
     }
 }
 
+/// A connection that sends one request and collects what comes back as it comes, on a
+/// thread of its own, for answers that stream (server-sent events).
+final class StreamingHTTP: Sendable {
+    private let received = Mutex<(bytes: [UInt8], ended: Bool)>(([], false))
+
+    init(port: Int, _ head: String) throws {
+        let fd = try connectedSocket(port: port)
+        let request = Array((head + "\r\nConnection: close\r\n\r\n").utf8)
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if count <= 0 { break }
+                self.received.withLock { $0.bytes += buffer[0..<count] }
+            }
+            close(fd)
+            self.received.withLock { $0.ended = true }
+        }.start()
+    }
+
+    var text: String { String(decoding: received.withLock { $0.bytes }, as: UTF8.self) }
+    var ended: Bool { received.withLock { $0.ended } }
+}
+
+func connectedSocket(port: Int) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw POSIXError(.EIO) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+        close(fd)
+        throw POSIXError(.ECONNREFUSED)
+    }
+    return fd
+}
+
 /// Sends `head` (without its final blank line) and `body` over a new TCP connection with
 /// `Connection: close`, and reads the whole answer. The socket is used from a thread of its
 /// own: blocked in `recv` on the tasks' threads, it would starve the server it waits for.
@@ -70,17 +113,8 @@ func rawHTTP(port: Int, _ head: String, body: String = "") async throws -> (stat
 }
 
 private func blockingHTTP(port: Int, _ head: String, body: String) throws -> (status: Int, head: String, body: String) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw POSIXError(.EIO) }
+    let fd = try connectedSocket(port: port)
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
     let request = Array((head + "\r\nConnection: close\r\n\r\n" + body).utf8)
     var sent = 0
     while sent < request.count {

@@ -1,5 +1,6 @@
 // The page: everything it shows comes from the agent's control methods, called through
-// /api/rpc with the page's CSRF token.
+// /api/rpc with the page's CSRF token, and is read again whenever the agent reports a change
+// (/api/events); transfers' progress, which no event reports, every 2 s.
 const csrf = document.querySelector('meta[name="ubiq-csrf"]').content;
 
 export async function call(method, params) {
@@ -60,6 +61,11 @@ async function refresh() {
     problem.hidden = false;
   }
 }
+
+// EventSource connects again by itself, also after the agent restarts.
+const events = new EventSource('/api/events');
+events.addEventListener('events.item', () => refresh());
+events.addEventListener('open', () => refresh());
 
 refresh();
 setInterval(refresh, 2000);
