@@ -48,9 +48,7 @@ public struct WebAccess: Sendable {
     public init(token: String, csrfToken: String, listenHost: String, port: Int) {
         self.token = token
         self.csrfToken = csrfToken
-        var names = ["localhost", "127.0.0.1", "[::1]", Self.hostForm(listenHost)]
-        names = names.map { $0.lowercased() }
-        hosts = Set(names.map { "\($0):\(port)" })
+        hosts = Set(["localhost", "127.0.0.1", "[::1]", Self.hostForm(listenHost)].map { "\($0.lowercased()):\(port)" })
     }
 
     public func check(_ request: Request) -> Decision {

@@ -32,14 +32,12 @@ public struct WebBridge: Sendable {
         }
         let params = members["params"].flatMap { $0 == .null ? nil : $0 }
         do {
-            let connection = try await UbiqConnection.connect(socketPath: socketPath)
-            defer { Task { await connection.close() } }
-            let result = try await connection.call(method, params: params)
+            let result = try await UbiqConnection.withConnection(socketPath: socketPath) { try await $0.call(method, params: params) }
             return Self.json(200, ["result": result])
         } catch let error as RPCError {
             return Self.json(200, ["error": ["code": .integer(Int64(error.code.rawValue)), "message": .string(error.message)]])
         } catch {
-            return Self.json(503, ["error": ["code": .integer(-32007), "message": .string("the agent does not answer on its socket: \(error)")]])
+            return Self.unavailable(error)
         }
     }
 
@@ -49,35 +47,50 @@ public struct WebBridge: Sendable {
     /// ends when the agent goes (the browser's EventSource connects again), or the browser.
     public func events() async -> WebResponse {
         let connection: UbiqConnection
-        do {
-            connection = try await UbiqConnection.connect(socketPath: socketPath)
-            _ = try await connection.call("events.subscribe")
-        } catch {
-            return Self.json(503, ["error": ["code": .integer(-32007), "message": .string("the agent does not answer on its socket: \(error)")]])
+        do { connection = try await UbiqConnection.connect(socketPath: socketPath) } catch { return Self.unavailable(error) }
+        do { _ = try await connection.call("events.subscribe") } catch {
+            await connection.close()
+            return Self.unavailable(error)
         }
         return WebResponse(status: 200, headers: [("Content-Type", "text/event-stream")]) { write in
-            defer { Task { await connection.close() } }
-            try await write(Array("retry: 1000\n\n".utf8))
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await notification in connection.notifications {
-                        try await write(Array("event: \(notification.method)\ndata: \(notification.json.serialized())\n\n".utf8))
-                    }
-                }
-                group.addTask {
-                    while true {
-                        try await Task.sleep(for: Self.heartbeat)
-                        try await write(Array(": alive\n\n".utf8))
-                    }
-                }
-                // The first to end (the agent went, or a write failed) ends the other.
-                try await group.next()
-                group.cancelAll()
+            do {
+                try await Self.forward(connection.notifications, to: write)
+                await connection.close()
+            } catch {
+                await connection.close()
+                throw error
             }
         }
     }
 
+    /// Writes each notification as a server-sent event, and a comment every
+    /// ``heartbeat``, until the notifications end or a write fails.
+    private static func forward(_ notifications: AsyncStream<RPCNotification>,
+                                to write: @escaping @Sendable ([UInt8]) async throws -> Void) async throws {
+        try await write(Array("retry: 1000\n\n".utf8))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await notification in notifications {
+                    try await write(Array("event: \(notification.method)\ndata: \(notification.json.serialized())\n\n".utf8))
+                }
+            }
+            group.addTask {
+                while true {
+                    try await Task.sleep(for: Self.heartbeat)
+                    try await write(Array(": alive\n\n".utf8))
+                }
+            }
+            // The first to end (the agent went, or a write failed) ends the other.
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
     static let heartbeat: Duration = .seconds(15)
+
+    static func unavailable(_ error: any Error) -> WebResponse {
+        json(503, ["error": ["code": .integer(-32007), "message": .string("the agent does not answer on its socket: \(error)")]])
+    }
 
     static func json(_ status: Int, _ members: [String: JSONValue]) -> WebResponse {
         WebResponse(status: status, headers: [("Content-Type", "application/json")], body: JSONValue.object(members).serializedBytes)
