@@ -74,10 +74,11 @@ let package = Package(
         // The agent's web page (issue 26): who may use it, and the page's server.
         .target(name: "UbiqWeb", dependencies: [
             "UbiqClient", "UbiqControlAPI", log, .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ] + nio, exclude: ["Page"], swiftSettings: swiftSettings),
         .target(name: "UbiqAgent", dependencies: [
             "UbiqModel", "UbiqConfig", "UbiqIdentity", "UbiqIndex", "UbiqFileSystem", "UbiqWire",
-            "UbiqTransport", "UbiqDiscovery", "UbiqSync", "UbiqControlAPI", "UbiqControl", log,
+            "UbiqTransport", "UbiqDiscovery", "UbiqSync", "UbiqControlAPI", "UbiqControl", "UbiqWeb", log,
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "ubiqd", dependencies: [

@@ -78,7 +78,7 @@ class Agent:
 
     def spawn(self):
         args = [os.path.join(self.bindir, "ubiqd"), "--state", self.state, "--listen", f"127.0.0.1:{self.port}",
-                "--no-discovery", "--container", f"{CONTAINER}={self.root}", "--socket", self.sock,
+                "--no-discovery", "--no-ui", "--container", f"{CONTAINER}={self.root}", "--socket", self.sock,
                 "--device-name", self.name, "--log-level", os.environ.get("UBIQ_BENCH_LOG", "warning"),
                 "--kvstore", KVSTORE]
         for p in self.peers:

@@ -21,6 +21,9 @@ for path in sorted(page.iterdir()):
     lines.append(f'        "{path.name}": ("{types[path.suffix]}", {hashes}"""')
     lines.extend(text.rstrip("\n").split("\n"))
     lines.append(f'"""{hashes}),')
+lines += ["    ]", "", "    /// The media type of each kind of file the page may have, by suffix.",
+          "    static let types: [String: String] = ["]
+lines += [f'        "{suffix}": "{kind}",' for suffix, kind in types.items()]
 lines += ["    ]", "}", ""]
 out.parent.mkdir(exist_ok=True)
 out.write_text("\n".join(lines), encoding="utf-8")

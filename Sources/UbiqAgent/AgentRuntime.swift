@@ -12,8 +12,8 @@ import UbiqSync
 import UbiqTransport
 import UbiqWire
 
-/// The agent: the control socket, and the signed-in account's parts (``SyncSession``, run by
-/// ``AccountService``), together in a `ServiceGroup` until SIGTERM or SIGINT.
+/// The agent: the control socket, the web page, and the signed-in account's parts
+/// (``SyncSession``, run by ``AccountService``), together in a `ServiceGroup` until SIGTERM or SIGINT.
 public struct AgentRuntime: Sendable {
     public static let version = "0.1.0"
 
@@ -27,14 +27,19 @@ public struct AgentRuntime: Sendable {
 
     public func run() async throws {
         let host = AgentHost(configuration: configuration, logger: logger)
+        let webPage = WebPageState(enabled: configuration.ui != nil)
         let control = ControlServer(configuration: .init(socketPath: configuration.socketPath),
-                                    handler: AgentControlHandler(host: host), logger: logger)
+                                    handler: AgentControlHandler(host: host, webPage: webPage), logger: logger)
         let account = AccountService(host: host, logger: logger) { session, created in
             printBanner(identity: session.identity, created: created, listening: session.listening)
             logger.info("agent started", metadata: ["listen": "\(session.listening)", "peers": "\(configuration.peers.map(\.description))"])
         }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: ControlService(server: control)), .init(service: account)]
+        if let listen = configuration.ui {
+            services.append(.init(service: WebPageService(listen: listen, configuration: configuration, state: webPage, logger: logger)))
+        }
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: ControlService(server: control)), .init(service: account)],
+            services: services,
             cancellationSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()

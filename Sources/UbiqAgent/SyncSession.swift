@@ -122,7 +122,8 @@ struct SyncSession: Sendable {
         let status = AgentStatusSource(identity: identity, deviceName: config.deviceName, engine: engine, containers: containers,
                                        roots: Dictionary(uniqueKeysWithValues: synced.map { ($0.id, $0.path) }),
                                        listening: listening, discovery: { [discovery] in await discovery?.state ?? "disabled" },
-                                       limits: limits, notSynced: refused, recordStores: recordStores)
+                                       limits: limits, notSynced: refused, recordStores: recordStores,
+                                       keyValueStores: config.kvstores)
         let onDemand = OnDemandMethods(status: status)
         var announce: (@Sendable (DiscoveryRecord.Invitation?) async -> Void)?
         if let discovery { announce = { await discovery.announce($0) } }

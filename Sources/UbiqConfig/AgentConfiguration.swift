@@ -40,6 +40,9 @@ public struct AgentConfiguration: Hashable, Sendable {
     public var maxReceiveKiBPerSecond: Int? = nil
     /// Limits of single peers, each device once; changed at run time with `limits.set`.
     public var peerLimits: [PeerLimit] = []
+    /// Where the web page is served; nil: not at all (`ui = false`, `--no-ui`). Loopback by
+    /// default: any other address must be set, and the agent warns of it.
+    public var ui: HostPort? = defaultUI
 
     /// The highest rate limit taken: 100 GiB a second.
     public static let maxRateKiB = 100 << 20
@@ -49,6 +52,7 @@ public struct AgentConfiguration: Hashable, Sendable {
     public static let defaultListen = [HostPort(unchecked: "::", port: defaultPort)]
     /// Where the default listen address falls back to on a host with no IPv6.
     public static let ipv4Listen = HostPort(unchecked: "0.0.0.0", port: defaultPort)
+    public static let defaultUI = HostPort(unchecked: "127.0.0.1", port: 22180)
     public static let defaultPackageExtensions = ["pages", "numbers", "key", "rtfd", "bundle"]
     public static let defaultContainerID = try! ContainerID("ubiq.drive")
     public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]

@@ -4,7 +4,7 @@ import UbiqModel
 extension ConfigLayer {
     /// The keys of `Config/ubiqd.toml`, by table; anything else is refused.
     enum Keys {
-        static let top = ["agent", "sync", "container", "kvstore", "kvstore_limits", "peer_limit"]
+        static let top = ["agent", "sync", "container", "kvstore", "kvstore_limits", "peer_limit", "ui"]
         static let agent = ["state", "device_name", "listen", "socket", "discovery", "peers", "log_level", "max_send_kib_per_second",
                             "max_receive_kib_per_second"]
         static let sync = ["package_extensions", "close_delay_ms", "modify_delay_ms", "max_delay_ms"]
@@ -13,6 +13,7 @@ extension ConfigLayer {
         static let kvstore = ["id"]
         static let peerLimit = ["device", "max_send_kib_per_second", "max_receive_kib_per_second"]
         static let kvstoreLimits = ["max_store_bytes", "max_keys", "max_key_bytes", "max_value_bytes"]
+        static let ui = ["enabled", "listen"]
     }
 
     /// The layer a config file gives; `file` is only used in messages.
@@ -33,6 +34,7 @@ extension ConfigLayer {
         if let agent = try top.table("agent") { try readAgent(agent, paths: paths) }
         if let sync = try top.table("sync") { try readSync(sync) }
         if let limits = try top.table("kvstore_limits") { try readLimits(limits) }
+        try readUI(top)
         if let tables = try top.tables("container"), !tables.isEmpty {
             var result: [Container] = []
             for table in tables { result.append(try Self.container(table, paths: paths)) }
@@ -109,6 +111,18 @@ extension ConfigLayer {
             for raw in list { result.append(try HostPort(raw)) }
             return result
         }
+    }
+
+    /// `ui = false` (or `true`), or a `[ui]` table with `enabled` and `listen`.
+    private mutating func readUI(_ top: TOMLReader) throws(ConfigError) {
+        if top.table["ui"]?.bool != nil {
+            uiEnabled = try top.bool("ui")
+            return
+        }
+        guard let ui = try top.table("ui") else { return }
+        try ui.rejectUnknownKeys(allowed: Keys.ui)
+        uiEnabled = try ui.bool("enabled")
+        uiListen = try ui.checked("listen", try ui.string("listen")) { raw throws(ConfigError) in try HostPort(raw, allowPortZero: true) }
     }
 
     private mutating func readSync(_ sync: TOMLReader) throws(ConfigError) {

@@ -25,6 +25,10 @@ extension ConfigLayer {
             logLevel = try flag("--log-level") { () throws(ConfigError) in try ValueRules.logLevel(raw) }
         }
         if overrides.noDiscovery { discovery = false }
+        if overrides.noUI { uiEnabled = false }
+        if let raw = overrides.uiListen {
+            uiListen = try flag("--ui-listen") { () throws(ConfigError) in try HostPort(raw, allowPortZero: true) }
+        }
         if !overrides.listen.isEmpty {
             var result: [HostPort] = []
             for raw in overrides.listen {

@@ -21,6 +21,7 @@ extension ConfigLayer {
         config.maxSendKiBPerSecond = maxSendKiB
         config.maxReceiveKiBPerSecond = maxReceiveKiB
         config.peerLimits = peerLimits ?? []
+        config.ui = uiEnabled == false ? nil : uiListen ?? defaults.ui
         config.packageExtensions = packageExtensions ?? defaults.packageExtensions
         config.closeDelayMs = closeDelayMs ?? defaults.closeDelayMs
         config.modifyDelayMs = modifyDelayMs ?? defaults.modifyDelayMs

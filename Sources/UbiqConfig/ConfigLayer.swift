@@ -35,6 +35,8 @@ struct ConfigLayer: Sendable {
     var maxSendKiB: Int?
     var maxReceiveKiB: Int?
     var peerLimits: [PeerLimit]?
+    var uiEnabled: Bool?
+    var uiListen: HostPort?
 
     /// Each key `other` sets wins; lists are replaced, not merged.
     func overridden(by other: ConfigLayer) -> ConfigLayer {
@@ -59,7 +61,9 @@ struct ConfigLayer: Sendable {
             delayOrigin: other.delayOrigin ?? delayOrigin,
             maxSendKiB: other.maxSendKiB ?? maxSendKiB,
             maxReceiveKiB: other.maxReceiveKiB ?? maxReceiveKiB,
-            peerLimits: other.peerLimits ?? peerLimits
+            peerLimits: other.peerLimits ?? peerLimits,
+            uiEnabled: other.uiEnabled ?? uiEnabled,
+            uiListen: other.uiListen ?? uiListen
         )
     }
 }

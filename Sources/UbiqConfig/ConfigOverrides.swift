@@ -25,6 +25,10 @@ public struct ConfigOverrides: Hashable, Sendable {
     public var deviceName: String?
     /// `--log-level LEVEL`
     public var logLevel: String?
+    /// `--ui-listen HOST:PORT`: where the web page is served.
+    public var uiListen: String?
+    /// `--no-ui`; false leaves the file's setting alone.
+    public var noUI: Bool
 
     public init(
         state: String? = nil,
@@ -36,7 +40,9 @@ public struct ConfigOverrides: Hashable, Sendable {
         socket: String? = nil,
         kvstores: [String] = [],
         deviceName: String? = nil,
-        logLevel: String? = nil
+        logLevel: String? = nil,
+        uiListen: String? = nil,
+        noUI: Bool = false
     ) {
         self.state = state
         self.config = config
@@ -48,5 +54,7 @@ public struct ConfigOverrides: Hashable, Sendable {
         self.kvstores = kvstores
         self.deviceName = deviceName
         self.logLevel = logLevel
+        self.uiListen = uiListen
+        self.noUI = noUI
     }
 }

@@ -10,7 +10,7 @@ enum ControlParams {
     static func check(method: String, params: JSONValue?) throws -> JSONValue {
         guard let known = ControlMethod(rawValue: method) else { throw RPCError.methodNotFound(method) }
         switch known {
-        case .agentStatus, .accountIdentity, .peersList, .limitsGet, .devicesList, .accountWatch, .deviceInvite, .accountRotate:
+        case .agentStatus, .accountIdentity, .peersList, .limitsGet, .devicesList, .accountWatch, .deviceInvite, .accountRotate, .uiURL:
             return .object([:])
         case .deviceRemove:
             return try JSONValue(encoding: decode(DeviceRemoveParams.self, params))
@@ -32,6 +32,10 @@ enum ControlParams {
             let request = try decode(VersionsSaveParams.self, params)
             _ = try ControlPath.item(request.to, field: "to")
             return try paths(request, \.path)
+        case .versionsRead:
+            return try paths(decode(VersionsReadParams.self, params), \.path)
+        case .ignoreSet:
+            return try JSONValue(encoding: decode(IgnoreSetParams.self, params))
         case .historyList, .trashList:
             let request = try decode(HistoryListParams.self, params)
             _ = try request.path.flatMap { try ControlPath.itemOrRoot($0) }
@@ -47,7 +51,7 @@ enum ControlParams {
         case .historyRestoreFolder:
             return try paths(decode(HistoryRestoreFolderParams.self, params), \.path)
         case .containerURL, .containerRescan, .historyPrune, .containerDifferences, .containerOverride,
-             .containerRevert:
+             .containerRevert, .conflictsList, .ignoreGet:
             return try JSONValue(encoding: decode(ContainerURLParams.self, params))
         case .kvGet:
             return try JSONValue(encoding: decode(KeyValueGetParams.self, params))

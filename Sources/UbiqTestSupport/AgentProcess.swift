@@ -18,6 +18,9 @@ public final class AgentProcess: @unchecked Sendable {
     public var extraArguments: [String] = []
     /// mDNS discovery; off by default so loopback tests never touch avahi.
     public var discovery = false
+    /// The web page's port (0: the kernel's choice, which `ui.url` tells); nil, the default:
+    /// no page, so agents started side by side never compete for its default port.
+    public var webPagePort: Int?
     /// The LAN workstation to run in (its network and mount namespaces); nil for loopback.
     public var lanHost: LANHost?
     public var environment: [String: String] = [:]
@@ -103,6 +106,7 @@ public final class AgentProcess: @unchecked Sendable {
             arguments += ["--container", "\(container)=\(root)"]
         }
         if !discovery { arguments.append("--no-discovery") }
+        arguments += webPagePort.map { ["--ui-listen", "127.0.0.1:\($0)"] } ?? ["--no-ui"]
         for peer in peers { arguments += ["--peer", "127.0.0.1:\(peer)"] }
         arguments += extraArguments
         if let lanHost {
@@ -195,6 +199,11 @@ public final class AgentProcess: @unchecked Sendable {
 
     public func versions(_ path: String) async throws -> VersionsList {
         try await withClient { try await $0.versions(container: container, path: path) }
+    }
+
+    /// Where the agent serves its web page (``webPagePort``), with the token.
+    public func webPageAddress() async throws -> WebPageAddress {
+        try await withClient { try await $0.webPageAddress() }
     }
 
     // MARK: files

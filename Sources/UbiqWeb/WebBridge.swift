@@ -11,9 +11,9 @@ public struct WebBridge: Sendable {
     public static let methods: Set<String> = [
         "agent.status", "account.identity", "devices.list", "peers.list", "device.invite", "device.remove",
         "items.list", "item.status", "item.startDownloading", "item.evict",
-        "versions.list", "versions.resolve", "versions.save",
+        "versions.list", "versions.resolve", "versions.save", "versions.read", "conflicts.list",
         "history.list", "trash.list", "history.restore", "history.restoreFolder",
-        "sync.pause", "sync.resume", "limits.get", "limits.set",
+        "sync.pause", "sync.resume", "limits.get", "limits.set", "ignore.get", "ignore.set",
         "kv.list", "records.fetch",
     ]
 

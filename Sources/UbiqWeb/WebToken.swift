@@ -1,3 +1,4 @@
+import Crypto
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -38,6 +39,14 @@ public enum WebToken {
             let byte = UInt8.random(in: .min ... .max, using: &generator)
             return String(byte >> 4, radix: 16) + String(byte & 0xF, radix: 16)
         }.joined()
+    }
+
+    /// The page's CSRF token for the access token `token`: an HMAC of it, so it stays the
+    /// same across restarts of the agent (a page left open keeps working), and cannot be
+    /// had without the token.
+    public static func csrf(for token: String) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: Array("ubiq-ui-csrf/1".utf8), using: SymmetricKey(data: Array(token.utf8)))
+        return code.map { String($0 >> 4, radix: 16) + String($0 & 0xF, radix: 16) }.joined()
     }
 
     private static func existing(_ path: String) throws(WebError) -> String? {

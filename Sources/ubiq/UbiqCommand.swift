@@ -11,7 +11,7 @@ struct UbiqCommand: AsyncParsableCommand {
             HistoryCommand.self, TrashCommand.self, RestoreCommand.self,
             KeyValueCommand.self, RecordCommand.self, WatchCommand.self, DownloadCommand.self, EvictCommand.self, RescanCommand.self,
             PauseCommand.self, ResumeCommand.self, LimitCommand.self, DifferencesCommand.self, OverrideCommand.self, RevertCommand.self,
-            AccountCommand.self,
+            AccountCommand.self, UICommand.self,
         ])
 
     /// Accepted before the subcommand (`ubiq --socket S status`); subcommands read it back

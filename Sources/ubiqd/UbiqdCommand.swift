@@ -31,12 +31,17 @@ struct UbiqdCommand: AsyncParsableCommand {
     var deviceName: String?
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String?
+    @Option(help: ArgumentHelp("Where to serve the web page, HOST:PORT (default 127.0.0.1:22180). `ubiq ui` prints its address. Set UBIQ_UI_PAGE_DIR to serve the page's files from that folder instead of the built-in copy, when working on them.", valueName: "host:port"))
+    var uiListen: String?
+    @Flag(help: "Do not serve the web page.")
+    var noUI = false
 
     func run() async throws {
         let overrides = ConfigOverrides(
             state: state.map(Self.absolute), config: config, listen: listen, peers: peer,
             containers: container.map(Self.absoluteContainer), noDiscovery: noDiscovery,
-            socket: socket.map(Self.absolute), kvstores: kvstore, deviceName: deviceName, logLevel: logLevel)
+            socket: socket.map(Self.absolute), kvstores: kvstore, deviceName: deviceName, logLevel: logLevel,
+            uiListen: uiListen, noUI: noUI)
         let configuration: AgentConfiguration
         do {
             configuration = try ConfigLoader.load(overrides: overrides, environment: ProcessInfo.processInfo.environment)

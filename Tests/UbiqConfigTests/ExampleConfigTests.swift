@@ -24,7 +24,7 @@ struct ExampleConfigTests {
                     "package_extensions", "close_delay_ms", "modify_delay_ms", "max_delay_ms",
                     "[[container]]", "id", "path", "download", "[[kvstore]]", "[kvstore_limits]",
                     "max_store_bytes", "max_keys", "max_key_bytes", "max_value_bytes", "[[peer_limit]]", "device",
-                    "max_send_kib_per_second", "max_receive_kib_per_second"] {
+                    "max_send_kib_per_second", "max_receive_kib_per_second", "[ui]", "enabled", "ui = false"] {
             #expect(text.contains(key), "\(key) is not documented in Config/ubiqd.toml")
         }
     }

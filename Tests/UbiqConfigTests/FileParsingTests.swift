@@ -140,3 +140,38 @@ struct FileParsingTests {
         #expect(config.stateDirectory == "/home/u/.local/state/ubiq")
     }
 }
+
+/// The web page's settings: on at 127.0.0.1:22180 unless the file or a flag says otherwise.
+struct WebPageConfigTests {
+    @Test func thePageIsOnAtLoopbackByDefault() throws {
+        #expect(try TestHome().load().ui == HostPort("127.0.0.1:22180"))
+    }
+
+    @Test func theFileMovesOrTurnsOffThePage() throws {
+        let home = try TestHome()
+        #expect(try home.load(file: "ui = false\n").ui == nil)
+        #expect(try home.load(file: "[ui]\nenabled = false\nlisten = \"127.0.0.1:9\"\n").ui == nil)
+        #expect(try home.load(file: "[ui]\nlisten = \"[::1]:8080\"\n").ui == HostPort("[::1]:8080"))
+        #expect(try home.load(file: "ui.listen = \"0.0.0.0:0\"\n").ui == HostPort("0.0.0.0:0", allowPortZero: true))
+    }
+
+    @Test func flagsWinOverTheFile() throws {
+        let home = try TestHome()
+        let file = "[ui]\nlisten = \"127.0.0.1:9000\"\n"
+        #expect(try home.load(file: file, ConfigOverrides(noUI: true)).ui == nil)
+        #expect(try home.load(file: file, ConfigOverrides(uiListen: "127.0.0.1:0")).ui == HostPort("127.0.0.1:0", allowPortZero: true))
+    }
+
+    @Test func badSettingsSayWhatToWrite() throws {
+        let home = try TestHome()
+        for (text, expected) in [
+            ("[ui]\nlisten = \"localhost\"\n", "has no port"),
+            ("[ui]\nport = 22180\n", "unknown key 'port'"),
+            ("ui = \"off\"\n", "a table"),
+            ("[ui]\nenabled = \"no\"\n", "true or false"),
+        ] {
+            let error = try #require(try home.error(file: text), "\(text) loaded")
+            #expect("\(error)".contains(expected), "\(text): \(error)")
+        }
+    }
+}

@@ -75,6 +75,10 @@ struct AccountMethods: Sendable {
             return try await HistoryMethods(status: status).handle(known, params: params)
         case .containerURL, .containerRescan, .versionsSave:
             return try await ContainerMethods(status: status).handle(known, params: params)
+        case .conflictsList, .versionsRead:
+            return try await ConflictMethods(status: status).handle(known, params: params)
+        case .ignoreGet, .ignoreSet:
+            return try await IgnoreMethods(status: status).handle(known, params: params)
         case .containerDifferences, .containerOverride, .containerRevert:
             return try await FolderModeMethods(status: status).handle(known, params: params)
         case .kvGet, .kvSet, .kvRemove, .kvList, .kvSynchronize, .kvSubscribe:
@@ -89,7 +93,7 @@ struct AccountMethods: Sendable {
             return try await onDemand.handle(known, params: params, connection: connection)
         case .queryStart, .queryStop, .itemStatus:
             return try await queries.handle(known, params: params, connection: connection)
-        case .accountIdentity, .accountLeave, .accountCreate, .accountJoin, .accountWatch:
+        case .accountIdentity, .accountLeave, .accountCreate, .accountJoin, .accountWatch, .uiURL:
             // Answered whether signed in or not (`AgentControlHandler`).
             throw RPCError.methodNotFound(known.rawValue)
         }

@@ -7,6 +7,7 @@ import UbiqModel
 /// account's ``AccountMethods``, and is `unavailable` while signed out.
 struct AgentControlHandler: ControlHandler {
     let host: AgentHost
+    let webPage: WebPageState
 
     func handle(method: String, params: JSONValue?, connection: ControlConnection) async throws -> JSONValue {
         guard let known = ControlMethod(rawValue: method) else { throw RPCError.methodNotFound(method) }
@@ -24,6 +25,8 @@ struct AgentControlHandler: ControlHandler {
                 AccountIdentityChange(identityToken: $0)
             }
             return try JSONValue(encoding: current)
+        case .uiURL:
+            return try JSONValue(encoding: try await webPage.address())
         case .accountJoin:
             let request = try RPCParams.decode(AccountJoinParams.self, from: params)
             return try JSONValue(encoding: try await host.join(bundle: request.bundle, name: request.name))

@@ -20,6 +20,8 @@ struct AgentStatusSource: Sendable {
     /// Configured containers this agent does not sync, with why.
     var notSynced: [ContainerNotSynced] = []
     var recordStores: RecordStores? = nil
+    /// The key-value stores this device takes part in.
+    var keyValueStores: [String] = []
 
     func container(_ id: ContainerID) throws(RPCError) -> ContainerSync {
         guard let container = containers.first(where: { $0.id == id }) else {
@@ -84,6 +86,7 @@ struct AgentStatusSource: Sendable {
         status.paused = await engine.paused
         status.limits = await LimitMethods(limits: limits).status()
         status.containersNotSynced = notSynced.isEmpty ? nil : notSynced
+        status.kvstores = keyValueStores
         return status
     }
 }

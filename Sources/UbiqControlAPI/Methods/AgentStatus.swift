@@ -35,6 +35,8 @@ public struct AgentStatus: Hashable, Sendable, Codable {
     /// Configured containers this agent does not sync, with why (a folder left by another
     /// account); absent when there are none.
     public var containersNotSynced: [ContainerNotSynced]? = nil
+    /// The key-value stores this device takes part in (`kv.list` shows one).
+    public var kvstores: [String]? = nil
 
     public init(
         device: Device, identityToken: String?, agentVersion: String, listen: [String], discovery: String,

@@ -31,6 +31,16 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case versionsResolve = "versions.resolve"
     /// ``VersionsSaveParams`` → ``VersionsSaveResult``
     case versionsSave = "versions.save"
+    /// ``VersionsReadParams`` → ``VersionsReadResult``
+    case versionsRead = "versions.read"
+    /// ``ContainerURLParams`` → `[ConflictEntry]`
+    case conflictsList = "conflicts.list"
+    /// ``ContainerURLParams`` → ``IgnoreFile``
+    case ignoreGet = "ignore.get"
+    /// ``IgnoreSetParams`` → ``IgnoreFile``
+    case ignoreSet = "ignore.set"
+    /// → ``WebPageAddress``
+    case uiURL = "ui.url"
     /// ``HistoryListParams`` → ``HistoryList``
     case historyList = "history.list"
     /// ``HistoryRestoreParams`` → ``HistoryRestoreResult``

@@ -136,4 +136,12 @@ button:focus-visible, a:focus-visible { outline: 2px solid var(--accent); outlin
 }
 """#),
     ]
+
+    /// The media type of each kind of file the page may have, by suffix.
+    static let types: [String: String] = [
+        ".html": "text/html; charset=utf-8",
+        ".css": "text/css; charset=utf-8",
+        ".js": "text/javascript; charset=utf-8",
+        ".svg": "image/svg+xml",
+    ]
 }
