@@ -15,24 +15,28 @@ extension AgentProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binDirectory + "/" + program)
         process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let inputPipe = input.map { _ in Pipe() }
-        if let inputPipe { process.standardInput = inputPipe }
+        let out = try PrivatePipe(), err = try PrivatePipe()
+        process.standardOutput = out.writing
+        process.standardError = err.writing
+        let inputPipe = try input.map { _ in try PrivatePipe() }
+        if let inputPipe { process.standardInput = inputPipe.reading }
         try process.run()
+        out.childStarted()
+        err.childStarted()
+        inputPipe?.childStarted(writesTo: false)
         if let input, let inputPipe {
             // Written from a thread of its own: a large input fills the pipe before the program reads.
-            let writer = inputPipe.fileHandleForWriting
+            let writer = inputPipe.writing
             Thread {
                 try? writer.write(contentsOf: input)
                 try? writer.close()
             }.start()
         }
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        // Both streams at once: a program stuck writing one (ArgumentParser writes its errors a
+        // character at a time, and a socket pair holds few such writes) never sees the other read.
+        let output = out.readInBackground(), errors = err.readInBackground()
         process.waitUntilExit()
-        return ProgramOutput(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
-                             errors: String(decoding: errors, as: UTF8.self))
+        return ProgramOutput(status: process.terminationStatus, output: String(decoding: output.finish(), as: UTF8.self),
+                             errors: String(decoding: errors.finish(), as: UTF8.self))
     }
 }

@@ -11,24 +11,27 @@ public final class RunningProgram {
 
     private let process = Process()
     private let printed = Printed()
-    private let out = Pipe(), err = Pipe()
+    private let out: PrivatePipe, err: PrivatePipe
     private var started = false
 
     public init(_ program: String, _ arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: AgentProcess.binDirectory + "/" + program)
         process.arguments = arguments
-        process.standardOutput = out
-        process.standardError = err
+        (out, err) = (try PrivatePipe(), try PrivatePipe())
+        process.standardOutput = out.writing
+        process.standardError = err.writing
         let printed = printed
-        out.fileHandleForReading.readabilityHandler = { handle in
+        out.reading.readabilityHandler = { handle in
             let data = handle.availableData
             printed.output.withLock { $0 += String(decoding: data, as: UTF8.self) }
         }
-        err.fileHandleForReading.readabilityHandler = { handle in
+        err.reading.readabilityHandler = { handle in
             let data = handle.availableData
             printed.errors.withLock { $0 += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
+        out.childStarted()
+        err.childStarted()
         started = true
     }
 
@@ -47,7 +50,7 @@ public final class RunningProgram {
         guard started else { return }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        out.fileHandleForReading.readabilityHandler = nil
-        err.fileHandleForReading.readabilityHandler = nil
+        out.reading.readabilityHandler = nil
+        err.reading.readabilityHandler = nil
     }
 }

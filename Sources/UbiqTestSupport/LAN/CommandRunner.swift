@@ -43,14 +43,17 @@ enum CommandRunner {
         process.arguments = arguments
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
+        let out: PrivatePipe, err: PrivatePipe
         do {
+            (out, err) = (try PrivatePipe(), try PrivatePipe())
+            process.standardOutput = out.writing
+            process.standardError = err.writing
             try process.runWithDefaultSignalMask()
         } catch {
             throw LANError(.commandFailed, "cannot start \(executable): \(error)")
         }
+        out.childStarted()
+        err.childStarted()
         let killed = Atomic<Bool>(false)
         let pid = process.processIdentifier
         let watchdog = DispatchWorkItem {
@@ -60,10 +63,10 @@ enum CommandRunner {
         let errors = Mutex(Data())
         let readingErrors = DispatchGroup()
         DispatchQueue.global().async(group: readingErrors) {
-            let data = err.fileHandleForReading.readDataToEndOfFile()
+            let data = err.reading.readDataToEndOfFile()
             errors.withLock { $0 = data }
         }
-        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let output = out.reading.readDataToEndOfFile()
         readingErrors.wait()
         process.waitUntilExit()
         // From here the watchdog does nothing; it could only have hit a reused pid in the instant since the reap.
