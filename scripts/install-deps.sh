@@ -3,10 +3,12 @@
 # The namespace LAN of the tests (Sources/UbiqTestSupport/LAN) needs iproute2, util-linux
 # (unshare, nsenter), mount, dbus, avahi-daemon, and avahi-utils and iputils-ping for its tests;
 # the benchmark at CI sizes needs python3 (and openssl for its limits rows); the history's
-# disk-cost test makes xfs and btrfs images (xfsprogs, btrfs-progs).
+# disk-cost test makes xfs and btrfs images (xfsprogs, btrfs-progs); the web page's tests drive
+# headless Chromium through its WebDriver (chromium, chromium-driver).
 set -euo pipefail
 packages=(libsqlite3-dev libavahi-compat-libdnssd-dev protobuf-compiler socat util-linux
-          iproute2 mount dbus avahi-daemon avahi-utils iputils-ping python3 openssl xfsprogs btrfs-progs)
+          iproute2 mount dbus avahi-daemon avahi-utils iputils-ping python3 openssl xfsprogs btrfs-progs
+          chromium chromium-driver)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: unit tests of each module and live tests with real ubiqd processes on
-# loopback (in parallel), the tests that time a fraction of a second or move gigabytes (on
-# their own), the engine's deterministic simulator (fixed seeds, then two
+# loopback (in parallel), the tests that time a fraction of a second, move gigabytes or drive
+# the web page in Chromium (on their own), the engine's deterministic simulator (fixed seeds, then two
 # minutes of new seeds, printed, on a release build), then the LAN tests in network namespaces (one at a time: each
 # brings up its own hosts with dbus and avahi-daemon, and they skip with a message where
 # root or namespaces are missing), the randomized partition test among them. Between the
@@ -18,9 +18,12 @@ timed='HappyEyeballsTests'
 # loop-mounted ext4, xfs and btrfs) take both cores
 # for a minute: beside the whole suite they starve tests that wait a minute for an answer.
 heavy='SparseFileTests|ResumeTests|HistoryDiskCostTests|SwarmTests'
+# The web page in headless Chromium: a browser takes a core, and a test asks that a conflict
+# shows on the page within a second of the agent holding it.
+browser='WebPageBrowserTests'
 swift build --build-tests
-swift test --skip-build --skip "$lan|$timed|$heavy|SimulationTests" "$@"
-swift test --skip-build --no-parallel --filter "$timed|$heavy" "$@"
+swift test --skip-build --skip "$lan|$timed|$heavy|$browser|SimulationTests" "$@"
+swift test --skip-build --no-parallel --filter "$timed|$heavy|$browser" "$@"
 # A seed replays exactly only with deterministic hashing (docs/reliability.md).
 SWIFT_DETERMINISTIC_HASHING=1 swift test --skip-build --filter SimulationTests "$@"
 swift build -c release --product ubiq-sim

@@ -3,6 +3,7 @@ import Logging
 import ServiceLifecycle
 import UbiqConfig
 import UbiqControlAPI
+import UbiqIdentity
 import UbiqWeb
 
 /// The agent's web page (`ui.listen`) as a service: the token of `<state>/ui-token`, the
@@ -18,6 +19,8 @@ struct WebPageService: Service {
         let server: WebServer
         let token: String
         do {
+            // On a first start the page may come up before the account's parts make the folder.
+            try StateDirectory(path: configuration.stateDirectory).create()
             token = try WebToken.loadOrCreate(at: configuration.stateDirectory + "/ui-token")
             let csrf = WebToken.csrf(for: token)
             let page = WebPage(bridge: WebBridge(socketPath: configuration.socketPath), csrfToken: csrf,

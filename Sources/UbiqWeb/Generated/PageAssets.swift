@@ -3,78 +3,964 @@
 /// The web page's files, by name: their media type and text.
 enum PageAssets {
     static let files: [String: (type: String, text: String)] = [
-        "app.js": ("text/javascript; charset=utf-8", #"""
-// The page: everything it shows comes from the agent's control methods, called through
-// /api/rpc with the page's CSRF token, and is read again whenever the agent reports a change
-// (/api/events); transfers' progress, which no event reports, every 2 s.
+        "api.js": ("text/javascript; charset=utf-8", #"""
+// Calls to the agent, what the page last learnt from it, and how failures reach the person.
 const csrf = document.querySelector('meta[name="ubiq-csrf"]').content;
 
+/** The agent (or its web server) did not answer at all, as opposed to refusing a call. */
+export class Unreachable extends Error {}
+
 export async function call(method, params) {
-  const response = await fetch('/api/rpc', {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'X-Ubiq-CSRF': csrf },
-    body: JSON.stringify({ method, params }),
-  });
-  const answer = await response.json();
-  if (answer.error) throw new Error(answer.error.message);
+  let response;
+  try {
+    response = await fetch('/api/rpc', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Ubiq-CSRF': csrf },
+      body: JSON.stringify({ method, params }),
+    });
+  } catch {
+    throw new Unreachable('no answer from the page\'s server');
+  }
+  let answer;
+  try {
+    answer = await response.json();
+  } catch {
+    throw new Unreachable(`the agent's page answered ${response.status}`);
+  }
+  if (answer.error) {
+    const error = response.status === 503 ? new Unreachable(answer.error.message) : new Error(answer.error.message);
+    error.code = answer.error.code;
+    throw error;
+  }
   return answer.result;
 }
 
-function cell(row, text) {
-  const td = document.createElement('td');
-  td.textContent = text;
-  row.append(td);
+/** The last agent.status and devices.list, which every part of the page reads. */
+export const known = { status: null, devices: new Map() };
+
+/** A device's name, with the start of its ID where another device has the same name. */
+export function deviceName(id) {
+  if (!id) return '';
+  const name = known.devices.get(id)?.name;
+  if (!name) return id.split('-')[0];
+  const shared = [...known.devices.values()].some((d) => d.id !== id && d.name === name);
+  return shared ? `${name} (${id.split('-')[0]})` : name;
 }
 
-function showDevices(devices) {
-  const body = document.querySelector('#devices tbody');
-  body.replaceChildren(...devices.map((device) => {
-    const row = document.createElement('tr');
-    row.dataset.device = device.id;
-    cell(row, device.name + (device.thisDevice ? ' (this device)' : ''));
-    cell(row, device.removed ? 'removed' : device.thisDevice || device.connected ? 'connected' : 'not connected');
-    cell(row, device.address ?? (device.addresses ?? []).join(', '));
-    cell(row, device.lastSeen ? new Date(device.lastSeen).toLocaleString() : '');
-    return row;
-  }));
+export function containerStatus(id) {
+  return known.status?.containers.find((c) => c.id === id) ?? null;
 }
 
-function showContainers(containers) {
-  const list = document.querySelector('#containers');
-  list.replaceChildren(...containers.map((container) => {
-    const item = document.createElement('li');
-    item.dataset.container = container.id;
-    const name = document.createElement('strong');
-    name.textContent = container.id;
-    const state = document.createElement('p');
-    state.className = 'state';
-    state.textContent = container.paused ? 'paused' : container.scanning ? 'scanning' : container.needItems > 0 ? `syncing: ${container.needItems} to fetch` : 'up to date';
-    item.append(name, state);
-    return item;
-  }));
+// #problem shows that the agent does not answer (cleared when a call succeeds again), the
+// background loads that failed (each cleared when it succeeds), and the refusal of the
+// person's last action (cleared by their next action that succeeds).
+// Background loads each have a slot of their own, by name.
+const problems = { reach: '', action: '' };
+
+function showProblems() {
+  const node = document.querySelector('#problem');
+  const loads = Object.keys(problems).filter((slot) => slot !== 'reach' && slot !== 'action').map((slot) => problems[slot]);
+  const text = [...new Set([problems.reach, ...loads, problems.action])].filter(Boolean).join(' ');
+  if (node.textContent !== text) node.textContent = text;
+  node.hidden = text === '';
 }
 
-async function refresh() {
-  const problem = document.querySelector('#problem');
+const retries = new Map(); // slot → the load to run again once the agent answers
+
+/** Shows why `slot` failed; `retry`, a background load, runs again after the next good poll. */
+export function setProblem(slot, error, retry = null) {
+  if (retry) retries.set(slot, retry);
+  if (error instanceof Unreachable) {
+    problems.reach = `ubiq agent not reachable: ${error.message}. Trying again every 2 s.`;
+  } else {
+    if (slot === 'reach') problems.reach = '';
+    problems[slot] = error ? error.message : '';
+  }
+  showProblems();
+}
+
+/** Clears "not reachable" and the slot's problem; after a good poll, retries failed loads. */
+export function succeeded(slot) {
+  problems.reach = '';
+  problems[slot] = '';
+  retries.delete(slot);
+  showProblems();
+  if (slot === 'reach') for (const retry of retries.values()) retry();
+}
+
+/** Says what an action did, politely (#status is a live region). */
+let told = null;
+
+export function tell(text) {
+  const node = document.querySelector('#status');
+  node.textContent = text;
+  clearTimeout(told);
+  told = setTimeout(() => { node.textContent = ''; }, 20000);
+}
+
+/** Handlers of button[data-action] clicks and form[data-submit] submits, by name. */
+export const actions = {};
+export const hooks = { changed: () => {} };
+
+/**
+ * Runs the person's action: one at a time per button (aria-busy rather than disabled, which
+ * would drop the keyboard focus), its refusal in #problem, then the page read again.
+ */
+export async function act(button, work) {
+  if (button?.getAttribute('aria-busy') === 'true') return;
+  button?.setAttribute('aria-busy', 'true');
   try {
-    const [status, devices] = await Promise.all([call('agent.status'), call('devices.list')]);
-    document.querySelector('#this-device').textContent = `${status.device.name}, ubiq ${status.agentVersion}`;
-    showDevices(devices);
-    showContainers(status.containers);
-    problem.hidden = true;
+    const message = await work();
+    succeeded('action');
+    if (message) tell(message);
   } catch (error) {
-    problem.textContent = `The agent did not answer: ${error.message}`;
-    problem.hidden = false;
+    setProblem('action', error);
+  } finally {
+    button?.removeAttribute('aria-busy');
+    hooks.changed();
   }
 }
 
-// EventSource connects again by itself, also after the agent restarts.
-const events = new EventSource('/api/events');
-events.addEventListener('events.item', () => refresh());
-events.addEventListener('open', () => refresh());
+/** Runs `task` once at a time; calls meanwhile make it run once more afterwards. */
+export function serial(task) {
+  let running = null;
+  let again = false;
+  return function run() {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await task();
+      } while (again);
+    })().finally(() => { running = null; });
+    return running;
+  };
+}
+"""#),
+        "app.js": ("text/javascript; charset=utf-8", #"""
+// The page: everything it shows comes from the agent's control methods, called through
+// /api/rpc with the page's CSRF token, and is read again whenever the agent reports a change
+// (/api/events); transfers' progress and rates, which no event reports, every 2 s.
+import { call, known, actions, act, hooks, serial, setProblem, succeeded, deviceName } from './api.js';
+import { el, button, cell, timeEl, setText, changed, keepFocus, confirmDialog } from './dom.js';
+import * as model from './model.js';
+import { loadConflicts } from './conflicts.js';
+import { openDetails, closeDetails, loadDetails, openContainer, showDetailsStatus } from './details.js';
+import { loadKeyValueStores, showRecordStores } from './stores.js';
 
-refresh();
-setInterval(refresh, 2000);
+export { call };
+
+const counters = new Map(); // device → {time, sent, received}, to tell rates from peers.list
+const estimates = new Map(); // container → model.nextEstimate state
+let conflictSignature = '';
+
+function showHeader(status) {
+  const account = status.identityToken ? `account ${model.shorten(status.identityToken)}` : 'signed out';
+  setText(document.querySelector('#this-device'),
+    `${status.device.name} (${status.device.id}) · ${account} · ubiq ${status.agentVersion}${status.paused ? ' · all syncing paused' : ''}`);
+  const pause = document.querySelector('#pause-all');
+  pause.hidden = false;
+  pause.dataset.action = status.paused ? 'resume-all' : 'pause-all';
+  setText(pause, status.paused ? 'Resume all syncing' : 'Pause all syncing');
+}
+
+function peerRates(peers, limits) {
+  const now = Date.now();
+  const rates = new Map();
+  for (const peer of peers) {
+    const last = counters.get(peer.deviceID);
+    if (last && now > last.time) {
+      const seconds = (now - last.time) / 1000;
+      rates.set(peer.deviceID, {
+        send: Math.max(0, (peer.bytesSent - last.sent) / seconds),
+        receive: Math.max(0, (peer.bytesReceived - last.received) / seconds),
+      });
+    }
+    counters.set(peer.deviceID, { time: now, sent: peer.bytesSent, received: peer.bytesReceived });
+  }
+  // What the agent measured over the last second is better than a difference over 2 s.
+  for (const peer of limits.peers ?? []) rates.set(peer.device, { send: peer.send.rate, receive: peer.receive.rate });
+  return rates;
+}
+
+function showDevices(devices, rates) {
+  const body = document.querySelector('#devices tbody');
+  const rows = devices.map((device) => {
+    const state = device.removed ? 'removed' : device.thisDevice || device.connected ? 'connected' : 'not connected';
+    const rate = rates.get(device.id);
+    const connected = device.connected && !device.removed && !device.thisDevice;
+    return { device, state, send: connected ? model.formatRate(rate?.send ?? 0) : '', receive: connected ? model.formatRate(rate?.receive ?? 0) : '' };
+  });
+  // Relative times age, so the rows are built anew at least every half minute.
+  if (!changed(body, [rows, Math.floor(Date.now() / 30000)])) return;
+  keepFocus(body, () => body.replaceChildren(...rows.map(deviceRow)), document.querySelector('#devices-heading'));
+}
+
+function deviceRow({ device, state, send, receive }) {
+  return el('tr', { data: { device: device.id } },
+    cell('Name', el('span', { class: 'name' }, device.name), device.thisDevice ? el('span', { class: 'tag' }, 'this device') : '',
+      el('span', { class: 'muted id' }, device.id)),
+    cell('State', state, device.removed && device.removedAt ? [' ', timeEl(device.removedAt)] : ''),
+    cell('Addresses', (device.addresses?.length ? device.addresses : [device.address].filter(Boolean)).join(', ')),
+    cell('Last seen', timeEl(device.lastSeen)),
+    cell('Sending', send),
+    cell('Receiving', receive),
+    cell('Actions', device.thisDevice || device.removed ? ''
+      : button('Remove', 'remove-device', { device: device.id }, { 'aria-label': `Remove ${device.name} from the account` })));
+}
+
+function showContainers(status) {
+  const list = document.querySelector('#containers');
+  const now = Date.now();
+  const cards = status.containers.map((container) => {
+    const estimate = model.nextEstimate(estimates.get(container.id), now, container.needBytes);
+    estimates.set(container.id, estimate);
+    const left = model.timeLeft(estimate);
+    return { container, state: model.containerState(container, status.paused), progress: model.progressOf(container), left };
+  });
+  if (changed(list, cards)) {
+    keepFocus(list, () => list.replaceChildren(...cards.map(containerCard)), document.querySelector('#containers-heading'));
+  }
+  const notSynced = document.querySelector('#containers-not-synced');
+  if (changed(notSynced, status.containersNotSynced ?? [])) {
+    notSynced.replaceChildren(...(status.containersNotSynced ?? []).map((c) => el('li', {}, `${c.id} (${c.path}) is not synced: ${c.reason}`)));
+  }
+}
+
+function containerCard({ container: c, state, progress, left }) {
+  const failures = c.failures ?? [];
+  const notSynced = (c.notSynced?.length ?? 0) + (c.notSyncedMore ?? 0);
+  return el('li', { data: { container: c.id } },
+    el('h3', {}, c.id),
+    el('p', { class: 'muted path' }, c.path),
+    el('p', { class: `state ${state.replace(/ /g, '-')}` }, state),
+    state === 'syncing' && progress ? el('p', { class: 'progress' },
+      el('progress', { max: progress.total, value: progress.done, 'aria-label': `${c.id} fetched` }),
+      ` ${Math.floor((progress.done / progress.total) * 100)} %${left != null ? `, about ${model.formatDuration(left)} left` : ''}`) : '',
+    el('dl', { class: 'facts' },
+      el('dt', {}, 'Size'), el('dd', {}, `${model.formatBytes(c.bytes)} in ${model.count(c.files, 'file')}`),
+      el('dt', {}, 'To fetch'), el('dd', {}, c.needItems > 0 ? `${model.count(c.needItems, 'item')}, ${model.formatBytes(c.needBytes)}` : 'nothing'),
+      el('dt', {}, 'Mode'), el('dd', {}, c.mode ?? 'send-receive'),
+      el('dt', {}, 'Download'), el('dd', {}, c.download === 'all' || !c.download ? 'everything' : `on demand (${c.notDownloaded ?? 0} not downloaded)`),
+      c.conflicts > 0 ? [el('dt', {}, 'Conflicts'), el('dd', {}, String(c.conflicts))] : ''),
+    failures.length ? el('ul', { class: 'failures', 'aria-label': 'Changes that could not be applied' },
+      failures.map((f) => el('li', {}, el('span', { class: 'path' }, f.path), `: ${f.error ?? f.reason ?? ''}`))) : '',
+    notSynced ? el('p', { class: 'warn' }, `${model.count(notSynced, 'item')} on disk not synced`) : '',
+    el('div', { class: 'buttons' },
+      c.paused ? button('Resume', 'resume', {}, { 'aria-label': `Resume ${c.id}` }) : button('Pause', 'pause', {}, { 'aria-label': `Pause ${c.id}` }),
+      button('Open', 'open', {}, { 'aria-label': `Open ${c.id}` })));
+}
+
+function showLimits(limits) {
+  setText(document.querySelector('#rates'),
+    `Sending ${model.formatRate(limits.send.rate)}, receiving ${model.formatRate(limits.receive.rate)}, over all devices.`);
+  for (const [id, value] of [['#limit-send', limits.send.limit], ['#limit-receive', limits.receive.limit]]) {
+    const input = document.querySelector(id);
+    // Leave what the person is typing alone.
+    if (document.activeElement === input || input.dataset.edited === 'true') continue;
+    input.value = model.limitText(value);
+  }
+}
+
+async function refresh() {
+  // The status first: it is also what a signed-out agent still answers.
+  const status = await call('agent.status');
+  known.status = status;
+  showHeader(status);
+  showContainers(status);
+  showRecordStores(status);
+  showDetailsStatus();
+  const [devices, peers, limits] = await Promise.all([call('devices.list'), call('peers.list'), call('limits.get')]);
+  known.devices = new Map(devices.map((d) => [d.id, d]));
+  showDevices(devices, peerRates(peers, limits));
+  showLimits(limits);
+  const signature = status.containers.map((c) => `${c.id}:${c.conflicts}`).join(' ');
+  if (signature !== conflictSignature) {
+    conflictSignature = signature;
+    loadConflicts();
+  }
+}
+
+const poll = serial(async () => {
+  try {
+    await refresh();
+    succeeded('reach');
+  } catch (error) {
+    setProblem('reach', error);
+  }
+});
+
+// --- Actions ---
+
+const containerOf = (b) => b.closest('[data-container]').dataset.container;
+
+actions['pause-all'] = (b) => act(b, async () => { await call('sync.pause'); return 'All syncing paused.'; });
+actions['resume-all'] = (b) => act(b, async () => { await call('sync.resume'); return 'Syncing resumed.'; });
+actions.pause = (b) => act(b, async () => { await call('sync.pause', { container: containerOf(b) }); return `${containerOf(b)} paused.`; });
+actions.resume = (b) => act(b, async () => { await call('sync.resume', { container: containerOf(b) }); return `${containerOf(b)} syncs again.`; });
+actions.open = (b) => { location.hash = `#/c/${encodeURIComponent(containerOf(b))}`; };
+actions['close-details'] = () => { location.hash = '#/'; };
+
+actions['remove-device'] = async (b) => {
+  const id = b.dataset.device;
+  const name = deviceName(id);
+  if (!await confirmDialog(`Remove ${name} (${id}) from the account? It can no longer sync with any device of the account, and has to join again to come back.`, `Remove ${name}`)) return;
+  await act(b, async () => { await call('device.remove', { device: id }); return `${name} was removed from the account.`; });
+};
+
+actions.invite = (b) => act(b, async () => {
+  const invitation = await call('device.invite');
+  document.querySelector('#invite-code').textContent = invitation.code;
+  const expires = new Date(invitation.expiresAt);
+  document.querySelector('#invite-expiry').textContent = `Valid once, until ${expires.toLocaleTimeString()} (${model.relativeTime(invitation.expiresAt)}).`;
+  document.querySelector('#invite-command').textContent = `ubiq account join --code ${invitation.code}`;
+  document.querySelector('#invite-result').hidden = false;
+});
+
+actions.limits = (form) => act(form.querySelector('button'), async () => {
+  const send = form.querySelector('#limit-send');
+  const receive = form.querySelector('#limit-receive');
+  const limits = await call('limits.set', { send: model.parseLimit(send.value, 'send'), receive: model.parseLimit(receive.value, 'receive') });
+  for (const input of [send, receive]) delete input.dataset.edited;
+  send.value = model.limitText(limits.send.limit);
+  receive.value = model.limitText(limits.receive.limit);
+  return 'Limits saved.';
+});
+
+document.addEventListener('click', (event) => {
+  const target = event.target.closest('button[data-action]');
+  if (target && actions[target.dataset.action]) actions[target.dataset.action](target);
+});
+document.addEventListener('submit', (event) => {
+  const form = event.target;
+  if (!form.dataset.submit) return;
+  event.preventDefault();
+  actions[form.dataset.submit]?.(form);
+});
+document.addEventListener('input', (event) => {
+  if (event.target.matches('#limit-send, #limit-receive')) event.target.dataset.edited = 'true';
+});
+
+// --- Routes: #/c/<container> opens a container's details ---
+
+function route() {
+  const match = /^#\/c\/(.+)$/.exec(location.hash);
+  if (match) openDetails(decodeURIComponent(match[1]));
+  else if (location.hash === '' || location.hash === '#/') closeDetails();
+}
+window.addEventListener('hashchange', route);
+
+// --- Keeping up with the agent ---
+
+let pending = new Set();
+let timer = null;
+
+/** Reads again what may have changed: everything, or what concerns `containers`. */
+function everythingChanged(containers) {
+  // Conflicts after the status, which says which containers have some.
+  poll().then(() => loadConflicts());
+  // No file event tells of key-value changes.
+  if (!containers) loadKeyValueStores();
+  const open = openContainer();
+  if (open && (!containers || containers.has(open))) loadDetails(true);
+}
+hooks.changed = () => everythingChanged(null);
+
+function itemChanged(event) {
+  try {
+    pending.add(JSON.parse(event.data).container);
+  } catch {
+    pending.add(null);
+  }
+  // At most one reading per 100 ms, also while a large sync sends events without pause.
+  if (timer) return;
+  timer = setTimeout(() => {
+    timer = null;
+    const containers = pending.has(null) ? new Set(known.status?.containers.map((c) => c.id)) : pending;
+    pending = new Set();
+    everythingChanged(containers);
+  }, 100);
+}
+
+// EventSource connects again by itself when the stream ends (the agent restarted), but gives
+// up for good on an answer other than 200 (503 while the agent is down): then a new one.
+function listen() {
+  const events = new EventSource('/api/events');
+  events.addEventListener('events.item', itemChanged);
+  events.addEventListener('open', () => everythingChanged(null));
+  events.addEventListener('error', () => {
+    if (events.readyState === EventSource.CLOSED) setTimeout(listen, 2000);
+  });
+}
+listen();
+
+let ticks = 0;
+setInterval(() => {
+  ticks += 1;
+  poll();
+  if (openContainer()) loadDetails(false);
+  if (ticks % 5 === 0) loadKeyValueStores();
+}, 2000);
+
+// The details wait for the first status, which says how the container downloads and names devices.
+poll().finally(() => {
+  route();
+  loadKeyValueStores();
+});
+"""#),
+        "conflicts.js": ("text/javascript; charset=utf-8", #"""
+// Conflicts: every file with conflict versions, each version next to the current one, with
+// what differs (text), the pictures (images) or just size, time and device.
+import { call, known, actions, act, serial, setProblem, succeeded, deviceName } from './api.js';
+import { el, button, timeEl, keepFocus, changed } from './dom.js';
+import * as model from './model.js';
+
+// A version's content does not change under its id, so it is read once.
+const reads = new Map();
+
+function read(container, path, version, id) {
+  const key = [container, path, id].join('\n');
+  if (!reads.has(key)) {
+    const reading = call('versions.read', { container, path, version });
+    reading.catch(() => reads.delete(key));
+    reads.set(key, reading);
+  }
+  return reads.get(key);
+}
+
+export const loadConflicts = serial(async () => {
+  const status = known.status;
+  if (!status) return;
+  try {
+    const lists = await Promise.all(status.containers.filter((c) => c.conflicts > 0).map(async (c) => {
+      const files = await call('conflicts.list', { container: c.id });
+      return Promise.all(files.map(async (file) => {
+        // Resolved meanwhile, or gone: the next change event brings the list again.
+        const versions = await call('versions.list', { container: c.id, path: file.path }).catch(() => null);
+        return versions?.conflicts.length ? { container: c.id, path: file.path, versions } : null;
+      }));
+    }));
+    await show(lists.flat().filter(Boolean));
+    succeeded('conflicts');
+  } catch (error) {
+    setProblem('conflicts', error, loadConflicts);
+  }
+});
+
+async function show(entries) {
+  const root = document.querySelector('#conflicts');
+  const old = new Map([...root.querySelectorAll('[data-conflict]')].map((a) => [`${a.dataset.container}\n${a.dataset.path}`, a]));
+  // A conflict appears with its content: what differs is what the person decides on.
+  const articles = await Promise.all(entries.map(async (entry) => {
+    const names = [entry.versions.current, ...entry.versions.conflicts].map((v) => deviceName(v.modifiedBy));
+    const article = old.get(`${entry.container}\n${entry.path}`);
+    // An unchanged conflict keeps its article, with the content already read and shown.
+    if (article && !changed(article, [entry, names])) return article;
+    const built = build(entry);
+    changed(built, [entry, names]);
+    await fill(built, entry.container, entry.path, entry.versions);
+    return built;
+  }));
+  if (articles.length === old.size && articles.every((a, i) => root.children[i] === a)) return;
+  keepFocus(root, () => root.replaceChildren(...(articles.length ? articles : [el('p', { class: 'empty' }, 'No conflicts')])),
+    document.querySelector('#conflicts-heading'));
+}
+
+function build({ container, path, versions }) {
+  const several = versions.conflicts.length > 1;
+  return el('article', { class: 'conflict', data: { conflict: '', container, path } },
+    el('h3', {}, el('span', { class: 'path' }, path), el('span', { class: 'muted' }, ` in ${container}`)),
+    several ? el('p', { class: 'muted' }, `${versions.conflicts.length} versions conflict with the current one; keeping one drops all the others.`) : '',
+    el('div', { class: 'versions' },
+      panel(versions.current, 'current', 'Current version',
+        button('Keep this', 'keep', { version: 'current' }, { 'aria-label': `Keep this: the current version of ${path}` })),
+      versions.conflicts.map((v) => panel(v, v.id, `Conflicting version from ${deviceName(v.modifiedBy)}`,
+        button('Keep that', 'keep', { version: v.id }, { 'aria-label': `Keep that: the version of ${path} from ${deviceName(v.modifiedBy)}` }),
+        button('Keep both', 'keep-both', { version: v.id }, { 'aria-label': `Keep both: save the version from ${deviceName(v.modifiedBy)} as a copy beside ${path}` })))));
+}
+
+function panel(version, id, title, ...buttons) {
+  return el('section', { class: 'version', data: { version: id } },
+    el('h4', {}, title),
+    el('p', { class: 'meta' }, `${model.formatBytes(version.size)} · modified `, timeEl(version.mtime), ` · by ${deviceName(version.modifiedBy)}`),
+    el('div', { class: 'content' }, el('p', { class: 'muted' }, 'Reading the content…')),
+    el('div', { class: 'buttons' }, buttons));
+}
+
+async function fill(article, container, path, versions) {
+  const sides = [{ id: 'current', version: versions.current }, ...versions.conflicts.map((v) => ({ id: v.id, version: v }))];
+  const results = await Promise.all(sides.map((side) => read(container, path, side.id, side.version.id)
+    .then((answer) => ({ answer }), (error) => ({ error }))));
+  const type = model.imageType(path);
+  const texts = results.map(({ answer }) => (answer && !answer.truncated && !type ? model.decodeText(model.decodeBase64(answer.data)) : null));
+  sides.forEach((side, i) => {
+    const target = article.querySelector(`.version[data-version="${CSS.escape(side.id)}"] .content`);
+    const { answer, error } = results[i];
+    const note = (text) => target.replaceChildren(el('p', { class: 'muted' }, text));
+    if (error) return note(`The content cannot be shown: ${error.message}`);
+    if (answer.truncated) return note(type ? 'Too large to preview (over 1 MiB).' : 'Too large to compare (over 1 MiB).');
+    if (type) {
+      return target.replaceChildren(el('img', {
+        src: `data:${type};base64,${answer.data}`,
+        alt: `${i === 0 ? 'The current version' : 'The conflicting version'} of ${model.nameOf(path)}`,
+      }));
+    }
+    if (texts[i] == null) return note('No preview: the content is not text.');
+    const plain = () => model.splitLines(texts[i]).map((text) => ({ op: ' ', text }));
+    if (i === 0 && sides.length > 2) return target.replaceChildren(...textBlock(plain(), ' ', true));
+    // The current side shows its diff against the one conflict version; each conflict side against the current one.
+    const other = i === 0 ? texts[1] : texts[0];
+    if (other == null) return target.replaceChildren(...textBlock(plain(), ' ', i === 0));
+    const ops = i === 0 ? model.diffLines(model.splitLines(texts[0]), model.splitLines(other))
+      : model.diffLines(model.splitLines(other), model.splitLines(texts[i]));
+    if (!ops) return note('Too long to compare (over 2000 lines).');
+    return target.replaceChildren(...textBlock(ops, i === 0 ? '-' : '+', i === 0));
+  });
+}
+
+/** The lines of one side: those in both, and those only on this side (`mark`) marked. */
+function textBlock(ops, mark, current) {
+  const lines = ops.filter((o) => o.op === ' ' || o.op === mark);
+  const only = lines.filter((o) => o.op !== ' ').length;
+  const elsewhere = ops.length - lines.length;
+  const summary = mark === ' ' ? '' : only + elsewhere === 0 ? 'The same text on both sides.'
+    : `Lines only here: ${only}${only ? ` (marked ${mark})` : ''}; only on the other side: ${elsewhere}.`;
+  return [
+    ...(summary ? [el('p', { class: 'muted' }, summary)] : []),
+    el('pre', { class: 'text', tabindex: '0', 'aria-label': current ? 'The current version\'s text' : 'This version\'s text' }, lines.slice(0, 2000).map((o) => (o.op === ' '
+      ? el('span', {}, `  ${o.text}\n`)
+      : el(mark === '+' ? 'ins' : 'del', {}, `${mark} ${o.text}\n`)))),
+  ];
+}
+
+function place(b) {
+  const { container, path } = b.closest('[data-conflict]').dataset;
+  return { container, path };
+}
+
+actions.keep = (b) => act(b, async () => {
+  const { container, path } = place(b);
+  await call('versions.resolve', { container, path, keep: b.dataset.version });
+  return b.dataset.version === 'current' ? `Kept the current version of ${path}.` : `Kept the other version of ${path}.`;
+});
+
+actions['keep-both'] = (b) => act(b, async () => {
+  const { container, path } = place(b);
+  const folder = model.folderOf(path);
+  const items = await call('items.list', folder ? { container, path: folder } : { container });
+  const to = model.conflictCopyPath(path, new Set(items.map((item) => item.path.toLowerCase())));
+  await call('versions.save', { container, path, version: b.dataset.version, to });
+  await call('versions.resolve', { container, path, keep: 'current' });
+  return `Kept both: the other version of ${path} is now ${to}.`;
+});
+"""#),
+        "details.js": ("text/javascript; charset=utf-8", #"""
+// One container opened (#/c/<id>): its files by folder, its history with a timeline to put
+// a folder back as it was, its trash, and its ignore patterns. Read only while it is open.
+import { call, actions, act, serial, setProblem, succeeded, deviceName, containerStatus } from './api.js';
+import { el, button, cell, timeEl, setText, changed, keepFocus } from './dom.js';
+import * as model from './model.js';
+
+let open = null; // {id, folder}
+let steps = []; // the timeline's times (ms); the last one stands for now
+let pendingSteps = null;
+let ignoreRead = null; // the .ubiqignore text as last read, to tell whether the person edited it
+
+const $ = (selector) => document.querySelector(selector);
+
+export function openContainer() {
+  return open?.id ?? null;
+}
+
+export function openDetails(id) {
+  if (open?.id === id) return;
+  open = { id, folder: '' };
+  $('#details').hidden = false;
+  setText($('#details-heading'), id);
+  for (const body of document.querySelectorAll('#details tbody')) body.replaceChildren();
+  $('#breadcrumbs').replaceChildren();
+  $('#restore-result').replaceChildren();
+  delete $('#restore-folder-path').dataset.edited;
+  defaultRestorePath();
+  steps = [];
+  pendingSteps = null;
+  setSteps([Date.now()]);
+  ignoreRead = null;
+  $('#ignore-text').value = '';
+  showDetailsStatus();
+  loadDetails(true);
+  $('#details-heading').focus();
+}
+
+export function closeDetails() {
+  if (!open) return;
+  const id = open.id;
+  open = null;
+  $('#details').hidden = true;
+  const back = document.querySelector(`#containers [data-container="${CSS.escape(id)}"] button[data-action="open"]`);
+  (back ?? $('#containers-heading')).focus();
+}
+
+/** Files every time; history, trash and ignore patterns only when something changed (`full`). */
+export function loadDetails(full) {
+  if (!open) return;
+  loadFiles();
+  showPicked();
+  if (full) {
+    loadHistory();
+    loadIgnore();
+  }
+}
+
+/** What agent.status tells of the open container: its folder and its ignore problems. */
+export function showDetailsStatus() {
+  if (!open) return;
+  const status = containerStatus(open.id);
+  setText($('#details-path'), status ? `${status.path}${status.paused ? ' (paused)' : ''}` : '');
+  const problems = status?.ignore?.problems ?? [];
+  const list = $('#ignore-problems');
+  if (changed(list, problems)) list.replaceChildren(...problems.map((p) => el('li', {}, `Left out: ${p}`)));
+}
+
+// --- Files ---
+
+const loadFiles = serial(async () => {
+  if (!open) return;
+  const { id, folder } = open;
+  try {
+    const items = await call('items.list', folder ? { container: id, path: folder } : { container: id });
+    if (open?.id !== id || open.folder !== folder) return;
+    showFiles(items);
+    succeeded('files');
+  } catch (error) {
+    if (open?.id === id && folder && (error.code === -32004 || error.code === -32005)) {
+      // The folder went away (here or on another device): show the one around it.
+      goTo(model.folderOf(folder));
+      return;
+    }
+    setProblem('files', error, loadFiles);
+  }
+});
+
+function goTo(folder) {
+  open.folder = folder;
+  defaultRestorePath();
+  loadFiles();
+}
+
+function showFiles(items) {
+  const status = containerStatus(open.id);
+  const onDemand = status?.download === 'on-demand' || status?.download === 'onDemand';
+  const section = $('#files');
+  const body = section.querySelector('tbody');
+  showCrumbs();
+  section.querySelector('.empty').hidden = items.length > 0;
+  section.querySelector('table').hidden = items.length === 0;
+  if (!changed(body, [open.id, open.folder, items, onDemand, Math.floor(Date.now() / 30000)])) return;
+  keepFocus(body, () => body.replaceChildren(...model.sortItems(items).map((item) => fileRow(item, onDemand))), $('#files-heading'));
+}
+
+function fileRow(item, onDemand) {
+  const name = model.nameOf(item.path);
+  const hasContent = item.kind === 'file' || item.kind === 'package';
+  let action = '';
+  if (onDemand && hasContent && !item.ignoredBy) {
+    action = item.downloaded === false
+      ? button('Download', 'download', {}, { 'aria-label': `Download ${name}` })
+      : button('Remove download', 'evict', {}, { 'aria-label': `Remove download of ${name}: its content leaves this device, it stays on others` });
+  }
+  return el('tr', { data: { path: item.path } },
+    cell('Name', item.kind === 'directory'
+      ? button(`${name}/`, 'open-folder', { folder: item.path }, { class: 'link' })
+      : el('span', { class: 'path' }, name, item.kind === 'symlink' ? ` → ${item.symlinkTarget ?? ''}` : '', item.kind === 'package' ? ' (package)' : '')),
+    cell('Size', item.kind === 'directory' ? 'folder' : model.formatBytes(item.size)),
+    cell('Modified', timeEl(item.mtime)),
+    cell('Status', el('span', { class: 'status' }, model.itemStatus(item))),
+    cell('Actions', action));
+}
+
+function showCrumbs() {
+  const list = $('#breadcrumbs');
+  if (!changed(list, [open.id, open.folder])) return;
+  const parts = open.folder ? open.folder.split('/') : [];
+  const here = (text) => el('span', { 'aria-current': 'location' }, text);
+  const crumbs = [el('li', {}, parts.length ? button('Top', 'open-folder', { folder: '' }) : here('Top'))];
+  parts.forEach((part, i) => {
+    const last = i === parts.length - 1;
+    crumbs.push(el('li', {}, last ? here(part) : button(part, 'open-folder', { folder: parts.slice(0, i + 1).join('/') })));
+  });
+  keepFocus(list, () => list.replaceChildren(...crumbs), $('#files-heading'));
+}
+
+actions['open-folder'] = (b) => {
+  if (open) goTo(b.dataset.folder);
+};
+
+const pathOf = (b) => b.closest('tr[data-path]').dataset.path;
+
+actions.download = (b) => act(b, async () => {
+  await call('item.startDownloading', { container: open.id, path: pathOf(b) });
+  return `Downloading ${pathOf(b)}.`;
+});
+
+actions.evict = (b) => act(b, async () => {
+  await call('item.evict', { container: open.id, path: pathOf(b) });
+  return `The content of ${pathOf(b)} left this device.`;
+});
+
+// --- History and trash ---
+
+const loadHistory = serial(async () => {
+  if (!open) return;
+  const { id } = open;
+  try {
+    const [history, trash] = await Promise.all([call('history.list', { container: id }), call('trash.list', { container: id })]);
+    if (open?.id !== id) return;
+    showHistory(history);
+    showTrash(trash);
+    succeeded('history');
+  } catch (error) {
+    setProblem('history', error, loadHistory);
+  }
+});
+
+const shownVersions = 500;
+
+function showHistory(history) {
+  const section = $('#history');
+  const versions = history.versions;
+  const asked = history.peersAsked?.length ? `; also asked ${history.peersAsked.map(deviceName).join(', ')}` : '';
+  setText($('#history-summary'), `This device keeps ${model.count(history.count, 'version')} (${model.formatBytes(history.bytes)})${asked}.`
+    + (versions.length > shownVersions ? ` The newest ${shownVersions} of ${versions.length} are listed.` : ''));
+  section.querySelector('.empty').hidden = versions.length > 0;
+  section.querySelector('table').hidden = versions.length === 0;
+  setSteps(model.timelineSteps(versions));
+  const body = section.querySelector('tbody');
+  if (!changed(body, [open.id, versions.slice(0, shownVersions), versions.map((v) => deviceName(v.by)), Math.floor(Date.now() / 30000)])) return;
+  keepFocus(body, () => body.replaceChildren(...versions.slice(0, shownVersions).map((v) => el('tr', { data: { path: v.path } },
+    cell('File', el('span', { class: 'path' }, v.path)),
+    cell('Why kept', v.reason),
+    cell('Kept', timeEl(v.keptAt)),
+    cell('Size', model.formatBytes(v.size)),
+    cell('By', deviceName(v.by)),
+    cell('Actions', button('Restore', 'restore', { version: v.id }, { 'aria-label': `Restore the version of ${v.path} kept ${model.relativeTime(v.keptAt)}` }))))),
+  $('#history-heading'));
+}
+
+function showTrash(entries) {
+  const section = $('#trash');
+  const body = section.querySelector('tbody');
+  section.querySelector('.empty').hidden = entries.length > 0;
+  section.querySelector('table').hidden = entries.length === 0;
+  if (!changed(body, [open.id, entries, entries.map((e) => deviceName(e.deletedBy)), Math.floor(Date.now() / 30000)])) return;
+  keepFocus(body, () => body.replaceChildren(...entries.map((entry) => el('tr', { data: { path: entry.path } },
+    cell('File', el('span', { class: 'path' }, entry.path)),
+    cell('Deleted', timeEl(entry.deletedAt)),
+    cell('By', deviceName(entry.deletedBy)),
+    cell('Size', model.formatBytes(entry.size)),
+    cell('Actions', button('Restore', 'restore', { version: entry.version }, { 'aria-label': `Restore ${entry.path}` }))))),
+  $('#trash-heading'));
+}
+
+actions.restore = (b) => act(b, async () => {
+  const result = await call('history.restore', { container: open.id, path: pathOf(b), version: b.dataset.version });
+  return `Restored ${result.path}.`;
+});
+
+// --- The timeline ---
+
+/** New steps for the range, keeping the time picked; not while the person moves it. */
+function setSteps(next) {
+  const input = $('#timeline');
+  if (document.activeElement === input) {
+    pendingSteps = next;
+    return;
+  }
+  pendingSteps = null;
+  const index = Number(input.value);
+  const picked = index < steps.length - 1 ? steps[index] : null;
+  steps = next;
+  let at = steps.length - 1;
+  if (picked != null && steps.length > 1) {
+    const distance = (i) => Math.abs(steps[i] - picked);
+    at = steps.slice(0, -1).reduce((best, _, i) => (distance(i) < distance(best) ? i : best), 0);
+  }
+  input.max = String(steps.length - 1);
+  input.value = String(at);
+  showPicked();
+}
+
+function pickedTime() {
+  const index = Number($('#timeline').value);
+  return index >= steps.length - 1 ? null : steps[index];
+}
+
+function showPicked() {
+  const time = pickedTime();
+  const text = time == null ? 'now' : `${model.relativeTime(time)} (${new Date(time).toLocaleString()})`;
+  setText($('#timeline-time'), text);
+  $('#timeline').setAttribute('aria-valuetext', text);
+}
+
+function defaultRestorePath() {
+  const input = $('#restore-folder-path');
+  if (input.dataset.edited !== 'true') input.value = open?.folder || 'Documents';
+}
+
+document.addEventListener('input', (event) => {
+  if (event.target.id === 'timeline') showPicked();
+  if (event.target.id === 'restore-folder-path') event.target.dataset.edited = 'true';
+});
+document.addEventListener('focusout', (event) => {
+  if (event.target.id === 'timeline' && pendingSteps) setSteps(pendingSteps);
+});
+
+actions['restore-folder'] = (form) => act(form.querySelector('#restore-folder'), async () => {
+  const path = $('#restore-folder-path').value.trim().replace(/^\/+|\/+$/g, '');
+  if (!path) throw new Error('Name the folder to restore, such as Documents.');
+  const at = new Date(pickedTime() ?? Date.now()).toISOString();
+  const result = await call('history.restoreFolder', { container: open.id, path, at });
+  const list = (title, paths) => (paths.length ? el('p', {}, `${title} (${paths.length}): `, el('span', { class: 'path' }, paths.join(', '))) : '');
+  const failed = result.failed ?? [];
+  $('#restore-result').replaceChildren(
+    el('p', {}, `${path} as it was at ${new Date(at).toLocaleString()}:`),
+    list('Restored', result.restored ?? []),
+    list('Moved to the history, being newer', result.removed ?? []),
+    result.unchanged ? el('p', {}, `${result.unchanged} unchanged.`) : '',
+    failed.length ? el('ul', { class: 'failures' }, failed.map((f) => el('li', {}, `${f.path}: ${f.reason}`))) : '',
+    !result.restored?.length && !result.removed?.length && !failed.length ? el('p', {}, 'Nothing had to change.') : '');
+});
+
+// --- Ignore patterns ---
+
+const loadIgnore = serial(async () => {
+  if (!open) return;
+  const { id } = open;
+  try {
+    const answer = await call('ignore.get', { container: id });
+    if (open?.id !== id) return;
+    const area = $('#ignore-text');
+    // Only while the person is not editing it.
+    if (document.activeElement !== area && (ignoreRead === null || area.value === ignoreRead)) {
+      area.value = answer.text;
+      ignoreRead = answer.text;
+    }
+    succeeded('ignore');
+  } catch (error) {
+    setProblem('ignore', error, loadIgnore);
+  }
+});
+
+actions.ignore = (form) => act(form.querySelector('#ignore-save'), async () => {
+  const area = $('#ignore-text');
+  const text = area.value;
+  const answer = await call('ignore.set', { container: open.id, text });
+  if (area.value === text) area.value = answer.text;
+  ignoreRead = answer.text;
+  return 'Ignore patterns saved.';
+});
+"""#),
+        "dom.js": ("text/javascript; charset=utf-8", #"""
+// Small DOM helpers. Text from the agent (file names above all) only ever goes in as text.
+import { relativeTime } from './model.js';
+
+/** el('td', {class: 'x', data: {path}, text: 'y', 'aria-label': 'z'}, ...children) */
+export function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value == null || value === false) continue;
+    if (key === 'class') node.className = value;
+    else if (key === 'data') Object.assign(node.dataset, value);
+    else if (key === 'text') node.textContent = value;
+    else node.setAttribute(key, value === true ? '' : String(value));
+  }
+  node.append(...children.flat().filter((child) => child != null && child !== false));
+  return node;
+}
+
+export function button(label, action, data = {}, props = {}) {
+  return el('button', { type: 'button', data: { action, ...data }, text: label, ...props });
+}
+
+/** A cell whose column name shows before it where the table is stacked (narrow screens). */
+export function cell(label, ...children) {
+  return el('td', { data: { label } }, ...children);
+}
+
+/** A time as "3 min ago", the exact time in its title. */
+export function timeEl(iso) {
+  if (!iso) return '';
+  const date = new Date(iso);
+  return el('time', { datetime: iso, title: date.toLocaleString() }, relativeTime(iso));
+}
+
+export function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+const shown = new WeakMap();
+
+/** True (and remembered) when `data` differs from what `node` last showed. */
+export function changed(node, data) {
+  const signature = JSON.stringify(data);
+  if (shown.get(node) === signature) return false;
+  shown.set(node, signature);
+  return true;
+}
+
+/** A selector that finds `node` again after its part of the page was built anew. */
+export function locate(node, root = document.body) {
+  const parts = [];
+  for (let at = node; at && at !== root; at = at.parentElement) {
+    if (at.id) {
+      parts.unshift(`#${CSS.escape(at.id)}`);
+      break;
+    }
+    const attributes = Object.entries(at.dataset)
+      .map(([key, value]) => `[data-${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}="${CSS.escape(value)}"]`)
+      .join('');
+    if (attributes) parts.unshift(at.localName + attributes);
+  }
+  return parts.length ? parts.join(' ') : null;
+}
+
+/**
+ * Runs `render`, which replaces what is inside `root`, and gives the focus back to the same
+ * element, or the one built anew in its place, or else to `fallback`.
+ */
+export function keepFocus(root, render, fallback = null) {
+  const active = document.activeElement;
+  const inside = active && active !== root && root.contains(active);
+  const selector = inside ? locate(active, root) : null;
+  render();
+  if (!inside || document.activeElement === active) return;
+  const target = root.contains(active) ? active : selector && root.querySelector(selector);
+  (target ?? fallback)?.focus();
+}
+
+/** Asks in the page's <dialog>; true when the person confirms. */
+export function confirmDialog(text, confirmLabel) {
+  const dialog = document.querySelector('#confirm');
+  dialog.querySelector('#confirm-text').textContent = text;
+  dialog.querySelector('[data-action="confirm"]').textContent = confirmLabel;
+  const opener = document.activeElement;
+  const selector = opener ? locate(opener) : null;
+  dialog.returnValue = '';
+  dialog.showModal();
+  return new Promise((resolve) => {
+    dialog.addEventListener('close', () => {
+      const back = opener?.isConnected ? opener : selector && document.querySelector(selector);
+      back?.focus();
+      resolve(dialog.returnValue === 'confirm');
+    }, { once: true });
+  });
+}
+"""#),
+        "favicon.svg": ("image/svg+xml", #"""
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="14" fill="#0a5fcc"/><path d="M10 11v7a6 6 0 0 0 12 0v-7" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round"/></svg>
 """#),
         "index.html": ("text/html; charset=utf-8", #"""
 <!doctype html>
@@ -86,53 +972,588 @@ setInterval(refresh, 2000);
 <meta name="color-scheme" content="light dark">
 <title>ubiq</title>
 <link rel="stylesheet" href="/style.css">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <script type="module" src="/app.js"></script>
 </head>
 <body>
+<a class="skip" href="#containers-heading">Skip to containers</a>
 <header>
-  <h1>ubiq</h1>
-  <p id="this-device" aria-live="polite">Connecting to the agent…</p>
+  <div>
+    <h1>ubiq</h1>
+    <p id="this-device">Connecting to the agent…</p>
+  </div>
+  <button type="button" id="pause-all" data-action="pause-all" hidden>Pause all syncing</button>
 </header>
 <main>
   <p id="problem" role="alert" hidden></p>
+  <p id="status" role="status" aria-live="polite"></p>
+
+  <section aria-labelledby="containers-heading">
+    <h2 id="containers-heading" tabindex="-1">Containers</h2>
+    <ul id="containers" class="cards"></ul>
+    <ul id="containers-not-synced" class="notes"></ul>
+  </section>
+
+  <section aria-labelledby="conflicts-heading">
+    <h2 id="conflicts-heading" tabindex="-1">Conflicts</h2>
+    <div id="conflicts"><p class="empty">No conflicts</p></div>
+  </section>
+
+  <section id="details" aria-labelledby="details-heading" hidden>
+    <div class="bar">
+      <h2 id="details-heading" tabindex="-1">Container</h2>
+      <button type="button" data-action="close-details">Back to the overview</button>
+    </div>
+    <p id="details-path" class="muted"></p>
+
+    <section id="files" aria-labelledby="files-heading">
+      <h3 id="files-heading" tabindex="-1">Files</h3>
+      <nav aria-label="Folder"><ol id="breadcrumbs" class="crumbs"></ol></nav>
+      <table>
+        <thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Modified</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+        <tbody></tbody>
+      </table>
+      <p class="empty" hidden>This folder is empty</p>
+    </section>
+
+    <section id="history" aria-labelledby="history-heading">
+      <h3 id="history-heading" tabindex="-1">History</h3>
+      <form id="restore-form" class="panel" data-submit="restore-folder">
+        <h4>Restore a folder as it was</h4>
+        <label for="timeline">Time</label>
+        <input type="range" id="timeline" min="0" max="0" step="1" value="0">
+        <output id="timeline-time" for="timeline">now</output>
+        <label for="restore-folder-path">Folder</label>
+        <input type="text" id="restore-folder-path" value="Documents" autocomplete="off" spellcheck="false">
+        <button type="submit" id="restore-folder">Restore folder</button>
+        <div id="restore-result" role="status"></div>
+      </form>
+      <p id="history-summary" class="muted"></p>
+      <table>
+        <thead><tr><th scope="col">File</th><th scope="col">Why kept</th><th scope="col">Kept</th><th scope="col">Size</th><th scope="col">By</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+        <tbody></tbody>
+      </table>
+      <p class="empty" hidden>No versions are kept yet</p>
+    </section>
+
+    <section id="trash" aria-labelledby="trash-heading">
+      <h3 id="trash-heading" tabindex="-1">Trash</h3>
+      <table>
+        <thead><tr><th scope="col">File</th><th scope="col">Deleted</th><th scope="col">By</th><th scope="col">Size</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+        <tbody></tbody>
+      </table>
+      <p class="empty" hidden>The trash is empty</p>
+    </section>
+
+    <section id="settings" aria-labelledby="settings-heading">
+      <h3 id="settings-heading">Settings</h3>
+      <form data-submit="ignore" class="panel">
+        <label for="ignore-text">Ignore patterns (<code>.ubiqignore</code>, one per line, as in <code>.gitignore</code>)</label>
+        <textarea id="ignore-text" rows="6" spellcheck="false" autocomplete="off"></textarea>
+        <button type="submit" id="ignore-save">Save ignore patterns</button>
+        <ul id="ignore-problems" class="failures"></ul>
+      </form>
+    </section>
+  </section>
+
   <section aria-labelledby="devices-heading">
-    <h2 id="devices-heading">Devices</h2>
+    <h2 id="devices-heading" tabindex="-1">Devices</h2>
     <table id="devices">
-      <thead><tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Address</th><th scope="col">Last seen</th></tr></thead>
+      <thead><tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Addresses</th><th scope="col">Last seen</th><th scope="col">Sending</th><th scope="col">Receiving</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
       <tbody></tbody>
     </table>
+    <p><button type="button" id="invite" data-action="invite">Invite a device</button></p>
+    <div id="invite-result" class="panel" aria-live="polite" hidden>
+      <p>Invitation code:</p>
+      <p><code id="invite-code" class="code"></code></p>
+      <p id="invite-expiry"></p>
+      <p>On the new workstation: <code id="invite-command"></code></p>
+    </div>
   </section>
-  <section aria-labelledby="containers-heading">
-    <h2 id="containers-heading">Containers</h2>
-    <ul id="containers" class="cards"></ul>
+
+  <section id="limits" aria-labelledby="limits-heading">
+    <h2 id="limits-heading">Bandwidth</h2>
+    <p id="rates"></p>
+    <form data-submit="limits" class="panel limits">
+      <label for="limit-send">Send limit, KiB/s (empty: none)</label>
+      <input type="text" id="limit-send" inputmode="decimal" autocomplete="off">
+      <label for="limit-receive">Receive limit, KiB/s (empty: none)</label>
+      <input type="text" id="limit-receive" inputmode="decimal" autocomplete="off">
+      <button type="submit" id="limits-save">Save limits</button>
+    </form>
+  </section>
+
+  <section aria-labelledby="kvstores-heading">
+    <h2 id="kvstores-heading">Key-value stores</h2>
+    <div id="kvstores"></div>
+  </section>
+
+  <section aria-labelledby="recordstores-heading">
+    <h2 id="recordstores-heading">Record stores</h2>
+    <div id="recordstores"></div>
   </section>
 </main>
+
+<dialog id="confirm" aria-labelledby="confirm-text">
+  <form method="dialog">
+    <p id="confirm-text"></p>
+    <div class="buttons">
+      <button value="cancel" data-action="cancel">Cancel</button>
+      <button value="confirm" data-action="confirm" class="danger">Confirm</button>
+    </div>
+  </form>
+</dialog>
 </body>
 </html>
 """#),
+        "model.js": ("text/javascript; charset=utf-8", #"""
+// What the page computes from the agent's answers, without touching the DOM, so that it can
+// be checked on its own (node).
+
+const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+
+export function formatBytes(bytes) {
+  if (!Number.isFinite(bytes)) return '';
+  if (Math.abs(bytes) < 1024) return `${Math.round(bytes)} B`;
+  let value = bytes;
+  let unit = -1;
+  while (Math.abs(value) >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+export function formatRate(bytesPerSecond) {
+  return `${formatBytes(bytesPerSecond ?? 0)}/s`;
+}
+
+/** A length of time in words: "12 s", "3 min", "1 h 20 min", "2 days". */
+export function formatDuration(seconds) {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  const minutes = Math.round(s / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+  const days = Math.round(hours / 24);
+  return days === 1 ? '1 day' : `${days} days`;
+}
+
+/** "just now", "3 min ago", "in 10 min": a coarse distance from now. */
+export function relativeTime(iso, now = Date.now()) {
+  const then = typeof iso === 'number' ? iso : Date.parse(iso);
+  if (!Number.isFinite(then)) return '';
+  const seconds = (now - then) / 1000;
+  if (Math.abs(seconds) < 10) return 'just now';
+  const a = Math.abs(seconds);
+  const text = a < 60 ? `${Math.round(a)} s`
+    : a < 3600 ? `${Math.round(a / 60)} min`
+    : a < 86400 ? `${Math.round(a / 3600)} h`
+    : Math.round(a / 86400) === 1 ? '1 day' : `${Math.round(a / 86400)} days`;
+  return seconds > 0 ? `${text} ago` : `in ${text}`;
+}
+
+/** A long identity token shown by its ends. */
+export function shorten(text, head = 8, tail = 4) {
+  if (!text) return '';
+  return text.length > head + tail + 1 ? `${text.slice(0, head)}…${text.slice(-tail)}` : text;
+}
+
+/** "1 file", "3 files". */
+export function count(n, word, plural = `${word}s`) {
+  return `${n} ${n === 1 ? word : plural}`;
+}
+
+export function truncate(text, max) {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+// --- Sync state ---
+
+/** The word shown for a container: paused, scanning, syncing or up to date. */
+export function containerState(container, agentPaused = false) {
+  if (agentPaused || container.paused) return 'paused';
+  if (container.scanning) return 'scanning';
+  if (container.needItems > 0 || container.needBytes > 0 || (container.transfers ?? []).length > 0) return 'syncing';
+  return 'up to date';
+}
+
+/** {done, total} in bytes for the progress bar, or null when nothing is being fetched. */
+export function progressOf(container) {
+  const transfers = container.transfers ?? [];
+  if (transfers.length > 0) {
+    const total = transfers.reduce((sum, t) => sum + t.total, 0);
+    const done = transfers.reduce((sum, t) => sum + Math.min(t.done, t.total), 0);
+    if (total > 0) return { done, total };
+  }
+  if (container.needBytes > 0) return { done: container.bytes, total: container.bytes + container.needBytes };
+  return null;
+}
+
+/**
+ * Follows how fast the bytes still to fetch go down: `previous` is the last answer of this
+ * function (or null), `time` in ms. The rate is smoothed, so one slow poll does not make
+ * the time left jump.
+ */
+export function nextEstimate(previous, time, need) {
+  if (need <= 0) return { time, need: 0, rate: null };
+  if (!previous || previous.need <= 0 || time <= previous.time) return { time, need, rate: previous?.rate ?? null };
+  const dropped = previous.need - need;
+  if (dropped < 0) return { time, need, rate: previous.rate };
+  const measured = dropped / ((time - previous.time) / 1000);
+  const rate = previous.rate == null ? measured : previous.rate * 0.7 + measured * 0.3;
+  return { time, need, rate };
+}
+
+/** Seconds left at the estimated rate, or null when there is no rate yet. */
+export function timeLeft(estimate) {
+  if (!estimate || !(estimate.rate > 0) || estimate.need <= 0) return null;
+  return estimate.need / estimate.rate;
+}
+
+// --- Files ---
+
+export function nameOf(path) {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+export function folderOf(path) {
+  const slash = path.lastIndexOf('/');
+  return slash < 0 ? '' : path.slice(0, slash);
+}
+
+export function itemStatus(item) {
+  if (item.ignoredBy) return `ignored (${item.ignoredBy.pattern})`;
+  if (item.conflicts > 0) return 'conflicted';
+  if (item.kind === 'directory') return '';
+  return item.downloaded === false ? 'not downloaded' : 'downloaded';
+}
+
+/** Folders first, then by name as a file manager sorts ("file2" before "file10"). */
+export function sortItems(items) {
+  return [...items].sort((a, b) => (a.kind === 'directory' ? 0 : 1) - (b.kind === 'directory' ? 0 : 1)
+    || nameOf(a.path).localeCompare(nameOf(b.path), undefined, { numeric: true, sensitivity: 'base' }));
+}
+
+/** "dir/name (conflict copy).ext", numbered where that is taken (`taken`: lower-cased paths). */
+export function conflictCopyPath(path, taken) {
+  const folder = folderOf(path);
+  const name = nameOf(path);
+  const dot = name.lastIndexOf('.');
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  const ext = dot > 0 ? name.slice(dot) : '';
+  for (let n = 1; ; n += 1) {
+    const candidate = `${folder ? `${folder}/` : ''}${stem} (conflict copy${n > 1 ? ` ${n}` : ''})${ext}`;
+    if (!taken.has(candidate.toLowerCase())) return candidate;
+  }
+}
+
+const imageTypes = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
+
+export function imageType(path) {
+  const name = nameOf(path);
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? imageTypes[name.slice(dot + 1).toLowerCase()] ?? null : null;
+}
+
+export function decodeBase64(data) {
+  return Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+}
+
+/** The text of `bytes` when they are UTF-8 (and not binary with NULs), else null. */
+export function decodeText(bytes) {
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return text.includes('\0') ? null : text;
+  } catch {
+    return null;
+  }
+}
+
+export function splitLines(text) {
+  if (text === '') return [];
+  const lines = text.split(/\r?\n/);
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/**
+ * A line diff of `a` to `b` (arrays of lines): [{op, text}] with op ' ' (in both), '-' (only
+ * in a) or '+' (only in b); null when either side has more than `maxLines` lines. The common
+ * start and end are cut off first, then the longest common subsequence of the rest.
+ */
+export function diffLines(a, b, maxLines = 2000) {
+  if (a.length > maxLines || b.length > maxLines) return null;
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start += 1;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA -= 1;
+    endB -= 1;
+  }
+  const n = endA - start;
+  const m = endB - start;
+  const width = m + 1;
+  // lcs[i * width + j]: the longest common subsequence of a[start + i..endA) and b[start + j..endB).
+  const lcs = new Uint16Array((n + 1) * width);
+  for (let i = n - 1; i >= 0; i -= 1) {
+    for (let j = m - 1; j >= 0; j -= 1) {
+      lcs[i * width + j] = a[start + i] === b[start + j]
+        ? lcs[(i + 1) * width + j + 1] + 1
+        : Math.max(lcs[(i + 1) * width + j], lcs[i * width + j + 1]);
+    }
+  }
+  const out = a.slice(0, start).map((text) => ({ op: ' ', text }));
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[start + i] === b[start + j]) {
+      out.push({ op: ' ', text: a[start + i] });
+      i += 1;
+      j += 1;
+    } else if (i < n && (j === m || lcs[(i + 1) * width + j] >= lcs[i * width + j + 1])) {
+      out.push({ op: '-', text: a[start + i] });
+      i += 1;
+    } else {
+      out.push({ op: '+', text: b[start + j] });
+      j += 1;
+    }
+  }
+  for (let k = endA; k < a.length; k += 1) out.push({ op: ' ', text: a[k] });
+  return out;
+}
+
+// --- History ---
+
+/** The timeline's steps: the distinct times versions were written or kept (ms), then now. */
+export function timelineSteps(versions, now = Date.now()) {
+  const times = new Set();
+  for (const version of versions) {
+    for (const iso of [version.keptAt, version.mtime]) {
+      const time = Date.parse(iso);
+      if (Number.isFinite(time) && time < now) times.add(time);
+    }
+  }
+  return [...times].sort((x, y) => x - y).concat(now);
+}
+
+// --- Limits ---
+
+/** A limit typed in KiB/s as limits.set takes it: bytes a second, or "none" when empty. */
+export function parseLimit(text, what) {
+  const trimmed = text.trim();
+  if (trimmed === '') return 'none';
+  const kib = Number(trimmed.replace(',', '.'));
+  if (!Number.isFinite(kib) || kib <= 0) throw new Error(`The ${what} limit "${trimmed}" is not a number of KiB/s above 0; leave it empty for no limit`);
+  return Math.max(1, Math.round(kib * 1024));
+}
+
+export function limitText(bytes) {
+  return bytes == null ? '' : String(Math.round((bytes / 1024) * 100) / 100);
+}
+"""#),
+        "stores.js": ("text/javascript; charset=utf-8", #"""
+// Key-value stores and record stores, read only.
+import { call, known, actions, act, serial, setProblem, succeeded } from './api.js';
+import { el, cell, changed, keepFocus } from './dom.js';
+import * as model from './model.js';
+
+const json = (value) => model.truncate(JSON.stringify(value), 300);
+
+export const loadKeyValueStores = serial(async () => {
+  const status = known.status;
+  if (!status) return;
+  const root = document.querySelector('#kvstores');
+  try {
+    const stores = await Promise.all((status.kvstores ?? []).map((store) => call('kv.list', { store })));
+    succeeded('kvstores');
+    if (!changed(root, stores)) return;
+    keepFocus(root, () => root.replaceChildren(...(stores.length ? stores.map(kvStore)
+      : [el('p', { class: 'empty' }, 'This device takes part in no key-value store.')])));
+  } catch (error) {
+    setProblem('kvstores', error, loadKeyValueStores);
+  }
+});
+
+function kvStore(answer) {
+  const keys = Object.keys(answer.values).sort();
+  const { usage, limits } = answer;
+  return el('section', { class: 'store', data: { store: answer.store } },
+    el('h3', {}, answer.store),
+    el('p', { class: 'muted' }, `${usage.keys} of ${model.count(limits.maxKeys, 'key')}, ${model.formatBytes(usage.bytes)} of ${model.formatBytes(limits.maxStoreBytes)}`
+      + (usage.keys > limits.maxKeys || usage.bytes > limits.maxStoreBytes ? ' (over its limits: only writes that shrink it are taken)' : '')),
+    keys.length ? el('table', {},
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Key'), el('th', { scope: 'col' }, 'Value'))),
+      el('tbody', {}, keys.map((key) => el('tr', { data: { key } },
+        cell('Key', el('code', {}, key)), cell('Value', el('code', { class: 'json' }, json(answer.values[key])))))))
+      : el('p', { class: 'empty' }, 'No keys'));
+}
+
+/** Each container's record stores, from agent.status; a store's records on asking. */
+export function showRecordStores(status) {
+  const root = document.querySelector('#recordstores');
+  const stores = status.containers.flatMap((c) => (c.recordStores ?? []).map((store) => ({ container: c.id, store })));
+  if (!changed(root, stores)) return;
+  if (!stores.length) {
+    root.replaceChildren(el('p', { class: 'empty' }, 'No record store is open on this device.'));
+    return;
+  }
+  // Sections are kept by store, so an entity being typed and records shown stay.
+  const old = new Map([...root.querySelectorAll('.store')].map((s) => [`${s.dataset.container}\n${s.dataset.store}`, s]));
+  keepFocus(root, () => root.replaceChildren(...stores.map(({ container, store }) => {
+    const section = old.get(`${container}\n${store.name}`) ?? recordStore(container, store.name);
+    section.querySelector('.summary').replaceChildren(summary(store));
+    return section;
+  })));
+}
+
+function summary(store) {
+  const refused = store.refused ?? [];
+  return el('div', {},
+    el('p', { class: 'muted' }, `${model.count(store.transactions, 'transaction')} imported${store.waiting ? `, ${model.count(store.waiting, 'log')} waiting for earlier ones` : ''}`),
+    refused.length ? el('ul', { class: 'failures', 'aria-label': 'Change logs left out' },
+      refused.map((r) => el('li', {}, el('span', { class: 'path' }, r.path), `: ${r.reason}`))) : '');
+}
+
+function recordStore(container, name) {
+  const id = `entity-${container}-${name}`.replace(/[^A-Za-z0-9_-]/g, '_');
+  return el('section', { class: 'store', data: { container, store: name } },
+    el('h3', {}, name, el('span', { class: 'muted' }, ` in ${container}`)),
+    el('div', { class: 'summary' }),
+    el('form', { class: 'inline', data: { submit: 'fetch-records' } },
+      el('label', { for: id }, 'Entity'),
+      el('input', { id, name: 'entity', type: 'text', required: true, autocomplete: 'off', spellcheck: 'false' }),
+      el('button', { type: 'submit' }, 'Show records')),
+    el('div', { class: 'records', 'aria-live': 'polite' }));
+}
+
+actions['fetch-records'] = (form) => act(form.querySelector('button'), async () => {
+  const section = form.closest('.store');
+  const { container, store } = section.dataset;
+  const entity = form.elements.entity.value.trim();
+  const { records } = await call('records.fetch', { container, store, entity, limit: 500 });
+  const target = section.querySelector('.records');
+  target.replaceChildren(records.length
+    ? el('table', {},
+      el('caption', {}, `${model.count(records.length, `${entity} record`)}${records.length === 500 ? ' (the first 500)' : ''}`),
+      el('thead', {}, el('tr', {}, ['ID', 'Entity', 'Fields'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, records.map((r) => el('tr', { data: { record: r.id } },
+        cell('ID', el('code', {}, r.id)), cell('Entity', r.entity), cell('Fields', el('code', { class: 'json' }, json(r.attributes)))))))
+    : el('p', { class: 'empty' }, `No ${entity} records in ${store}.`));
+});
+"""#),
         "style.css": ("text/css; charset=utf-8", #"""
-:root { --fg: #1d1d1f; --bg: #fbfbfd; --muted: #6e6e73; --line: #d2d2d7; --accent: #0a66d8; --bad: #b3261e; }
+:root {
+  --fg: #1d1d1f; --bg: #fbfbfd; --panel: #fff; --muted: #5f5f64; --line: #d2d2d7; --accent: #0a5fcc;
+  --bad: #b3261e; --ok: #1b7a33; --warn: #8a5a00; --ins: #dff5e3; --del: #fde2e0;
+}
 @media (prefers-color-scheme: dark) {
-  :root { --fg: #f5f5f7; --bg: #161617; --muted: #a1a1a6; --line: #3a3a3c; --accent: #4c9dff; --bad: #ff6b60; }
+  :root {
+    --fg: #f5f5f7; --bg: #161617; --panel: #1f1f21; --muted: #a1a1a6; --line: #3a3a3c; --accent: #6aaeff;
+    --bad: #ff7b72; --ok: #5fd37a; --warn: #e8b24a; --ins: #16361f; --del: #47201d;
+  }
 }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { margin: 0; font: 16px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg); }
-header, main { max-width: 60rem; margin: 0 auto; padding: 1rem; }
+header, main { max-width: 64rem; margin: 0 auto; padding: 1rem; }
+header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between; border-bottom: 1px solid var(--line); }
 h1 { margin: 0; font-size: 1.5rem; }
-h2 { font-size: 1.15rem; border-bottom: 1px solid var(--line); padding-bottom: .25rem; }
+h2 { font-size: 1.2rem; border-bottom: 1px solid var(--line); padding-bottom: .25rem; margin-top: 2rem; }
+h3 { font-size: 1.05rem; margin: .25rem 0; overflow-wrap: anywhere; }
+h4 { font-size: 1rem; margin: 0 0 .25rem; }
+p { margin: .4rem 0; }
+code, pre, .code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+#this-device { margin: .25rem 0 0; color: var(--muted); overflow-wrap: anywhere; }
+.muted { color: var(--muted); }
+.path, .id { overflow-wrap: anywhere; }
+.id { display: block; font-size: .8rem; }
+.tag { margin-left: .4rem; font-size: .8rem; padding: 0 .35rem; border: 1px solid var(--line); border-radius: .3rem; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+.skip { position: absolute; left: -999px; }
+.skip:focus { left: 1rem; top: .5rem; background: var(--bg); padding: .3rem .6rem; }
+
+#problem { color: var(--bad); border: 1px solid var(--bad); border-radius: .4rem; padding: .5rem .75rem; }
+#status:empty { display: none; }
+#status { color: var(--ok); }
+
 table { width: 100%; border-collapse: collapse; }
-th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); }
+th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { color: var(--muted); font-weight: 600; }
-.cards { list-style: none; padding: 0; display: grid; gap: .75rem; grid-template-columns: repeat(auto-fill, minmax(16rem, 1fr)); }
-.cards li { border: 1px solid var(--line); border-radius: .5rem; padding: .75rem; }
-.state { color: var(--muted); }
-#problem { color: var(--bad); }
-button { font: inherit; padding: .3rem .8rem; border-radius: .4rem; border: 1px solid var(--line); background: transparent; color: var(--accent); cursor: pointer; }
-button:focus-visible, a:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
-@media (max-width: 30rem) {
+td .json { font-size: .85rem; overflow-wrap: anywhere; }
+
+button { font: inherit; padding: .3rem .8rem; border-radius: .4rem; border: 1px solid var(--line); background: var(--panel); color: var(--accent); cursor: pointer; }
+button:hover { border-color: var(--accent); }
+button[aria-busy="true"] { opacity: .6; cursor: progress; }
+button.danger { color: var(--bad); }
+button.link { border: 0; background: none; padding: 0; text-decoration: underline; text-align: left; }
+button:focus-visible, a:focus-visible, input:focus-visible, textarea:focus-visible, pre:focus-visible, [tabindex="-1"]:focus-visible {
+  outline: 2px solid var(--accent); outline-offset: 2px;
+}
+[tabindex="-1"]:focus:not(:focus-visible) { outline: none; }
+input[type="text"], textarea { font: inherit; color: var(--fg); background: var(--panel); border: 1px solid var(--line); border-radius: .4rem; padding: .3rem .5rem; max-width: 100%; }
+textarea { width: 100%; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+label { font-weight: 600; }
+.buttons { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: .5rem; }
+.panel { background: var(--panel); border: 1px solid var(--line); border-radius: .5rem; padding: .75rem; margin: .75rem 0; }
+.panel label { display: block; margin-top: .5rem; }
+.panel button[type="submit"] { margin-top: .6rem; }
+.empty { color: var(--muted); font-style: italic; }
+.failures { color: var(--bad); padding-left: 1.2rem; }
+.warn { color: var(--warn); }
+.notes { padding-left: 1.2rem; color: var(--warn); }
+
+.cards { list-style: none; padding: 0; display: grid; gap: .75rem; grid-template-columns: repeat(auto-fill, minmax(18rem, 1fr)); }
+.cards > li { background: var(--panel); border: 1px solid var(--line); border-radius: .5rem; padding: .75rem; }
+.state { font-weight: 600; margin: .25rem 0; }
+.state.up-to-date { color: var(--ok); }
+.state.paused { color: var(--warn); }
+.progress progress { width: 60%; vertical-align: middle; }
+.facts { display: grid; grid-template-columns: max-content 1fr; gap: .1rem .75rem; margin: .5rem 0; }
+.facts dt { color: var(--muted); }
+.facts dd { margin: 0; }
+
+.bar { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: baseline; justify-content: space-between; border-bottom: 1px solid var(--line); margin-top: 2rem; }
+.bar h2 { border: 0; margin: 0; }
+#details > section { margin-top: 1.5rem; }
+.crumbs { list-style: none; padding: 0; margin: .25rem 0 .5rem; display: flex; flex-wrap: wrap; gap: .25rem; }
+.crumbs li + li::before { content: "/"; color: var(--muted); margin-right: .25rem; }
+.crumbs [aria-current] { font-weight: 600; }
+#timeline { width: 100%; }
+#timeline-time { display: block; }
+#restore-folder-path { width: 20rem; }
+#restore-result:empty { display: none; }
+
+.conflict { background: var(--panel); border: 1px solid var(--bad); border-radius: .5rem; padding: .75rem; margin: .75rem 0; }
+.versions { display: grid; gap: .75rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 18rem), 1fr)); margin-top: .5rem; }
+.version { border: 1px solid var(--line); border-radius: .4rem; padding: .5rem; min-width: 0; }
+.version img { max-width: 100%; max-height: 24rem; height: auto; display: block; border: 1px solid var(--line); }
+pre.text { max-height: 24rem; overflow: auto; margin: .25rem 0; padding: .4rem; border: 1px solid var(--line); border-radius: .3rem; font-size: .85rem; line-height: 1.35; }
+pre.text ins, pre.text del { display: block; text-decoration: none; }
+pre.text ins { background: var(--ins); }
+pre.text del { background: var(--del); }
+
+#invite-code { font-size: 1.6rem; letter-spacing: .05em; font-weight: 600; overflow-wrap: anywhere; }
+.limits input { width: 10rem; }
+.store { margin: .75rem 0 1.25rem; }
+form.inline { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .5rem 0; }
+
+dialog { color: var(--fg); background: var(--panel); border: 1px solid var(--line); border-radius: .5rem; max-width: min(32rem, 92vw); }
+dialog::backdrop { background: rgb(0 0 0 / .45); }
+dialog .buttons { justify-content: flex-end; }
+
+@media (max-width: 40rem) {
   thead { display: none; }
-  td { display: block; border: 0; padding: .1rem .5rem; }
-  tr { display: block; border-bottom: 1px solid var(--line); padding: .4rem 0; }
+  table, tbody, tr, td { display: block; }
+  tr { border-bottom: 1px solid var(--line); padding: .4rem 0; }
+  td { border: 0; padding: .1rem .25rem; }
+  td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); font-size: .85rem; }
+  td[data-label="Name"]::before, td[data-label="File"]::before, td[data-label="Actions"]::before { content: none; }
+  td:empty { display: none; }
+  #restore-folder-path { width: 100%; }
+  .progress progress { width: 100%; }
 }
 """#),
     ]

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+import UbiqControlAPI
+import UbiqTestSupport
+
+/// The web page in a real browser against real agents: what a person sees there, and the
+/// decisions they make with a click reaching every device.
+@Suite(.serialized, .enabled(if: BrowserPage.missing == nil, Comment(rawValue: BrowserPage.missing ?? "Chromium found")))
+struct WebPageBrowserTests {
+    /// Two agents of one account, alpha serving its page on a port fixed for the run (a
+    /// restart keeps the page's address).
+    static func cluster() async throws -> LiveCluster {
+        let cluster = try LiveCluster(["alpha", "beta"])
+        cluster.agents[0].webPagePort = try freeLoopbackPort()
+        try await cluster.start()
+        try await cluster.waitConnected()
+        return cluster
+    }
+
+    @Test func thePageListsBothDevicesAndAConflictIsResolvedWithAClick() async throws {
+        let cluster = try await Self.cluster()
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        let ids = (try await a.status().device.id, try await b.status().device.id)
+        let path = "Documents/notes.txt"
+        try a.write(path, "shopping\nmilk\neggs\n")
+        try await waitForConvergence([a, b], "the first version on beta") { _ in b.read(path) == "shopping\nmilk\neggs\n" }
+        let original = try await a.versions(path).current.id
+
+        try await withBrowserPage(a) { page in
+            let alphaRow = try await page.browser.text("#devices tr[data-device=\"\(ids.0)\"]")
+            let betaRow = try await page.browser.text("#devices tr[data-device=\"\(ids.1)\"]")
+            #expect(alphaRow.contains("alpha") && betaRow.contains("beta"), "rows: \(alphaRow) | \(betaRow)")
+            #expect(betaRow.contains("connected") && !betaRow.contains("not connected"), "beta's row: \(betaRow)")
+            try await page.screenshot("web-overview")
+
+            // Made while the page is open: beta edits offline, alpha edits meanwhile.
+            b.stop()
+            try a.write(path, "shopping\nmilk\neggs\nbread\n")
+            try await waitUntil("alpha to record its edit") { try await a.versions(path).current.id != original }
+            try b.write(path, "shopping\noat milk\neggs\n")
+            try await b.startAndWait()
+            try await waitUntil("alpha to hold the conflict", every: .milliseconds(10)) {
+                try await a.versions(path).conflicts.count == 1
+            }
+            // Within a second of the agent, without a reload.
+            let shown = try await page.browser.element("[data-conflict][data-path=\"\(path)\"]", timeout: .seconds(1))
+            let versions = try await a.versions(path)
+            let conflictID = try #require(versions.conflicts.first?.id)
+            let text = try await page.browser.text(shown)
+            #expect(text.contains("bread") && text.contains("oat milk"), "the conflict shows both versions' lines: \(text)")
+            try await page.screenshot("web-conflict")
+
+            // "Keep that": the version that is not current wins, on both devices.
+            let edits = ["shopping\nmilk\neggs\nbread\n", "shopping\noat milk\neggs\n"]
+            let current = try #require(a.read(path))
+            let keptText = try #require(edits.first { $0 != current })
+            try await page.browser.click("[data-conflict][data-path=\"\(path)\"] button[data-action=\"keep\"][data-version=\"\(conflictID)\"]")
+            try await waitUntil("the choice to reach both agents") {
+                let (va, vb) = (try await a.versions(path), try await b.versions(path))
+                return va.conflicts.isEmpty && vb.conflicts.isEmpty && a.read(path) == keptText && b.read(path) == keptText
+            }
+            try await waitUntil("the page to show no conflict") {
+                try await page.browser.elements("[data-conflict]").isEmpty
+            }
+        }
+    }
+
+    @Test func aDeletedFileIsRestoredFromTheTrashByClicks() async throws {
+        let cluster = try await Self.cluster()
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        let path = "Documents/plan.txt"
+        let text = "the plan, before it was deleted\n"
+        try a.write(path, text)
+        try a.write("Documents/todo.txt", "first\n")
+        try await waitForConvergence([a, b], "the files on beta") { _ in b.read(path) == text }
+        try a.write("Documents/todo.txt", "first\nsecond\n")
+        try FileManager.default.removeItem(atPath: a.path(path))
+        try await waitUntil("the deletion in the trash") {
+            let trash = try await a.withClient { try await $0.trash(container: a.container) }
+            return b.read(path) == nil && trash.contains { $0.path == path }
+        }
+
+        try await withBrowserPage(a) { page in
+            try await page.open(container: a.container.rawValue)
+            let row = "#trash tr[data-path=\"\(path)\"]"
+            _ = try await page.browser.element(row)
+            try await page.screenshot("web-history")
+            try await page.browser.click("\(row) button[data-action=\"restore\"]")
+            try await waitUntil("the file back on both agents") { a.read(path) == text && b.read(path) == text }
+            try await waitUntil("the trash on the page to be without it") { try await page.browser.elements(row).isEmpty }
+        }
+    }
+
+    @Test func thePageComesBackAfterARestartAndAContainerPausedFromItStopsSyncing() async throws {
+        let cluster = try await Self.cluster()
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await withBrowserPage(a) { page in
+            let problemShown = "return !document.querySelector('#problem').hidden"
+            a.stop()
+            try await waitUntil("the page to say the agent is not reachable") { try await page.browser.execute(problemShown) as? Bool == true }
+            try await a.startAndWait()
+            try await waitUntil("the page to hear from the agent again") { try await page.browser.execute(problemShown) as? Bool == false }
+
+            let card = "#containers li[data-container=\"\(a.container)\"]"
+            try await page.browser.click("\(card) button[data-action=\"pause\"]")
+            try await waitUntil("alpha's container to be paused") { try await a.status().containers.first?.paused == true }
+            try await waitUntil("the page to say so") { try await page.browser.text("\(card) .state").contains("paused") }
+            let path = "Documents/while-paused.txt"
+            let text = "written on beta while alpha is paused"
+            try b.write(path, text)
+            try await waitUntil("alpha to hear of beta's file, and not apply it") {
+                let status = try #require(try await a.status().containers.first)
+                return status.paused && status.needBytes == Int64(text.utf8.count)
+            }
+            #expect(a.read(path) == nil)
+
+            try await page.browser.click("\(card) button[data-action=\"resume\"]")
+            try await waitUntil("the file on alpha after the resume") { a.read(path) == text }
+        }
+    }
+}
