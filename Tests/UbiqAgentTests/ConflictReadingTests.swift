@@ -18,16 +18,7 @@ import UbiqTestSupport
         try a.write(path, "version zero")
         try await waitForConvergence([a, b], "the first version on beta") { _ in b.read(path) == "version zero" }
         #expect(try await a.withClient { try await $0.conflicts(in: a.container) }.isEmpty)
-        let original = try await a.versions(path).current.id
-        b.stop()
-        try a.write(path, "edited on alpha")
-        try await waitUntil("alpha to record its edit") { try await a.versions(path).current.id != original }
-        try b.write(path, "edited on beta, later")
-        try await b.startAndWait()
-        try await waitUntil("both agents to hold the conflict") {
-            let (va, vb) = (try await a.versions(path), try await b.versions(path))
-            return va.conflicts.count == 1 && vb.conflicts.count == 1
-        }
+        try await cluster.makeConflict(path, first: "edited on alpha", second: "edited on beta, later")
 
         let edits = ["edited on alpha", "edited on beta, later"]
         for agent in [a, b] {

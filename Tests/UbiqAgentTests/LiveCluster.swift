@@ -50,6 +50,23 @@ struct LiveCluster {
         return link
     }
 
+    /// Makes concurrent edits of `path`, which the first two agents hold alike: the second
+    /// stops, the first writes `first`, the second writes `second` and starts again. Returns
+    /// once both hold the one conflict version.
+    func makeConflict(_ path: String, first: String, second: String) async throws {
+        let (a, b) = (agents[0], agents[1])
+        let original = try await a.versions(path).current.id
+        b.stop()
+        try a.write(path, first)
+        try await waitUntil("\(a.name) to record its edit") { try await a.versions(path).current.id != original }
+        try b.write(path, second)
+        try await b.startAndWait()
+        try await waitUntil("both agents to hold the conflict", every: .milliseconds(10)) {
+            let (va, vb) = (try await a.versions(path), try await b.versions(path))
+            return va.conflicts.count == 1 && vb.conflicts.count == 1
+        }
+    }
+
     func stopAll() {
         for agent in agents { agent.stop() }
     }

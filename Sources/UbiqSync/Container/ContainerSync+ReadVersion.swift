@@ -15,22 +15,7 @@ extension ContainerSync {
     /// (from peers for any not held here) and then discarded; nothing in the folder changes.
     /// Returns the bytes, the version's whole size and its ID.
     public func readVersion(of path: RelativePath, id versionID: String?, limit: Int) async throws -> (data: Data, size: UInt64, versionID: String) {
-        guard let indexed = try index.item(id, path) else {
-            throw SaveVersionError(.notFound, "'\(path)' is not in container \(id)")
-        }
-        let current = indexed.item
-        let source: ConflictVersion
-        if versionID == nil || versionID == current.versionID {
-            guard !current.deleted else {
-                throw SaveVersionError(.notFound, "'\(path)' is deleted; read one of its conflict versions instead")
-            }
-            source = ConflictVersion(of: current)
-        } else {
-            guard let version = current.conflicts.first(where: { $0.id == versionID }) else {
-                throw SaveVersionError(.versionNotFound, "'\(path)' has no version '\(versionID ?? "")'; see `ubiq versions`")
-            }
-            source = version
-        }
+        let source = try version(of: path, id: versionID, use: "read")
         guard source.kind == .file else {
             throw SaveVersionError(.unsupported, "version \(source.id) of '\(path)' is a \(source.kind); only a file's content can be read")
         }

@@ -11,22 +11,7 @@ extension ContainerSync {
     /// recorded as a local change, so it reaches peers at once. The conflict of `path` stays
     /// until it is resolved. Returns the new item and the ID of the version saved.
     public func saveVersion(of path: RelativePath, id versionID: String?, to destination: RelativePath) async throws -> (item: Item, versionID: String) {
-        guard let indexed = try index.item(id, path) else {
-            throw SaveVersionError(.notFound, "'\(path)' is not in container \(id)")
-        }
-        let current = indexed.item
-        let source: ConflictVersion
-        if versionID == nil || versionID == current.versionID {
-            guard !current.deleted else {
-                throw SaveVersionError(.notFound, "'\(path)' is deleted; save one of its conflict versions instead")
-            }
-            source = ConflictVersion(of: current)
-        } else {
-            guard let version = current.conflicts.first(where: { $0.id == versionID }) else {
-                throw SaveVersionError(.versionNotFound, "'\(path)' has no version '\(versionID ?? "")'; see `ubiq versions`")
-            }
-            source = version
-        }
+        let source = try version(of: path, id: versionID, use: "save")
         guard source.kind.hasBytes else {
             throw SaveVersionError(.unsupported, "version \(source.id) of '\(path)' is a \(source.kind); only files and packages can be saved under a new name")
         }
@@ -65,6 +50,25 @@ extension ContainerSync {
 }
 
 extension ContainerSync {
+    /// One version of `path`: a conflict version by ID, or the current one when `versionID`
+    /// is nil or its own; `use` names what the caller does with it, for the messages.
+    nonisolated func version(of path: RelativePath, id versionID: String?, use: String) throws -> ConflictVersion {
+        guard let indexed = try index.item(id, path) else {
+            throw SaveVersionError(.notFound, "'\(path)' is not in container \(id)")
+        }
+        let current = indexed.item
+        if versionID == nil || versionID == current.versionID {
+            guard !current.deleted else {
+                throw SaveVersionError(.notFound, "'\(path)' is deleted; \(use) one of its conflict versions instead")
+            }
+            return ConflictVersion(of: current)
+        }
+        guard let version = current.conflicts.first(where: { $0.id == versionID }) else {
+            throw SaveVersionError(.versionNotFound, "'\(path)' has no version '\(versionID ?? "")'; see `ubiq versions`")
+        }
+        return version
+    }
+
     /// The path to scan after writing a file at `path` that a commit may give new folders:
     /// the outermost folder above it the index does not hold (or holds as deleted), so the
     /// folders are recorded with the file; `path` itself where its folder is indexed.

@@ -25,7 +25,6 @@ struct WebPageBrowserTests {
         let path = "Documents/notes.txt"
         try a.write(path, "shopping\nmilk\neggs\n")
         try await waitForConvergence([a, b], "the first version on beta") { _ in b.read(path) == "shopping\nmilk\neggs\n" }
-        let original = try await a.versions(path).current.id
 
         try await withBrowserPage(a) { page in
             let alphaRow = try await page.browser.text("#devices tr[data-device=\"\(ids.0)\"]")
@@ -35,14 +34,7 @@ struct WebPageBrowserTests {
             try await page.screenshot("web-overview")
 
             // Made while the page is open: beta edits offline, alpha edits meanwhile.
-            b.stop()
-            try a.write(path, "shopping\nmilk\neggs\nbread\n")
-            try await waitUntil("alpha to record its edit") { try await a.versions(path).current.id != original }
-            try b.write(path, "shopping\noat milk\neggs\n")
-            try await b.startAndWait()
-            try await waitUntil("alpha to hold the conflict", every: .milliseconds(10)) {
-                try await a.versions(path).conflicts.count == 1
-            }
+            try await cluster.makeConflict(path, first: "shopping\nmilk\neggs\nbread\n", second: "shopping\noat milk\neggs\n")
             // Within a second of the agent, without a reload.
             let shown = try await page.browser.element("[data-conflict][data-path=\"\(path)\"]", timeout: .seconds(1))
             let versions = try await a.versions(path)
