@@ -113,4 +113,39 @@ struct WebPageBrowserTests {
             try await waitUntil("the file on alpha after the resume") { a.read(path) == text }
         }
     }
+
+    @Test func settingsAreChangedAndADeviceIsInvitedAndRemovedFromThePage() async throws {
+        let cluster = try await Self.cluster()
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        let beta = try await b.status().device.id
+        try await withBrowserPage(a) { page in
+            try await page.browser.click("#invite")
+            var code = ""
+            try await waitUntil("the invitation's code on the page") {
+                code = try await page.browser.text("#invite-code")
+                return code.wholeMatch(of: /[A-Z2-7]{6}(-[A-Z2-7]{6}){3}/) != nil
+            }
+
+            try await page.browser.type("512", into: try await page.browser.element("#limit-send"))
+            try await page.browser.click("#limits-save")
+            try await waitUntil("the send limit on the agent") {
+                try await a.withClient { try await $0.limits() }.send.limit == 512 * 1024
+            }
+
+            try await page.open(container: a.container.rawValue)
+            try await page.browser.type("*.o\n", into: try await page.browser.element("#ignore-text"))
+            try await page.browser.click("#ignore-save")
+            try await waitUntil("the ignore patterns on both agents") { a.read(".ubiqignore") == "*.o\n" && b.read(".ubiqignore") == "*.o\n" }
+
+            try await page.browser.click("#devices tr[data-device=\"\(beta)\"] button[data-action=\"remove-device\"]")
+            try await page.browser.click("button[data-action=\"confirm\"]")
+            try await waitUntil("beta removed from the account") {
+                try await a.withClient { try await $0.devices() }.contains { $0.id == beta && $0.removed }
+            }
+            try await waitUntil("the page to show it") {
+                try await page.browser.text("#devices tr[data-device=\"\(beta)\"]").contains("removed")
+            }
+        }
+    }
 }
