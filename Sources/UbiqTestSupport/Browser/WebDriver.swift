@@ -31,14 +31,6 @@ public final class WebDriver: Sendable {
     private let session: String
     private let profile: TempDirectory
 
-    /// Whether this machine has Chromium and its driver (Debian's `chromium` and
-    /// `chromium-driver`); tests that need them skip with this reason otherwise.
-    public static var missing: String? {
-        for path in [chromium, chromedriver] where access(path, X_OK) != 0 {
-            return "\(path) is not installed (apt-get install chromium chromium-driver)"
-        }
-        return nil
-    }
 
     static let chromium = "/usr/bin/chromium"
     static let chromedriver = "/usr/bin/chromedriver"
@@ -46,6 +38,10 @@ public final class WebDriver: Sendable {
     /// Starts `chromedriver` on a free loopback port and a headless browser of
     /// `width`×`height` CSS pixels, in a profile of its own.
     public init(width: Int = 1280, height: Int = 900, colorScheme: String = "light") async throws {
+        // CI installs both (scripts/install-deps.sh): a missing one fails the test, with what to do.
+        for path in [Self.chromium, Self.chromedriver] where access(path, X_OK) != 0 {
+            throw Failure(description: "\(path) is not installed; run scripts/install-deps.sh (apt-get install chromium chromium-driver)")
+        }
         let port = try freeLoopbackPort()
         profile = try TempDirectory()
         driver.process.executableURL = URL(fileURLWithPath: Self.chromedriver)
@@ -216,7 +212,7 @@ public final class WebDriver: Sendable {
             }
         }
         // The driver keeps the connection open after its answer: read the head, then as many
-        // bytes as it says (or the chunks up to the last).
+        // bytes as its Content-Length says.
         var answer = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         func complete() -> Bool {
@@ -226,7 +222,7 @@ public final class WebDriver: Sendable {
                let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) {
                 return answer.count - split.upperBound >= length
             }
-            return head.contains("transfer-encoding: chunked") ? answer.suffix(5) == Data("0\r\n\r\n".utf8) : false
+            return false
         }
         while !complete() {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
@@ -239,23 +235,6 @@ public final class WebDriver: Sendable {
         }
         let head = String(decoding: answer[..<split.lowerBound], as: UTF8.self)
         let status = head.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-        var content = Data(answer[split.upperBound...])
-        if head.lowercased().contains("transfer-encoding: chunked") { content = dechunked(content) }
-        return (status, content)
-    }
-
-    /// The body of a chunked answer (RFC 9112 §7.1), without its chunk sizes.
-    private static func dechunked(_ data: Data) -> Data {
-        var result = Data()
-        var rest = data[...]
-        while let line = rest.firstRange(of: Data("\r\n".utf8)),
-              let size = Int(String(decoding: rest[..<line.lowerBound], as: UTF8.self).split(separator: ";").first ?? "", radix: 16),
-              size > 0 {
-            let start = line.upperBound
-            let end = rest.index(start, offsetBy: size, limitedBy: rest.endIndex) ?? rest.endIndex
-            result.append(rest[start..<end])
-            rest = rest[min(rest.index(end, offsetBy: 2, limitedBy: rest.endIndex) ?? rest.endIndex, rest.endIndex)...]
-        }
-        return result
+        return (status, Data(answer[split.upperBound...]))
     }
 }

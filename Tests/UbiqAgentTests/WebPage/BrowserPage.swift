@@ -9,16 +9,10 @@ struct BrowserPage {
     let browser: WebDriver
     let url: String
 
-    static let missing = WebDriver.missing.map { "needs headless Chromium: \($0)" }
-
     /// Opens `agent`'s page with its token, and waits until it has heard from the agent.
     static func open(_ agent: AgentProcess, width: Int = 1280, height: Int = 900, colorScheme: String = "light") async throws -> BrowserPage {
         let url = try await agent.webPageAddress().url
-        let browser: WebDriver
-        do { browser = try await WebDriver(width: width, height: height, colorScheme: colorScheme) } catch {
-            Issue.record("the browser did not start: \(error)")
-            throw error
-        }
+        let browser = try await WebDriver(width: width, height: height, colorScheme: colorScheme)
         do {
             try await browser.open(url)
             let page = BrowserPage(browser: browser, url: url)

@@ -5,7 +5,7 @@ import UbiqTestSupport
 
 /// The web page in a real browser against real agents: what a person sees there, and the
 /// decisions they make with a click reaching every device.
-@Suite(.serialized, .enabled(if: BrowserPage.missing == nil, Comment(rawValue: BrowserPage.missing ?? "Chromium found")))
+@Suite(.serialized)
 struct WebPageBrowserTests {
     /// Two agents of one account, alpha serving its page on a port fixed for the run (a
     /// restart keeps the page's address).
