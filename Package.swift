@@ -126,7 +126,7 @@ let package = Package(
 
         .testTarget(name: "UbiqModelTests", dependencies: ["UbiqModel", "UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqConfigTests", dependencies: ["UbiqConfig"], swiftSettings: swiftSettings),
-        .testTarget(name: "UbiqChunkingTests", dependencies: ["UbiqChunking"], swiftSettings: swiftSettings),
+        .testTarget(name: "UbiqChunkingTests", dependencies: ["UbiqChunking", "UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqIndexTests", dependencies: ["UbiqIndex", "UbiqTestSupport", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqFileSystemTests", dependencies: ["UbiqFileSystem", "UbiqTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "UbiqWireTests", dependencies: [

@@ -25,7 +25,7 @@ import UbiqTestSupport
 
         let output = try AgentProcess.cli(["--socket", a.socket, "device", "remove", delta.rawValue, "--rotate"])
         #expect(output.contains("Removed \(delta)") && output.contains("generation 1") && !output.contains("Left out"), "\(output)")
-        try await waitUntil("beta to take the rotation and connect to alpha again", timeout: .seconds(15)) {
+        try await waitUntil("beta to take the rotation and connect to alpha again") {
             let rotated = try Self.generation(b) == 1
             let connected = try await b.status().peers.contains { $0.name == "alpha" && $0.connected }
             return rotated && connected

@@ -183,7 +183,7 @@ import UbiqTestSupport
         try c.fileSystem.commit(file, to: path("Documents/direct.bin"), permissions: .defaults(for: .file), mtimeNs: 1)
         let committed = try #require(c.read("Documents/direct.bin"))
         #expect(committed.count == expected.count)
-        #expect(zip(committed, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset == nil, "first byte that differs")
+        #expect(ByteComparison.firstDifference(committed, expected) == nil, "first byte that differs")
     }
 
     @Test func commitReplacesAnExistingFile() throws {

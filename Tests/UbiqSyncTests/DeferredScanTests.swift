@@ -29,6 +29,6 @@ struct DeferredScanTests {
         #expect(try index.item(id, path) == nil, "the scan ran under the agent's write lease")
         await leases.release(applying.id)
 
-        try await waitUntil("the held-up scan to record the file", timeout: .seconds(10)) { try index.item(id, path) != nil }
+        try await waitUntil("the held-up scan to record the file") { try index.item(id, path) != nil }
     }
 }

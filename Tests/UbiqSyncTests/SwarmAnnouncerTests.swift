@@ -40,17 +40,17 @@ import UbiqTestSupport
                           })
         }
         add(0..<10)
-        try await waitUntil("both peers to be sent the first word", timeout: .seconds(10)) {
+        try await waitUntil("both peers to be sent the first word") {
             sends.batches(to: stuck).count == 1 && sends.held(by: open) == RangeSet(0..<10)
         }
         add(10..<20)
         add(20..<30)
-        try await waitUntil("the open peer to hear the rest while the other's send hangs", timeout: .seconds(10)) {
+        try await waitUntil("the open peer to hear the rest while the other's send hangs") {
             sends.held(by: open) == RangeSet(0..<30)
         }
         #expect(sends.batches(to: stuck).count == 1)
         sends.released.withLock { $0 = true }
-        try await waitUntil("the stuck peer to hear what it missed", timeout: .seconds(10)) {
+        try await waitUntil("the stuck peer to hear what it missed") {
             sends.held(by: stuck) == RangeSet(0..<30)
         }
         // What came in while its send hung went in one message, merged.

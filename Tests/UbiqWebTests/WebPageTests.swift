@@ -77,15 +77,15 @@ import UbiqTestSupport
     @Test func eventsFollowTheAgentAndEndWithIt() async throws {
         try await withPage { agent, server in
             let events = try StreamingHTTP(port: server.port, "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nCookie: ubiq_ui=\(token)")
-            try await waitUntil("the event stream to open", timeout: .seconds(10)) { events.text.contains("retry: 1000") }
+            try await waitUntil("the event stream to open") { events.text.contains("retry: 1000") }
             #expect(events.text.hasPrefix("HTTP/1.1 200"))
             #expect(events.text.contains("Content-Type: text/event-stream"))
             try agent.write("Documents/news.txt", "hello")
-            try await waitUntil("an event for the new file", timeout: .seconds(20)) {
+            try await waitUntil("an event for the new file") {
                 events.text.contains("event: events.item") && events.text.contains("Documents/news.txt")
             }
             agent.stop()
-            try await waitUntil("the stream to end with the agent", timeout: .seconds(20)) { events.ended }
+            try await waitUntil("the stream to end with the agent") { events.ended }
         }
     }
 }
