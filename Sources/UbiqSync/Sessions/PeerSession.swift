@@ -54,6 +54,9 @@ public actor PeerSession {
     static let maxWaitingRequests = 4096
     /// How long a peer may take to say hello after the TLS handshake.
     static let helloTimeout: Duration = .seconds(10)
+    /// How long the Close frame to a refused peer may wait to be sent: a peer that reads
+    /// nothing fills the connection, and the send would otherwise wait for ever.
+    static let closeTimeout: Duration = .seconds(5)
     /// How often an idle connection says it is alive, and how long the peer may stay silent
     /// before the connection counts as dead (a cut link sends no FIN).
     let pingInterval: Duration
@@ -184,7 +187,8 @@ public actor PeerSession {
         default: .protocolError
         }
         close.reason = error.reason
-        try? await link.send(Ubiq_Wire_Envelope(.close(close)))
+        let frame = Ubiq_Wire_Envelope(.close(close))
+        _ = try? await withDeadline(Self.closeTimeout, clock: clock) { [link] in try await link.send(frame) }
         await end()
     }
 
