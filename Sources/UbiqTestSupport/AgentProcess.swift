@@ -65,8 +65,8 @@ public final class AgentProcess: @unchecked Sendable {
     /// Runs the `ubiq` CLI to completion, with `input` on its standard input; returns its
     /// standard output, throws on failure.
     @discardableResult
-    public static func cli(_ arguments: [String], input: Data? = nil) throws -> String {
-        let result = try run("ubiq", arguments, input: input)
+    public static func cli(_ arguments: [String], input: Data? = nil) async throws -> String {
+        let result = try await run("ubiq", arguments, input: input)
         guard result.status == 0 else {
             throw TimedOut(description: "ubiq \(arguments.joined(separator: " ")) failed (\(result.status)): " + result.errors)
         }
@@ -74,15 +74,15 @@ public final class AgentProcess: @unchecked Sendable {
     }
 
     /// Creates a new account in this agent's state folder.
-    public func createAccount() throws {
-        try Self.cli(["account", "create", "--state", state])
+    public func createAccount() async throws {
+        try await Self.cli(["account", "create", "--state", state])
     }
 
     /// Makes this agent a device of `other`'s account.
-    public func join(_ other: AgentProcess) throws {
+    public func join(_ other: AgentProcess) async throws {
         let bundle = home + "/account.bundle"
-        try Self.cli(["account", "export", "--state", other.state, "--out", bundle])
-        try Self.cli(["account", "join", bundle, "--state", state])
+        try await Self.cli(["account", "export", "--state", other.state, "--out", bundle])
+        try await Self.cli(["account", "join", bundle, "--state", state])
     }
 
     // MARK: life cycle

@@ -36,9 +36,14 @@ public struct PrivatePipe: Sendable {
 
     /// A background read of one pipe; see ``readInBackground()``.
     public final class Reading: Sendable {
+        private enum State {
+            case reading(waiter: CheckedContinuation<Data, Never>?)
+            case done
+        }
+
         private let data = Mutex(Data())
         private let exited = Atomic<Bool>(false)
-        private let done = DispatchSemaphore(value: 0)
+        private let state = Mutex(State.reading(waiter: nil))
 
         init(_ handle: FileHandle) {
             Thread { [self] in
@@ -57,15 +62,27 @@ public struct PrivatePipe: Sendable {
                     if count <= 0 { break }
                     data.withLock { $0.append(contentsOf: buffer[0..<count]) }
                 }
-                done.signal()
+                let waiter = state.withLock { state -> CheckedContinuation<Data, Never>? in
+                    defer { state = .done }
+                    guard case .reading(let waiter) = state else { return nil }
+                    return waiter
+                }
+                waiter?.resume(returning: data.withLock { $0 })
             }.start()
         }
 
-        /// What was read, once the child has exited and everything it wrote is in.
-        public func finish() -> Data {
+        /// What was read, once the child has exited and everything it wrote is in. Waits for
+        /// the reading thread without holding one of the caller's.
+        public func finish() async -> Data {
             exited.store(true, ordering: .releasing)
-            done.wait()
-            return data.withLock { $0 }
+            return await withCheckedContinuation { continuation in
+                let done = state.withLock { state -> Bool in
+                    guard case .reading = state else { return true }
+                    state = .reading(waiter: continuation)
+                    return false
+                }
+                if done { continuation.resume(returning: data.withLock { $0 }) }
+            }
         }
     }
 }

@@ -10,8 +10,8 @@ public struct ProgramOutput: Sendable {
 
 extension AgentProcess {
     /// Runs `program`, a binary beside `ubiqd` (`ubiq`, `ubiq-todo`), to completion with
-    /// `input` on its standard input.
-    public static func run(_ program: String, _ arguments: [String], input: Data? = nil) throws -> ProgramOutput {
+    /// `input` on its standard input. The wait holds no thread (``ProcessExit``).
+    public static func run(_ program: String, _ arguments: [String], input: Data? = nil) async throws -> ProgramOutput {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binDirectory + "/" + program)
         process.arguments = arguments
@@ -20,6 +20,7 @@ extension AgentProcess {
         process.standardError = err.writing
         let inputPipe = try input.map { _ in try PrivatePipe() }
         if let inputPipe { process.standardInput = inputPipe.reading }
+        let exit = ProcessExit(of: process)
         try process.run()
         out.childStarted()
         err.childStarted()
@@ -35,8 +36,8 @@ extension AgentProcess {
         // Both streams at once: a program stuck writing one (ArgumentParser writes its errors a
         // character at a time, and a socket pair holds few such writes) never sees the other read.
         let output = out.readInBackground(), errors = err.readInBackground()
-        process.waitUntilExit()
-        return ProgramOutput(status: process.terminationStatus, output: String(decoding: output.finish(), as: UTF8.self),
-                             errors: String(decoding: errors.finish(), as: UTF8.self))
+        await exit.wait()
+        return ProgramOutput(status: process.terminationStatus, output: String(decoding: await output.finish(), as: UTF8.self),
+                             errors: String(decoding: await errors.finish(), as: UTF8.self))
     }
 }

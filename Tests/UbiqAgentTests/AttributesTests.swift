@@ -15,7 +15,7 @@ import UbiqTestSupport
     }
 
     @Test func attributesTravelBothWaysAndAChangeOfThemAloneMovesNoContent() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -59,7 +59,7 @@ import UbiqTestSupport
     /// `extended_attributes = false` on beta: beta neither applies alpha's attributes nor
     /// sends its own, and an edit on beta keeps the attributes alpha gave the file.
     @Test func aContainerWithAttributesOffNeitherSendsNorAppliesThemAndKeepsThoseOfOthers() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         b.containerSettings = ["extended_attributes = false"]
@@ -85,7 +85,7 @@ import UbiqTestSupport
     /// ext4 holds about 4 KiB of attributes per file, tmpfs more than the 64 KiB limit.
     @Test(.enabled(if: FullDiskTests.canMount, "needs root to mount a tmpfs, which holds more than 64 KiB of attributes"))
     func aSetPastTheLimitIsListedInStatusAndTheFileSyncsWithoutIt() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try FileManager.default.createDirectory(atPath: a.root, withIntermediateDirectories: true)

@@ -6,7 +6,7 @@ import UbiqTestSupport
     /// Two devices create names that differ only in case: neither file is written over the
     /// other, and both agents report the case conflict.
     @Test func pathsThatDifferOnlyInCaseAreReported() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await a.startAndWait()
@@ -41,7 +41,7 @@ import UbiqTestSupport
     /// A rename that changes only the case of a name (`Readme` → `README`) reaches the peer as
     /// one rename: the old name goes as the new one comes, and no clash is reported there.
     @Test func aCaseOnlyRenameConvergesWithoutAClash() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -62,7 +62,7 @@ import UbiqTestSupport
 
     /// The CLI shows a live agent's state for people and as JSON.
     @Test func theCLIShowsStatusPeersAndListings() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -71,17 +71,17 @@ import UbiqTestSupport
         try await waitForConvergence([a, b], "the file on beta") { $0["Documents/shown.txt"] != nil }
         let identity = try await b.withClient { try await $0.identity() }
 
-        let status = try AgentProcess.cli(["--socket", b.socket, "status"])
+        let status = try await AgentProcess.cli(["--socket", b.socket, "status"])
         #expect(status.contains(identity.deviceID.rawValue))
         #expect(status.contains("alpha"))
-        let json = try AgentProcess.cli(["status", "--json", "--socket", b.socket])
+        let json = try await AgentProcess.cli(["status", "--json", "--socket", b.socket])
         let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
         #expect((object?["peers"] as? [[String: Any]])?.first?["connected"] as? Bool == true)
-        let peers = try AgentProcess.cli(["--socket", b.socket, "peers"])
+        let peers = try await AgentProcess.cli(["--socket", b.socket, "peers"])
         #expect(peers.contains("alpha"))
-        let listing = try AgentProcess.cli(["--socket", b.socket, "ls", "\(b.container)", "Documents", "--json"])
+        let listing = try await AgentProcess.cli(["--socket", b.socket, "ls", "\(b.container)", "Documents", "--json"])
         #expect(listing.contains("Documents/shown.txt"))
-        let account = try AgentProcess.cli(["account", "show", "--state", b.state, "--json"])
+        let account = try await AgentProcess.cli(["account", "show", "--state", b.state, "--json"])
         #expect(account.contains(identity.deviceID.rawValue))
         #expect(account.contains(identity.identityToken ?? "none"))
     }
@@ -89,12 +89,12 @@ import UbiqTestSupport
     /// `ubiq rescan` answers once the scan is recorded: every file written before it is in the
     /// index when the answer arrives, whether or not the watcher saw it first.
     @Test func aRescanIsCompleteWhenItAnswers() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let agent = cluster.agents[0]
         try await cluster.start()
         for i in 0..<20 { try agent.write("Documents/rescan/\(i % 4)/file-\(i).txt", "content \(i)") }
-        let json = try AgentProcess.cli(["--socket", agent.socket, "rescan", "\(agent.container)", "--json"])
+        let json = try await AgentProcess.cli(["--socket", agent.socket, "rescan", "\(agent.container)", "--json"])
         let result = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         let onDisk = try FileManager.default.subpathsOfDirectory(atPath: agent.root).filter { !$0.hasPrefix(".ubiq") }
         #expect(result["items"] as? Int == onDisk.count)
@@ -105,7 +105,7 @@ import UbiqTestSupport
             listed.formUnion(entries.map(\.path))
         }
         for i in 0..<20 { #expect(listed.contains("Documents/rescan/\(i % 4)/file-\(i).txt")) }
-        let human = try AgentProcess.cli(["--socket", agent.socket, "rescan", "\(agent.container)"])
+        let human = try await AgentProcess.cli(["--socket", agent.socket, "rescan", "\(agent.container)"])
         #expect(human.contains("\(onDisk.count) entries scanned") && human.contains("0 changed"))
 
         // An edit the watcher cannot see (made through a hard link outside the container) is
@@ -121,7 +121,7 @@ import UbiqTestSupport
         try handle.truncate(atOffset: 0)
         try handle.write(contentsOf: Data("edited behind the watcher's back".utf8))
         try handle.close()
-        let edited = try AgentProcess.cli(["--socket", agent.socket, "rescan", "\(agent.container)", "--json"])
+        let edited = try await AgentProcess.cli(["--socket", agent.socket, "rescan", "\(agent.container)", "--json"])
         let editedResult = try #require(try JSONSerialization.jsonObject(with: Data(edited.utf8)) as? [String: Any])
         #expect(editedResult["changed"] as? Int == 1)
         #expect(try await version() != before)

@@ -13,7 +13,7 @@ import UbiqTestSupport
     // MARK: key-value store
 
     @Test func everyTypedSetterReadsBackOnTheOtherAgent() async throws {
-        let pair = try KeyValuePair()
+        let pair = try await KeyValuePair()
         defer { pair.stop() }
         try await pair.start()
         let alpha = try await UbiquitousKeyValueStore.open(KeyValuePair.store, socketPath: pair.alpha.socket)
@@ -69,7 +69,7 @@ import UbiqTestSupport
 
     @Test func externalChangesAreTypedRemoteChangesAndConflicts() async throws {
         // Beta's clock runs a minute ahead, so its write wins the conflict.
-        let pair = try KeyValuePair(betaEnvironment: ["UBIQ_TEST_CLOCK_OFFSET_SECONDS": "60"])
+        let pair = try await KeyValuePair(betaEnvironment: ["UBIQ_TEST_CLOCK_OFFSET_SECONDS": "60"])
         defer { pair.stop() }
         try await pair.start()
         let alpha = try await UbiquitousKeyValueStore.open(KeyValuePair.store, socketPath: pair.alpha.socket)
@@ -109,7 +109,7 @@ import UbiqTestSupport
     // MARK: container URL and identity
 
     @Test func containerURLForASyncedAndAnUnknownContainer() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let agent = cluster.agents[0]
         try await cluster.start()
@@ -128,13 +128,13 @@ import UbiqTestSupport
     }
 
     @Test func theIdentityTokenIsTheAccountsAndChangesWithIt() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let agent = cluster.agents[0]
         try await cluster.start()
         let ubiquity = Ubiquity(socketPath: agent.socket)
         let token = try #require(try await ubiquity.ubiquityIdentityToken())
-        let shown = try Self.accountShowToken(agent)
+        let shown = try await Self.accountShowToken(agent)
         #expect(token == shown)
 
         let tokens = TokenLog(ubiquity.identityChanges(retryDelay: .milliseconds(20), maximumRetryDelay: .milliseconds(200)))
@@ -143,9 +143,9 @@ import UbiqTestSupport
         try await waitUntil("nil while the agent is down") { tokens.values == [token, nil] }
         await #expect(throws: UbiqClientError.self) { try await ubiquity.ubiquityIdentityToken() }
 
-        try AgentProcess.cli(["account", "leave", "--state", agent.state])
-        try agent.createAccount()
-        let newToken = try Self.accountShowToken(agent)
+        try await AgentProcess.cli(["account", "leave", "--state", agent.state])
+        try await agent.createAccount()
+        let newToken = try await Self.accountShowToken(agent)
         #expect(newToken != token)
         try await agent.startAndWait()
         try await waitUntil("the new account's token") { tokens.values == [token, nil, newToken] }
@@ -153,8 +153,8 @@ import UbiqTestSupport
         tokens.cancel()
     }
 
-    private static func accountShowToken(_ agent: AgentProcess) throws -> String {
-        let shown = try JSONValue(parsing: try AgentProcess.cli(["account", "show", "--json", "--state", agent.state]))
+    private static func accountShowToken(_ agent: AgentProcess) async throws -> String {
+        let shown = try JSONValue(parsing: try await AgentProcess.cli(["account", "show", "--json", "--state", agent.state]))
         return try #require(shown["identityToken"]?.stringValue)
     }
 
@@ -163,7 +163,7 @@ import UbiqTestSupport
     /// `otherVersions` lists a document's past versions from the history beside its
     /// conflicts, and `replaceItem()` on one restores it on every device.
     @Test func aPastFileVersionIsListedAndReplacesTheCurrentOne() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -186,7 +186,7 @@ import UbiqTestSupport
     /// One real conflict per document: alpha and beta each edit three documents while beta
     /// is stopped; beta's later edits win, alpha's are kept as conflict versions.
     @Test func fileVersionsSettleARealConflict() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -257,7 +257,7 @@ import UbiqTestSupport
 
         // The command line keeps both: alpha's version as a new document, beta's at the path.
         let cliConflict = try await a.versions("Documents/cli.txt").conflicts[0].id
-        let output = try AgentProcess.cli(["--socket", a.socket, "resolve", "\(a.container)", "Documents/cli.txt", "--keep-both", "Documents/cli (alpha).txt"])
+        let output = try await AgentProcess.cli(["--socket", a.socket, "resolve", "\(a.container)", "Documents/cli.txt", "--keep-both", "Documents/cli (alpha).txt"])
         #expect(output.contains("Saved version \(cliConflict)"))
         try await waitUntil("both documents on both agents, the conflict gone") {
             try await [a, b].asyncAllSatisfy { agent in
@@ -267,8 +267,8 @@ import UbiqTestSupport
                     && agent.read("Documents/cli.txt") == "edited on beta, later: Documents/cli.txt"
             }
         }
-        #expect(throws: (any Error).self) {
-            try AgentProcess.cli(["--socket", a.socket, "resolve", "\(a.container)", "Documents/cli.txt", "--keep-both", "Documents/other.txt"])
+        await #expect(throws: (any Error).self) {
+            try await AgentProcess.cli(["--socket", a.socket, "resolve", "\(a.container)", "Documents/cli.txt", "--keep-both", "Documents/other.txt"])
         }
     }
 }

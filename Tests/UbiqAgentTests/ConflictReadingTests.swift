@@ -9,7 +9,7 @@ import UbiqTestSupport
 /// changing nothing.
 @Suite(.serialized) struct ConflictReadingTests {
     @Test func conflictsAreListedAndEachVersionCanBeRead() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()

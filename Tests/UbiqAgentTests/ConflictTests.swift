@@ -6,7 +6,7 @@ import UbiqTestSupport
 /// conflict version until someone resolves it, and the resolution reaches both.
 @Suite(.serialized) struct ConflictTests {
     @Test func concurrentEditsWhileOneAgentIsStopped() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -40,11 +40,11 @@ import UbiqTestSupport
                     == ["edited on alpha"]
             }
         }
-        let listed = try AgentProcess.cli(["--socket", a.socket, "versions", "\(a.container)", path, "--json"])
+        let listed = try await AgentProcess.cli(["--socket", a.socket, "versions", "\(a.container)", path, "--json"])
         let conflictID = try await a.versions(path).conflicts[0].id
         #expect(listed.contains(conflictID))
 
-        try AgentProcess.cli(["--socket", a.socket, "resolve", "\(a.container)", path, "--keep", conflictID])
+        try await AgentProcess.cli(["--socket", a.socket, "resolve", "\(a.container)", path, "--keep", conflictID])
         try await waitUntil("the resolution to reach both") {
             let (va, vb) = (try await a.versions(path), try await b.versions(path))
             return va.conflicts.isEmpty && vb.conflicts.isEmpty && a.read(path) == "edited on alpha" && b.read(path) == "edited on alpha"
@@ -55,7 +55,7 @@ import UbiqTestSupport
     }
 
     @Test func modificationBeatsDeletion() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()

@@ -5,7 +5,7 @@ import UbiqTestSupport
 /// Real agents on loopback keep a container identical through every kind of change.
 @Suite(.serialized) struct ConvergenceTests {
     @Test func createEditDeleteRenameConverge() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -42,7 +42,7 @@ import UbiqTestSupport
 
     @Test func threeAgentsInALineConverge() async throws {
         // alpha - beta - gamma: alpha and gamma never meet.
-        let cluster = try LiveCluster(["alpha", "beta", "gamma"], links: [[], [0], [1]])
+        let cluster = try await LiveCluster(["alpha", "beta", "gamma"], links: [[], [0], [1]])
         defer { cluster.stopAll() }
         let (a, b, c) = (cluster.agents[0], cluster.agents[1], cluster.agents[2])
         try await cluster.start()

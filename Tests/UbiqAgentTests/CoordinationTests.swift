@@ -13,7 +13,7 @@ import UbiqTestSupport
     let container = AgentProcess.defaultContainer
 
     @Test func anIncomingChangeWaitsForAClientsWriteLeaseAndNoReadIsTorn() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -58,7 +58,7 @@ import UbiqTestSupport
     }
 
     @Test func aPresenterOnBetaFollowsARenameOnAlpha() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -89,7 +89,7 @@ import UbiqTestSupport
     }
 
     @Test func theWatchCommandPrintsChangesAsTheyHappen() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -124,7 +124,7 @@ import UbiqTestSupport
                      "socat is needed to stand for a client process: run scripts/install-deps.sh")
         let directory = try TempDirectory(prefix: "ubiq-lease")
         let agent = try AgentProcess(name: "alpha", in: directory)
-        try agent.createAccount()
+        try await agent.createAccount()
         try await agent.startAndWait()
         defer { agent.stop() }
 
@@ -160,7 +160,7 @@ import UbiqTestSupport
     @Test func tenThousandBadLinesLeaveTheAgentAnswering() async throws {
         let directory = try TempDirectory(prefix: "ubiq-fuzz")
         let agent = try AgentProcess(name: "alpha", in: directory)
-        try agent.createAccount()
+        try await agent.createAccount()
         try await agent.startAndWait()
         defer { agent.stop() }
         var generator = SplitMix64(seed: 20261122)

@@ -13,7 +13,7 @@ import UbiqTestSupport
     @Test(arguments: [("staged", 2 << 20), ("before-rename", 2 << 20), ("renamed", 2 << 20),
                       ("staged", 64 << 10), ("before-rename", 64 << 10), ("renamed", 64 << 10)])
     func aCrashWhileApplyingLosesNothing(step: String, size: Int) async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()

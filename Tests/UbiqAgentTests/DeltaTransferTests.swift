@@ -6,7 +6,7 @@ import UbiqTestSupport
 /// Only what changed crosses the network: counted by the agents' own byte counters.
 @Suite(.serialized) struct DeltaTransferTests {
     @Test func editInTheMiddleAndRenameMoveLittle() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -38,7 +38,7 @@ import UbiqTestSupport
     /// new chunks and a few KiB, not the whole chunk list again; a change of its mode alone
     /// costs no chunk at all. A peer of protocol 1 still gets every change.
     @Test(arguments: ["2", "1"]) func aLargeFileChangeCostsItsNewChunksAndLittleMore(protocolVersion: String) async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         b.environment["UBIQ_TEST_PROTOCOL_VERSIONS"] = protocolVersion
@@ -77,7 +77,7 @@ import UbiqTestSupport
     }
 
     @Test func killedDuringATransferResumesAndCompletes() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         defer { cluster.stopAll() }
         // Beta reaches alpha through a link of 64 MiB/s until the kill, so the 192 MiB are

@@ -10,7 +10,7 @@ import UbiqTestSupport
 @Suite(.serialized) struct DevicesTests {
     @Test func devicesAreListedEverywhereAndARemovedOneIsRefused() async throws {
         // Gamma reaches alpha only through beta.
-        let cluster = try LiveCluster(["alpha", "beta", "gamma"], links: [[], [0], [1]])
+        let cluster = try await LiveCluster(["alpha", "beta", "gamma"], links: [[], [0], [1]])
         defer { cluster.stopAll() }
         let (a, b, c) = (cluster.agents[0], cluster.agents[1], cluster.agents[2])
         try await cluster.start()
@@ -30,10 +30,10 @@ import UbiqTestSupport
         #expect(!gamma.connected && gamma.address != nil && gamma.containers == [c.container] && !gamma.removed)
         #expect(gamma.addresses == ["127.0.0.1:\(c.port)"], "gamma says it listens at \(gamma.addresses)")
         #expect(listed.first { $0.name == "beta" }?.connected == true)
-        let table = try AgentProcess.cli(["--socket", a.socket, "devices"])
+        let table = try await AgentProcess.cli(["--socket", a.socket, "devices"])
         #expect(table.contains("gamma") && table.contains("this device") && table.contains("connected"), "\(table)")
 
-        let output = try AgentProcess.cli(["--socket", a.socket, "device", "remove", gamma.id.rawValue])
+        let output = try await AgentProcess.cli(["--socket", a.socket, "device", "remove", gamma.id.rawValue])
         #expect(output.contains("Removed"), "\(output)")
         try await waitUntil("beta to end gamma's open connection") {
             let removed = try await b.withClient { try await $0.devices() }.first { $0.id == gamma.id }?.removed == true

@@ -6,7 +6,7 @@ import UbiqTestSupport
 /// may run), an agent says so once and keeps syncing with its static peers.
 @Suite(.serialized) struct DiscoveryFallbackTests {
     @Test func withoutAvahiTheAgentSaysSoOnceAndUsesStaticPeers() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         a.discovery = true

@@ -10,7 +10,7 @@ import UbiqTestSupport
 /// and `ubiq revert` puts the account's versions back, keeping its own in the history.
 @Suite(.serialized) struct FolderModeTests {
     @Test func aSendOnlyContainerKeepsItsVersionAndOverrideSpreadsIt() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         a.containerSettings = ["mode = \"send-only\""]
@@ -33,10 +33,10 @@ import UbiqTestSupport
         #expect(differences[0].localVersion == nil && differences[2].peerDeleted)
         #expect(a.read("Documents/master.txt") == "alpha's" && a.read("Documents/other.txt") == "kept" && a.read("Documents/extra.txt") == nil)
         #expect(try await a.status().containers.first?.mode == "send-only")
-        let listed = try AgentProcess.cli(["--socket", a.socket, "differences", a.container.rawValue])
+        let listed = try await AgentProcess.cli(["--socket", a.socket, "differences", a.container.rawValue])
         #expect(listed.contains("Documents/extra.txt") && listed.contains("deleted"), "\(listed)")
 
-        let output = try AgentProcess.cli(["--socket", a.socket, "override", a.container.rawValue])
+        let output = try await AgentProcess.cli(["--socket", a.socket, "override", a.container.rawValue])
         #expect(output.contains("paths"), "\(output)")
         try await waitForConvergence([a, b], "alpha's versions on both") { tree in
             tree["Documents/extra.txt"] == nil && b.read("Documents/master.txt") == "alpha's" && b.read("Documents/other.txt") == "kept"
@@ -55,7 +55,7 @@ import UbiqTestSupport
     }
 
     @Test func aReceiveOnlyContainerHoldsBackItsChangesAndRevertPutsTheAccountsBack() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         a.containerSettings = ["mode = \"receive-only\""]
@@ -79,7 +79,7 @@ import UbiqTestSupport
         #expect(differences[0].localDeleted && differences[0].peerVersion != nil)
         #expect(differences[1].localSize == 12 && !differences[1].localDeleted)
         #expect(differences[2].peerVersion == nil)
-        let listed = try AgentProcess.cli(["--socket", a.socket, "differences", a.container.rawValue])
+        let listed = try await AgentProcess.cli(["--socket", a.socket, "differences", a.container.rawValue])
         #expect(listed.contains("deleted here") && listed.contains("ubiq revert"), "\(listed)")
         #expect(try await a.status().containers.first?.mode == "receive-only")
 
@@ -102,7 +102,7 @@ import UbiqTestSupport
         try await waitUntil("beta's newer version on alpha") { a.read("Documents/replaced.txt") == "beta's newer" }
         #expect(try await kept(a, "Documents/replaced.txt").contains(Int64("alpha's edit, soon replaced".utf8.count)))
 
-        let output = try AgentProcess.cli(["--socket", a.socket, "revert", a.container.rawValue])
+        let output = try await AgentProcess.cli(["--socket", a.socket, "revert", a.container.rawValue])
         #expect(output.contains("Reverted 3 paths"), "\(output)")
         #expect(a.read("Documents/edited.txt") == "account's edited" && a.read("Documents/deleted.txt") == "account's deleted")
         #expect(a.read("Documents/new.txt") == nil)

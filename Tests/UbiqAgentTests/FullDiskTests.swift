@@ -17,7 +17,7 @@ import UbiqTestSupport
 
     @Test(.enabled(if: canMount, "needs root to mount a small tmpfs"))
     func aTransferThatRunsOutOfSpaceFailsCleanlyAndCompletesOnceSpaceIsFreed() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try FileManager.default.createDirectory(atPath: b.root, withIntermediateDirectories: true)

@@ -6,7 +6,7 @@ import UbiqTestSupport
 /// watcher reports only the name written through. On the peers each name is its own file.
 @Suite(.serialized) struct HardLinkTests {
     @Test func anAppendThroughOneNameReachesThePeerUnderBoth() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()

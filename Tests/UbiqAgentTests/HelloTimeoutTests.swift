@@ -6,7 +6,7 @@ import UbiqTestSupport
 /// hello timeout (10 s) has passed, and the agent goes on.
 @Suite struct HelloTimeoutTests {
     @Test func aPeerThatNeverSaysHelloIsDropped() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let a = cluster.agents[0]
         try await cluster.start()

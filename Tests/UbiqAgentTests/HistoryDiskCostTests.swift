@@ -53,7 +53,7 @@ import UbiqTestSupport
 
     func measure(_ kind: String, package: String) async throws {
         try #require(Self.hasMkfs(kind), "mkfs.\(kind) is missing: apt-get install \(package) (scripts/install-deps.sh)")
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         let disk = try LoopImage(kind: kind, at: b.root, image: cluster.directory.appending("beta.img"))

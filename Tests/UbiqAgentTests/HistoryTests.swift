@@ -27,7 +27,7 @@ import UbiqTestSupport
     }
 
     @Test func aFileDeletedOnOneDeviceIsRestoredOnAnother() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -55,7 +55,7 @@ import UbiqTestSupport
     }
 
     @Test func anOverwrittenVersionIsKeptAcrossKillAndRestoredThroughTheCLI() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -79,14 +79,14 @@ import UbiqTestSupport
         try await b.startAndWait()
         #expect(try await Self.history(b, path).versions == versions)
 
-        let restored = try AgentProcess.cli(["--socket", b.socket, "restore", b.container.rawValue, path, "--version", first.id])
+        let restored = try await AgentProcess.cli(["--socket", b.socket, "restore", b.container.rawValue, path, "--version", first.id])
         #expect(restored.contains("Restored \(path)"))
         try await waitForConvergence([a, b], "the first draft back on both") { _ in a.read(path) == "first draft" }
         // What the restore replaced is kept too.
         let after = try await Self.history(b, path).versions
         let beta = try await b.status().device.id
         #expect(after.count == 2 && after.first?.size == 18 && after.first?.by == beta)
-        let listed = try AgentProcess.cli(["--socket", b.socket, "history", b.container.rawValue, path])
+        let listed = try await AgentProcess.cli(["--socket", b.socket, "history", b.container.rawValue, path])
         #expect(listed.contains(first.id) && listed.contains("replaced"))
     }
 
@@ -94,7 +94,7 @@ import UbiqTestSupport
     /// one) on alpha; beta puts the folder back as it was before, and both devices end with
     /// the original bytes, the overwritten versions kept in beta's history.
     @Test func aPointInTimeRestoreUndoesAScriptThatOverwroteAFolder() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -152,7 +152,7 @@ import UbiqTestSupport
     /// The CLI's forms: `ubiq trash --json` lists a file alpha deleted, with who deleted it,
     /// and `ubiq restore --at TIME` puts the folder back as it was then on both devices.
     @Test func theCLIListsTheTrashAndPutsAFolderBackAsItWasAtATime() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -170,14 +170,14 @@ import UbiqTestSupport
             tree[gone] == nil && tree[note] != nil && names.enumerated().allSatisfy { b.read($1) == "LOCKED \($0)" }
         }
 
-        let json = try AgentProcess.cli(["--socket", b.socket, "trash", b.container.rawValue, "--json"])
+        let json = try await AgentProcess.cli(["--socket", b.socket, "trash", b.container.rawValue, "--json"])
         let trash = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]], "\(json)")
         let alpha = try await a.status().device.id
         #expect(trash.count == 1 && trash.first?["path"] as? String == gone && trash.first?["deletedBy"] as? String == alpha.rawValue, "\(json)")
 
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let output = try AgentProcess.cli(["--socket", b.socket, "restore", b.container.rawValue, "Documents/album", "--at", formatter.string(from: before)])
+        let output = try await AgentProcess.cli(["--socket", b.socket, "restore", b.container.rawValue, "Documents/album", "--at", formatter.string(from: before)])
         #expect(output.contains(": 11 restored, 1 created since moved to the history, 0 unchanged."), "\(output)")
         try await waitForConvergence([a, b], "the album back on both") { tree in
             tree[note] == nil && a.read(gone) == "the caption" && names.enumerated().allSatisfy { a.read($1) == "photo \($0)" }
@@ -188,7 +188,7 @@ import UbiqTestSupport
     /// A client's own edit in place, made under a write lease, is in the writing device's
     /// history too; a lease under which nothing changed leaves nothing behind.
     @Test func aCoordinatedWriteKeepsThePreviousVersionOnTheWritingDevice() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let a = cluster.agents[0]
         try await cluster.start()
@@ -216,7 +216,7 @@ import UbiqTestSupport
     /// Settling a conflict drops its other versions on every device; each device keeps
     /// them in its history.
     @Test func conflictVersionsAResolutionDropsAreKept() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -254,7 +254,7 @@ import UbiqTestSupport
     /// Four versions kept within a minute: two hours later one is left (one per hour), and
     /// past the maximum age none. The agent's clock is moved with the test hook.
     @Test func retentionThinsVersionsAsTheClockAdvances() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -285,7 +285,7 @@ import UbiqTestSupport
     /// (a test hook) and its clock two hours on: its four versions of the last minute stay
     /// until `ubiq history --prune` thins them to one.
     @Test func pruneAppliesRetentionWhenAsked() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         b.environment["UBIQ_TEST_HISTORY_PRUNE"] = "manual"
@@ -298,7 +298,7 @@ import UbiqTestSupport
         try await b.startAndWait()
         #expect(try await Self.history(b, path).count == 4)
 
-        let output = try AgentProcess.cli(["--socket", b.socket, "history", b.container.rawValue, path, "--prune"])
+        let output = try await AgentProcess.cli(["--socket", b.socket, "history", b.container.rawValue, path, "--prune"])
         #expect(output.contains("Pruned 3 versions (27 B); 1 kept (9 B)"), "\(output)")
         let left = try await Self.history(b, path)
         #expect(left.count == 1 && left.versions.map(\.size) == [9])
@@ -311,7 +311,7 @@ import UbiqTestSupport
     /// maximum age keeps it and lets the other version go. Alpha writes the text, another
     /// text, then the first text again; beta keeps both replaced versions.
     @Test func pruneKeepsAVersionWithTheCurrentContentPastTheMaximumAge() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         b.environment["UBIQ_TEST_HISTORY_PRUNE"] = "manual"
@@ -344,7 +344,7 @@ import UbiqTestSupport
     /// file it deleted through beta (the bytes are nowhere else), and puts a folder it
     /// overwrote back as it was from beta's history alone.
     @Test func versionsOnlyAPeerKeepsAreListedAndRestoredThroughIt() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -372,7 +372,7 @@ import UbiqTestSupport
         let deleted = try #require(trash.first { $0.path == plan }, "alpha's trash: \(trash)")
         #expect(deleted.version.hasSuffix("@\(beta)"))
 
-        let output = try AgentProcess.cli(["--socket", a.socket, "restore", a.container.rawValue, draft, "--version", version.id])
+        let output = try await AgentProcess.cli(["--socket", a.socket, "restore", a.container.rawValue, draft, "--version", version.id])
         #expect(output.contains("Restored \(draft)"), "\(output)")
         _ = try await a.withClient { try await $0.restore(container: a.container, path: plan, version: deleted.version) }
         try await waitForConvergence([a, b], "the draft and the plan back on both") { _ in
@@ -402,7 +402,7 @@ import UbiqTestSupport
     }
 
     @Test func badRestoresChangeNothing() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let a = cluster.agents[0]
         try await cluster.start()

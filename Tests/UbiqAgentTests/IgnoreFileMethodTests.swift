@@ -8,7 +8,7 @@ import UbiqTestSupport
 /// reaches the other devices like any change.
 @Suite(.serialized) struct IgnoreFileMethodTests {
     @Test func patternsWrittenThroughTheSocketApplyAndSync() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()

@@ -17,7 +17,7 @@ import UbiqTestSupport
     /// beta; status names each ignored path with the deciding line, and a
     /// malformed line is reported and left out.
     @Test func ignoredPathsStayOnTheirDevice() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         b.containerSettings = ["ignore = [\"*.tmp\"]"]
@@ -55,7 +55,7 @@ import UbiqTestSupport
         #expect(status.notSynced?.contains { $0.path == "Documents/app/.main.swift.swp" && $0.ignoredBy?.source == "defaults" } == true)
         #expect(status.notSynced?.count == ContainerStatus.notSyncedShown && status.notSyncedMore == objects + 2 - ContainerStatus.notSyncedShown,
                 "\(String(describing: status.notSynced?.count)) listed, \(String(describing: status.notSyncedMore)) more")
-        let shown = try AgentProcess.cli(["--socket", a.socket, "status"])
+        let shown = try await AgentProcess.cli(["--socket", a.socket, "status"])
         // The CLI names a few and counts the rest.
         let named = shown.split(separator: "\n").filter { $0.contains("/obj/") }.count
         #expect(named < 50 && shown.contains("\(objects + 2 - named - 2) more paths not synced"), "\(shown.suffix(600))")
@@ -68,7 +68,7 @@ import UbiqTestSupport
     /// content; edits and deletions there stay local; `items.list` says which line ignores
     /// it. When the pattern goes, the edit made meanwhile syncs.
     @Test func aPatternAddedLaterStopsSyncingWithoutDeleting() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()

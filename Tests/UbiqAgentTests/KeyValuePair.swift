@@ -14,7 +14,7 @@ struct KeyValuePair {
     let alpha: AgentProcess, beta: AgentProcess
     let relay: TCPRelay
 
-    init(alphaEnvironment: [String: String] = [:], betaEnvironment: [String: String] = [:]) throws {
+    init(alphaEnvironment: [String: String] = [:], betaEnvironment: [String: String] = [:]) async throws {
         directory = try TempDirectory(prefix: "ubiq-kv")
         alpha = try AgentProcess(name: "alpha", in: directory)
         beta = try AgentProcess(name: "beta", in: directory)
@@ -24,8 +24,8 @@ struct KeyValuePair {
             agent.extraArguments = ["--kvstore", Self.store.rawValue]
             agent.environment = environment
         }
-        try alpha.createAccount()
-        try beta.join(alpha)
+        try await alpha.createAccount()
+        try await beta.join(alpha)
     }
 
     func start() async throws {

@@ -19,7 +19,7 @@ import UbiqTestSupport
     ]
 
     @Test func everyTypeRoundTripsThroughTheSocketAndAcrossAgentsAndRestarts() async throws {
-        let pair = try KeyValuePair()
+        let pair = try await KeyValuePair()
         defer { pair.stop() }
         try await pair.start()
         try await pair.alpha.set(Self.everyType)
@@ -37,56 +37,56 @@ import UbiqTestSupport
     }
 
     @Test func theCommandLineReadsAndWritesValues() async throws {
-        let pair = try KeyValuePair()
+        let pair = try await KeyValuePair()
         defer { pair.stop() }
         try await pair.alpha.startAndWait()
         let base = ["--socket", pair.alpha.socket, "--store", KeyValuePair.store.rawValue]
-        try AgentProcess.cli(["kv", "set", "level", "13"] + base)
-        try AgentProcess.cli(["kv", "set", "name", "Ada Lovelace"] + base)
-        try AgentProcess.cli(["kv", "set", "ratio", "2.0"] + base)
-        try AgentProcess.cli(["kv", "set", "seen", #"{"$date":"2026-11-22T10:00:00.250Z"}"#] + base)
-        #expect(try AgentProcess.cli(["kv", "get", "level"] + base) == "13\n")
-        #expect(try AgentProcess.cli(["kv", "get", "name"] + base) == "Ada Lovelace\n")
+        try await AgentProcess.cli(["kv", "set", "level", "13"] + base)
+        try await AgentProcess.cli(["kv", "set", "name", "Ada Lovelace"] + base)
+        try await AgentProcess.cli(["kv", "set", "ratio", "2.0"] + base)
+        try await AgentProcess.cli(["kv", "set", "seen", #"{"$date":"2026-11-22T10:00:00.250Z"}"#] + base)
+        #expect(try await AgentProcess.cli(["kv", "get", "level"] + base) == "13\n")
+        #expect(try await AgentProcess.cli(["kv", "get", "name"] + base) == "Ada Lovelace\n")
         #expect(try await pair.alpha.values() == [
             "level": .integer(13), "name": .string("Ada Lovelace"), "ratio": .double(2),
             "seen": .date(secondsSince1970: 1_795_341_600.25),
         ])
-        let listing = try AgentProcess.cli(["kv", "ls"] + base)
+        let listing = try await AgentProcess.cli(["kv", "ls"] + base)
         #expect(listing.contains("ratio") && listing.contains("double") && listing.contains("4 keys of 1024"))
-        let json = try JSONValue(parsing: try AgentProcess.cli(["kv", "ls", "--json"] + base))
+        let json = try JSONValue(parsing: try await AgentProcess.cli(["kv", "ls", "--json"] + base))
         #expect(json["values"]?["seen"] == ["$date": "2026-11-22T10:00:00.250Z"])
-        try AgentProcess.cli(["kv", "rm", "name", "ratio"] + base)
+        try await AgentProcess.cli(["kv", "rm", "name", "ratio"] + base)
         #expect(try await pair.alpha.values().keys.sorted() == ["level", "seen"])
-        #expect(throws: (any Error).self) { try AgentProcess.cli(["kv", "get", "name"] + base) }
+        await #expect(throws: (any Error).self) { try await AgentProcess.cli(["kv", "get", "name"] + base) }
     }
 
     /// A value near the 1 MB limit does not fit in one command-line argument.
     @Test func theCommandLineTakesALargeValueFromAFileOrStandardInput() async throws {
-        let pair = try KeyValuePair()
+        let pair = try await KeyValuePair()
         defer { pair.stop() }
         try await pair.alpha.startAndWait()
         let base = ["--socket", pair.alpha.socket, "--store", KeyValuePair.store.rawValue]
         let text = String(repeating: "a line of notes\n", count: 56_000)
         let file = pair.directory.appending("notes.txt")
         try Data(text.utf8).write(to: URL(fileURLWithPath: file))
-        try AgentProcess.cli(["kv", "set", "notes", "--file", file] + base)
+        try await AgentProcess.cli(["kv", "set", "notes", "--file", file] + base)
         #expect(try await pair.alpha.values()["notes"] == .string(String(text.dropLast())), "a file's last line break is not the value's")
         // The store's limit is 1 MB in all: the notes make room for the next one.
-        try AgentProcess.cli(["kv", "rm", "notes"] + base)
+        try await AgentProcess.cli(["kv", "rm", "notes"] + base)
         let bytes = (0..<900_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
-        try AgentProcess.cli(["kv", "set", "blob", "-", "--data"] + base, input: Data(bytes))
-        try AgentProcess.cli(["kv", "set", "greeting", "-"] + base, input: Data(#"{"en": "hello"}"#.utf8 + [10]))
+        try await AgentProcess.cli(["kv", "set", "blob", "-", "--data"] + base, input: Data(bytes))
+        try await AgentProcess.cli(["kv", "set", "greeting", "-"] + base, input: Data(#"{"en": "hello"}"#.utf8 + [10]))
         let values = try await pair.alpha.values()
         #expect(values["blob"] == .data(bytes))
         #expect(values["greeting"] == .dictionary(["en": .string("hello")]))
         // Not both, nor bytes that are not text without --data: refused, nothing written.
-        #expect(throws: (any Error).self) { try AgentProcess.cli(["kv", "set", "x", "1", "--file", file] + base) }
-        #expect(throws: (any Error).self) { try AgentProcess.cli(["kv", "set", "x", "-"] + base, input: Data([0xFF, 0xFE])) }
+        await #expect(throws: (any Error).self) { try await AgentProcess.cli(["kv", "set", "x", "1", "--file", file] + base) }
+        await #expect(throws: (any Error).self) { try await AgentProcess.cli(["kv", "set", "x", "-"] + base, input: Data([0xFF, 0xFE])) }
         #expect(try await pair.alpha.values().keys.sorted() == ["blob", "greeting"])
     }
 
     @Test func writesThatBreakALimitAreRefusedWhole() async throws {
-        let pair = try KeyValuePair()
+        let pair = try await KeyValuePair()
         defer { pair.stop() }
         try await pair.alpha.startAndWait()
         try await pair.alpha.withClient { client in
@@ -121,7 +121,7 @@ import UbiqTestSupport
     }
 
     @Test func aValueSetOnAlphaReachesASubscriberOnBeta() async throws {
-        let pair = try KeyValuePair()
+        let pair = try await KeyValuePair()
         defer { pair.stop() }
         try await pair.start()
         let watcher = try await KeyValueWatcher(pair.beta)
@@ -143,7 +143,7 @@ import UbiqTestSupport
     /// by the clock, so its write wins the conflict), they meet again. The game on alpha
     /// re-asserts the highest level when told of a conflict, and both end at 13.
     @Test func theGameKeepsTheHighestLevelAfterAConflict() async throws {
-        let pair = try KeyValuePair(betaEnvironment: ["UBIQ_TEST_CLOCK_OFFSET_SECONDS": "60"])
+        let pair = try await KeyValuePair(betaEnvironment: ["UBIQ_TEST_CLOCK_OFFSET_SECONDS": "60"])
         defer { pair.stop() }
         try await pair.start()
         try await pair.alpha.set(["level": .integer(0), "removed": .string("x")])
@@ -180,7 +180,7 @@ import UbiqTestSupport
     /// Beta's clock runs an hour behind. A write beta makes after seeing alpha's still wins
     /// (causality), and concurrent writes still end identical on both, with the notice.
     @Test func aCausallyLaterWriteWinsWithAClockAnHourBehind() async throws {
-        let pair = try KeyValuePair(betaEnvironment: ["UBIQ_TEST_CLOCK_OFFSET_SECONDS": "-3600"])
+        let pair = try await KeyValuePair(betaEnvironment: ["UBIQ_TEST_CLOCK_OFFSET_SECONDS": "-3600"])
         defer { pair.stop() }
         try await pair.start()
         try await pair.alpha.set(["colour": .string("red")])
@@ -208,13 +208,13 @@ import UbiqTestSupport
     /// The device leaves its account and joins another: the old account's values go, and a
     /// subscriber is told with `accountChange`.
     @Test func anAccountChangeEmptiesTheStoreAndSaysSo() async throws {
-        let pair = try KeyValuePair()
+        let pair = try await KeyValuePair()
         defer { pair.stop() }
         try await pair.alpha.startAndWait()
         try await pair.alpha.set(["level": .integer(13), "name": .string("Ada")])
         pair.alpha.stop()
-        try AgentProcess.cli(["account", "leave", "--state", pair.alpha.state])
-        try pair.alpha.createAccount()
+        try await AgentProcess.cli(["account", "leave", "--state", pair.alpha.state])
+        try await pair.alpha.createAccount()
         try await pair.alpha.startAndWait()
         let watcher = try await KeyValueWatcher(pair.alpha)
         let notice = try await watcher.waitFor("the account change notice") { $0.reason == "accountChange" }
@@ -226,7 +226,7 @@ import UbiqTestSupport
     /// A–B–C in a line: entries are relayed like index items, so C gets A's write and A gets
     /// C's, though they never meet.
     @Test func entriesAreRelayedAlongALine() async throws {
-        let cluster = try LiveCluster(["alpha", "beta", "gamma"], links: [[], [0], [1]])
+        let cluster = try await LiveCluster(["alpha", "beta", "gamma"], links: [[], [0], [1]])
         defer { cluster.stopAll() }
         for agent in cluster.agents { agent.extraArguments = ["--kvstore", KeyValuePair.store.rawValue] }
         try await cluster.start()

@@ -8,7 +8,7 @@ extension LANTests {
     /// A lost laptop on the LAN: removed on host 1, it is refused by every host within
     /// seconds (its open connections end too), and the account's next file never reaches it.
     @Test func aRemovedDeviceIsRefusedByEveryHostAndGetsNoData() async throws {
-        let cluster = try Cluster(hosts: 4)
+        let cluster = try await Cluster(hosts: 4)
         let (a, b, c, lost) = (cluster.agents[0], cluster.agents[1], cluster.agents[2], cluster.agents[3])
         try await cluster.start()
         try await cluster.waitConnected([a, b, c, lost])
@@ -26,7 +26,7 @@ extension LANTests {
 
         let clock = ContinuousClock()
         let removedAt = clock.now
-        let output = try AgentProcess.cli(["--socket", a.socket, "device", "remove", lostID.rawValue])
+        let output = try await AgentProcess.cli(["--socket", a.socket, "device", "remove", lostID.rawValue])
         #expect(output.contains("its connection has ended"), "\(output)")
         try await waitUntil("every host to end the lost device's connection", timeout: .seconds(10)) {
             for agent in [a, b, c] {
@@ -54,11 +54,11 @@ extension LANTests {
     /// A new workstation on the LAN joins with the code a member printed, finding the member
     /// over mDNS by the code's hint (no address typed), then syncs with it.
     @Test func aWorkstationJoinsAcrossTheLANWithACode() async throws {
-        let cluster = try Cluster(hosts: 2)
+        let cluster = try await Cluster(hosts: 2)
         let (a, b) = (cluster.agents[0], cluster.agents[1])
-        try AgentProcess.cli(["account", "leave", "--state", b.state])
+        try await AgentProcess.cli(["account", "leave", "--state", b.state])
         try await a.startAndWait()
-        let invite = try JSONValue(parsing: try AgentProcess.cli(["device", "invite", "--json", "--socket", a.socket]))
+        let invite = try JSONValue(parsing: try await AgentProcess.cli(["device", "invite", "--json", "--socket", a.socket]))
         let code = try #require(invite["code"]?.stringValue)
         let port = try #require(invite["port"]?.integerValue)
         try await waitUntil("host 2 to see the invitation announced") {
@@ -79,7 +79,7 @@ extension LANTests {
     /// host that was switched off takes it when it comes back, the identity token stays, and
     /// the lost laptop, given a new identity made with the old account key, is refused.
     @Test func aRotationReachesEveryHostAndShutsOutTheLostLaptop() async throws {
-        let cluster = try Cluster(hosts: 4)
+        let cluster = try await Cluster(hosts: 4)
         let (a, b, c, lost) = (cluster.agents[0], cluster.agents[1], cluster.agents[2], cluster.agents[3])
         try await cluster.start()
         try await cluster.waitConnected([a, b, c, lost])
@@ -87,10 +87,10 @@ extension LANTests {
         let token = try await a.status().identityToken
         try await waitUntil("alpha to know the four devices") { try await a.withClient({ try await $0.devices() }).count == 4 }
         let oldBundle = lost.home + "/old-account.bundle"
-        try AgentProcess.cli(["account", "export", "--state", lost.state, "--out", oldBundle])
+        try await AgentProcess.cli(["account", "export", "--state", lost.state, "--out", oldBundle])
         c.stop()
 
-        let output = try AgentProcess.cli(["--socket", a.socket, "device", "remove", lostID.rawValue, "--rotate"])
+        let output = try await AgentProcess.cli(["--socket", a.socket, "device", "remove", lostID.rawValue, "--rotate"])
         #expect(output.contains("generation 1") && !output.contains("Left out"), "\(output)")
         let alphaID = try await a.status().device.id
         try await waitUntil("host 2 to take the rotation and connect again") {
@@ -101,8 +101,8 @@ extension LANTests {
 
         // The lost laptop makes itself a new identity with the old key and comes back.
         lost.stop()
-        try AgentProcess.cli(["account", "leave", "--state", lost.state])
-        try AgentProcess.cli(["account", "join", oldBundle, "--state", lost.state])
+        try await AgentProcess.cli(["account", "leave", "--state", lost.state])
+        try await AgentProcess.cli(["account", "join", oldBundle, "--state", lost.state])
         try await lost.startAndWait()
         try await c.startAndWait()
         try a.write("Documents/after.txt", "after the rotation")

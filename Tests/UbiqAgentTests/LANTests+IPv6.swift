@@ -9,7 +9,7 @@ extension LANTests {
     /// Both agents listen on the default dual-stack address, find each other over mDNS on
     /// IPv6, dial past the dead address and sync.
     @Test func anIPv6OnlyHostIsReachedPastADeadAddressAndSyncs() async throws {
-        let cluster = try Cluster(hosts: 2, addressing: .dualStack(ipv6Only: [2]))
+        let cluster = try await Cluster(hosts: 2, addressing: .dualStack(ipv6Only: [2]))
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         let hosts = [cluster.lan.host(1), cluster.lan.host(2)]
         for host in hosts {

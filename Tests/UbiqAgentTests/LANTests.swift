@@ -13,7 +13,7 @@ struct LANTests {
         let agents: [AgentProcess]
 
         init(hosts: Int, strangers: Set<Int> = [], addressing: LANAddressing = .ipv4,
-             configure: (AgentProcess) -> Void = { _ in }) throws {
+             configure: (AgentProcess) -> Void = { _ in }) async throws {
             directory = try TempDirectory(prefix: "ubiq-lan")
             lan = try NamespaceLAN(hosts: hosts, prefix: "ubiqlan-agents", addressing: addressing)
             var agents: [AgentProcess] = []
@@ -24,9 +24,9 @@ struct LANTests {
                 configure(agent)
                 agents.append(agent)
             }
-            try agents[0].createAccount()
+            try await agents[0].createAccount()
             for (i, agent) in agents.enumerated().dropFirst() {
-                if strangers.contains(i + 1) { try agent.createAccount() } else { try agent.join(agents[0]) }
+                if strangers.contains(i + 1) { try await agent.createAccount() } else { try await agent.join(agents[0]) }
             }
             self.agents = agents
         }
@@ -52,7 +52,7 @@ struct LANTests {
     }
 
     @Test func threeHostsDiscoverEachOtherAndConverge() async throws {
-        let cluster = try Cluster(hosts: 3)
+        let cluster = try await Cluster(hosts: 3)
         let (a, b, c) = (cluster.agents[0], cluster.agents[1], cluster.agents[2])
         try await cluster.start()
         try await cluster.waitConnected([a, b, c])
@@ -76,7 +76,7 @@ struct LANTests {
     }
 
     @Test func aHostOfAnotherAccountIsSeenButNeverConnected() async throws {
-        let cluster = try Cluster(hosts: 3, strangers: [3])
+        let cluster = try await Cluster(hosts: 3, strangers: [3])
         let (a, b, stranger) = (cluster.agents[0], cluster.agents[1], cluster.agents[2])
         try await cluster.start()
         try await cluster.waitConnected([a, b])
@@ -96,7 +96,7 @@ struct LANTests {
     /// The seed's "one device offline" story: both edit while apart; after the link is back
     /// both hold the same current version and the same conflict version.
     @Test func oneDeviceOfflineEditsAndComesBack() async throws {
-        let cluster = try Cluster(hosts: 2)
+        let cluster = try await Cluster(hosts: 2)
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
         try await cluster.waitConnected([a, b])
@@ -127,7 +127,7 @@ struct LANTests {
     /// one after the other. Every host ends with the same current and conflict versions.
     @Test(arguments: [true, false])
     func twoDevicesOfflineEditAndComeBack(together: Bool) async throws {
-        let cluster = try Cluster(hosts: 3)
+        let cluster = try await Cluster(hosts: 3)
         let (a, b, c) = (cluster.agents[0], cluster.agents[1], cluster.agents[2])
         try await cluster.start()
         try await cluster.waitConnected([a, b, c])
@@ -163,7 +163,7 @@ struct LANTests {
 
     /// A host restarted in the middle of a 256 MiB transfer resumes and completes.
     @Test func aHostRestartedMidTransferCompletes() async throws {
-        let cluster = try Cluster(hosts: 2)
+        let cluster = try await Cluster(hosts: 2)
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
         try await cluster.waitConnected([a, b])
@@ -185,7 +185,7 @@ struct LANTests {
     /// An agent that speaks only a newer protocol is refused with a reason both logs show;
     /// the others keep syncing.
     @Test func anAgentOfANewerProtocolIsRefusedOnTheLAN() async throws {
-        let cluster = try Cluster(hosts: 3)
+        let cluster = try await Cluster(hosts: 3)
         let (a, b, future) = (cluster.agents[0], cluster.agents[1], cluster.agents[2])
         future.environment["UBIQ_TEST_PROTOCOL_VERSIONS"] = "99"
         try await cluster.start()
@@ -200,7 +200,7 @@ struct LANTests {
 
     /// A peer that comes back on another port is connected again and syncs.
     @Test func aPeerThatMovesToAnotherPortIsFollowed() async throws {
-        let cluster = try Cluster(hosts: 2)
+        let cluster = try await Cluster(hosts: 2)
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
         try await cluster.waitConnected([a, b])

@@ -14,13 +14,13 @@ import UbiqTestSupport
     }
 
     @Test func aReceiveLimitHoldsATransferAndAChangeKeepsTheConnection() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
         try await cluster.waitConnected()
         let since = try #require(try await b.status().peers.first?.since)
-        let shown = try AgentProcess.cli(["--socket", b.socket, "limit", "--receive", "2MiB"])
+        let shown = try await AgentProcess.cli(["--socket", b.socket, "limit", "--receive", "2MiB"])
         #expect(shown.contains("2.0 MiB/s"), "\(shown)")
 
         let size = 6 << 20
@@ -47,7 +47,7 @@ import UbiqTestSupport
         #expect(peer.connected && peer.since == since, "the connection was replaced")
 
         for bad in ["0", "-5", "fast", "200GiB"] {
-            #expect(throws: (any Error).self, "\(bad)") { try AgentProcess.cli(["--socket", b.socket, "limit", "--send", bad]) }
+            await #expect(throws: (any Error).self, "\(bad)") { try await AgentProcess.cli(["--socket", b.socket, "limit", "--send", bad]) }
         }
         do {
             _ = try await b.withClient { try await $0.connection.call(ControlMethod.limitsSet.rawValue, params: JSONValue.object(["send": 0])) as LimitsStatus }
@@ -58,7 +58,7 @@ import UbiqTestSupport
     }
 
     @Test func aPeerLimitFromTheConfigHoldsOnlyThatPeer() async throws {
-        let cluster = try LiveCluster(["alpha", "beta", "gamma"])
+        let cluster = try await LiveCluster(["alpha", "beta", "gamma"])
         defer { cluster.stopAll() }
         let (a, b, c) = (cluster.agents[0], cluster.agents[1], cluster.agents[2])
         let beta = try #require(try IdentityStore(state: StateDirectory(path: b.state)).load()?.deviceID)
@@ -83,7 +83,7 @@ import UbiqTestSupport
         let elapsed = clock.now - start
         #expect(elapsed > .milliseconds(2500), "4 MiB reached beta in \(elapsed) under a 1 MiB/s limit of its own")
 
-        let shown = try AgentProcess.cli(["--socket", a.socket, "limit", "--json"])
+        let shown = try await AgentProcess.cli(["--socket", a.socket, "limit", "--json"])
         #expect(shown.contains(beta.rawValue), "\(shown)")
         do {
             _ = try await a.withClient {

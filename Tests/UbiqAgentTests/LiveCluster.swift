@@ -7,14 +7,14 @@ struct LiveCluster {
     let agents: [AgentProcess]
 
     /// `links[i]` lists the agents agent i dials; all share agent 0's account.
-    init(_ names: [String], links: [[Int]]? = nil) throws {
+    init(_ names: [String], links: [[Int]]? = nil) async throws {
         directory = try TempDirectory(prefix: "ubiq-live")
         var agents: [AgentProcess] = []
         for name in names { agents.append(try AgentProcess(name: name, in: directory)) }
         let links = links ?? names.indices.map { $0 == 0 ? [] : [0] }
         for (i, agent) in agents.enumerated() { agent.peers = links[i].map { agents[$0].port } }
-        try agents[0].createAccount()
-        for agent in agents.dropFirst() { try agent.join(agents[0]) }
+        try await agents[0].createAccount()
+        for agent in agents.dropFirst() { try await agent.join(agents[0]) }
         self.agents = agents
     }
 

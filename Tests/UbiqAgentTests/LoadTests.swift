@@ -24,7 +24,7 @@ import UbiqTestSupport
     }
 
     @Test func twentyClientsDuringALargeTransfer() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         defer { cluster.stopAll() }
         // Beta reaches alpha through a link of 32 MiB/s, so the transfer lasts at least four

@@ -27,14 +27,14 @@ import UbiqTestSupport
 
     @Test(.enabled(if: canSwitchUser, "needs root and setpriv to act as another user"))
     func anotherUserReadsNothingTheAgentKeepsForItself() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let a = cluster.agents[0]
         try await cluster.start()
         try a.write("Documents/doc.txt", "for alpha's user")
         try await waitUntil("alpha to index the document") { try await a.status().containers.first?.items ?? 0 >= 2 }
         let bundle = cluster.directory.appending("exported.bundle")
-        try AgentProcess.cli(["account", "export", "--state", a.state, "--out", bundle])
+        try await AgentProcess.cli(["account", "export", "--state", a.state, "--out", bundle])
 
         // The folders above are open to everyone, as home folders often are.
         #expect(chmod(cluster.directory.path, 0o755) == 0 && chmod(a.home, 0o755) == 0)

@@ -21,7 +21,7 @@ import UbiqTestSupport
     ]
 
     @Test func unusualNamesArriveUnderTheSameBytes() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -45,7 +45,7 @@ import UbiqTestSupport
     /// one. Written at the same moment, both arrive, each with its own bytes, and no case
     /// clash is reported.
     @Test func namesThatDifferOnlyInNormalizationAreTwoFiles() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -76,7 +76,7 @@ import UbiqTestSupport
     /// (the wire and the index carry text). It is listed in status with its bytes escaped and
     /// why, and in a `failed` event; once renamed it syncs and the entry goes.
     @Test func aNameThatIsNotUTF8IsListedInStatusUntilRenamed() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -99,7 +99,7 @@ import UbiqTestSupport
         }
         let listed = try #require(try await a.status().containers.compactMap(\.notSynced).joined().first)
         #expect(listed.reason.contains("UTF-8"))
-        #expect(try AgentProcess.cli(["status", "--socket", a.socket]).contains("Documents/bad\\xFF.txt"))
+        #expect(try await AgentProcess.cli(["status", "--socket", a.socket]).contains("Documents/bad\\xFF.txt"))
         let event = try await events.readJSON(within: .seconds(30)) { $0["params"]?["change"] == "failed" }
         let failed = event?["params"]
         #expect(failed?["path"] == .string("Documents/bad\\xFF.txt") && failed?["origin"] == "local")

@@ -22,7 +22,7 @@ import UbiqTestSupport
     }
 
     @Test func metadataEverywhereContentWhenAskedAndEvictionKeepsTheMetadata() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         b.onDemand = true
@@ -76,11 +76,11 @@ import UbiqTestSupport
         #expect(reports.last.map { $0.done == $0.total } == true)
 
         // The same through the command line.
-        #expect(try AgentProcess.cli(["status", "--socket", b.socket]).contains("on demand, 1 file not downloaded"))
-        try AgentProcess.cli(["download", container.rawValue, "Documents/note.txt", "--socket", b.socket])
+        #expect(try await AgentProcess.cli(["status", "--socket", b.socket]).contains("on demand, 1 file not downloaded"))
+        try await AgentProcess.cli(["download", container.rawValue, "Documents/note.txt", "--socket", b.socket])
         #expect(b.read("Documents/note.txt") == "small note, edited")
         try await waitUntil("alpha to be known to hold the note") {
-            (try? AgentProcess.cli(["evict", container.rawValue, "Documents/note.txt", "--socket", b.socket])) != nil
+            await (try? AgentProcess.cli(["evict", container.rawValue, "Documents/note.txt", "--socket", b.socket])) != nil
         }
         #expect(!FileManager.default.fileExists(atPath: b.path("Documents/note.txt")))
 
@@ -91,7 +91,7 @@ import UbiqTestSupport
     }
 
     @Test func evictingTheOnlyCopyIsRefused() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         b.onDemand = true
@@ -124,7 +124,7 @@ import UbiqTestSupport
     @Test func anAllContainerRefusesEviction() async throws {
         let directory = try TempDirectory(prefix: "ubiq-evict")
         let agent = try AgentProcess(name: "alpha", in: directory)
-        try agent.createAccount()
+        try await agent.createAccount()
         try await agent.startAndWait()
         defer { agent.stop() }
         try agent.write("Documents/a.txt", "a")

@@ -7,7 +7,7 @@ import UbiqTestSupport
 /// transfers in flight.
 @Suite struct OneConnectionTests {
     @Test func agentsThatNameEachOtherKeepOneConnection() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"], links: [[1], [0]])
+        let cluster = try await LiveCluster(["alpha", "beta"], links: [[1], [0]])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()

@@ -50,7 +50,7 @@ import UbiqTestSupport
     }
 
     @Test func aPackageIsOneItemAnEditMovesOnlyItsChangedFilesAndAReaderNeverSeesAMix() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -70,10 +70,10 @@ import UbiqTestSupport
             #expect(entry.size == Int64(Self.files.count * Self.fileSize))
             #expect(try await agent.items(in: Self.package).isEmpty)
         }
-        let listing = try AgentProcess.cli(["--socket", b.socket, "ls", "\(b.container)", "Documents"])
+        let listing = try await AgentProcess.cli(["--socket", b.socket, "ls", "\(b.container)", "Documents"])
         let line = try #require(listing.split(separator: "\n").first { $0.contains("Report.pages") }, "\(listing)")
         #expect(line.hasPrefix("package") && line.contains("Report.pages [package]") && line.contains("3.1 MiB"), "\(line)")
-        #expect(try AgentProcess.cli(["--socket", b.socket, "ls", "\(b.container)", Self.package]).contains("Empty."))
+        #expect(try await AgentProcess.cli(["--socket", b.socket, "ls", "\(b.container)", Self.package]).contains("Empty."))
 
         // A client's read lease on the package holds back the incoming version whole.
         let holder = try await UbiqAgentClient.connect(socketPath: b.socket)
@@ -126,7 +126,7 @@ import UbiqTestSupport
     }
 
     @Test func concurrentEditsMakeOneConflictKeepingTheWholeLosingPackage() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         _ = try await Self.startWithPackage(cluster)
@@ -164,7 +164,7 @@ import UbiqTestSupport
         for agent in [a, b] { #expect(try await agent.items(in: Self.package).isEmpty) }
 
         let conflictID = try await a.versions(Self.package).conflicts[0].id
-        try AgentProcess.cli(["--socket", a.socket, "resolve", "\(a.container)", Self.package, "--keep", conflictID])
+        try await AgentProcess.cli(["--socket", a.socket, "resolve", "\(a.container)", Self.package, "--keep", conflictID])
         try await waitUntil("the resolution to reach both") {
             let (va, vb) = (try await a.versions(Self.package), try await b.versions(Self.package))
             return va.conflicts.isEmpty && vb.conflicts.isEmpty && Self.contents(on: a) == alphaEdit && Self.contents(on: b) == alphaEdit
@@ -178,7 +178,7 @@ import UbiqTestSupport
     /// A query lists the package once, with its summed size and latest change, and hears of
     /// it once per version; a presenter of the package gets one `didChange` per version.
     @Test func aQueryAndAPresenterSeeOneItemOnceAVersion() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         _ = try await Self.startWithPackage(cluster)
@@ -220,7 +220,7 @@ import UbiqTestSupport
     /// A package a peer's change replaces or deletes is kept whole in the history and trash,
     /// and restored whole on both devices.
     @Test func aReplacedOrDeletedPackageIsKeptWholeAndRestored() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         let first = try await Self.startWithPackage(cluster)
@@ -271,7 +271,7 @@ import UbiqTestSupport
     /// A folder put back as it was at a moment puts its packages back whole too: one edited
     /// since gets its version of then, one created since goes to the history.
     @Test func aFolderRestoredToAMomentPutsItsPackagesBack() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         let first = try await Self.startWithPackage(cluster)
@@ -295,7 +295,7 @@ import UbiqTestSupport
     /// A device whose `package_extensions` leave a package out syncs its inside as items: the
     /// other refuses those entries, and neither overwrites the other's folder.
     @Test func devicesWithDifferentPackageListsLoseNothing() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         b.configTables = ["[sync]", "package_extensions = [\"numbers\"]"]
@@ -318,7 +318,7 @@ import UbiqTestSupport
     /// (one version, no conflict, its inner items gone from listings, its files kept);
     /// removing it turns the package back into a folder with items.
     @Test func changingTheListTurnsFoldersIntoPackagesAndBack() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         let without = ["[sync]", "package_extensions = [\"numbers\"]"]
@@ -370,7 +370,7 @@ import UbiqTestSupport
     /// A program that writes a package's files one after another without coordinating makes
     /// one new version once the package is quiet, not one per file.
     @Test func uncoordinatedWritesInsideAreGatheredIntoOneVersion() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let a = cluster.agents[0]
         try await cluster.start()
@@ -399,7 +399,7 @@ import UbiqTestSupport
 
     /// In an on-demand container a package is downloaded, kept up to date and evicted whole.
     @Test func anOnDemandPackageIsDownloadedAndEvictedAsAUnit() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         b.onDemand = true
@@ -460,7 +460,7 @@ import UbiqTestSupport
 /// package's path, and the new one once it syncs again.
 @Suite(.serialized) struct PackageCrashTests {
     @Test(arguments: ["package-staged", "package-exchanged"]) func aCrashDuringAPackageSwapLeavesItWhole(step: String) async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         let old = try await PackageTests.startWithPackage(cluster)

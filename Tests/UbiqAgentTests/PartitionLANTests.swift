@@ -21,7 +21,7 @@ struct PartitionLANTests {
             seed: Self.setting("UBIQ_PARTITION_SEED", default: 20261123),
             hosts: Int(Self.setting("UBIQ_PARTITION_HOSTS", default: 3)),
             steps: Int(Self.setting("UBIQ_PARTITION_STEPS", default: 60)))
-        let cluster = try LANTests.Cluster(hosts: schedule.hosts) {
+        let cluster = try await LANTests.Cluster(hosts: schedule.hosts) {
             $0.extraArguments = ["--kvstore", PartitionRun.store.rawValue, "--log-level", "debug"]
         }
         try await cluster.start()

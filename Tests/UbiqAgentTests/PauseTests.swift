@@ -10,7 +10,7 @@ import UbiqTestSupport
 /// connection.
 @Suite(.serialized) struct PauseTests {
     @Test func pausingStopsATransferAndResumingCompletesIt() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         let link = try await cluster.startThroughSlowLink(bytesPerSecond: 4 << 20)
@@ -25,7 +25,7 @@ import UbiqTestSupport
             try await b.status().bytesReceived > Int64(size) / 4
         }
 
-        let paused = try AgentProcess.cli(["--socket", b.socket, "pause", b.container.rawValue])
+        let paused = try await AgentProcess.cli(["--socket", b.socket, "pause", b.container.rawValue])
         #expect(paused.contains("Paused: \(b.container.rawValue)"), "\(paused)")
         try await waitUntil("the transfer to stop") { try await b.status().containers.first?.transfers.isEmpty == true }
         // Heard of, not applied: a paused container still takes in its peers' index.
@@ -48,7 +48,7 @@ import UbiqTestSupport
         #expect(b.read("Documents/later.txt") == nil && !FileManager.default.fileExists(atPath: b.path("Documents/video.bin")))
         let failures = try await b.status().containers.first?.failures ?? []
         #expect(failures.isEmpty, "a pause was taken for a failure: \(failures)")
-        #expect(try AgentProcess.cli(["--socket", b.socket, "status"]).contains("paused"))
+        #expect(try await AgentProcess.cli(["--socket", b.socket, "status"]).contains("paused"))
 
         let resumed = try await b.withClient { try await $0.resume(b.container) }
         #expect(resumed == PauseResult(agentPaused: false, pausedContainers: []))
@@ -63,7 +63,7 @@ import UbiqTestSupport
     /// The whole agent paused: every connection ends and none is taken, across a restart;
     /// local changes are indexed meanwhile and reach the peer on resume.
     @Test func theWholeAgentPausedStaysPausedAcrossARestart() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -84,7 +84,7 @@ import UbiqTestSupport
         let alphaAlone = try await a.status().peers.allSatisfy { !$0.connected }
         #expect(betaAlone && alphaAlone)
 
-        _ = try AgentProcess.cli(["--socket", b.socket, "resume"])
+        _ = try await AgentProcess.cli(["--socket", b.socket, "resume"])
         try await waitUntil("beta's file on alpha after the resume") { a.read("Documents/offline.txt") == "from beta" }
         #expect(try await b.status().paused == false)
     }
@@ -93,7 +93,7 @@ import UbiqTestSupport
     /// is indexed but not sent: the peer never hears of it until the resume, while the paused
     /// device goes on hearing of the peer's changes.
     @Test func aPausedContainerStaysPausedAcrossARestartAndSendsNothing() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -114,7 +114,7 @@ import UbiqTestSupport
         #expect(try await a.status().containers.first?.needItems == 0, "alpha heard of a change in beta's paused container")
         #expect(a.read("Documents/held.txt") == nil && b.read("Documents/first.txt") == nil)
 
-        _ = try AgentProcess.cli(["--socket", b.socket, "resume", b.container.rawValue])
+        _ = try await AgentProcess.cli(["--socket", b.socket, "resume", b.container.rawValue])
         try await waitForConvergence([a, b], "everything on both after the resume") { tree in
             tree["Documents/held.txt"] != nil && tree["Documents/second.txt"] != nil
         }

@@ -11,7 +11,7 @@ import UbiqTestSupport
     }
 
     @Test func permissionsTravelBothWaysAndAChangeOfThemAloneMovesNoContent() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -52,7 +52,7 @@ import UbiqTestSupport
     /// neither applies alpha's permissions nor sends its own, and an edit on beta keeps the
     /// permissions alpha gave the file.
     @Test func aContainerIgnoringPermissionsNeitherSendsNorAppliesThem() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         b.containerSettings = ["ignore_permissions = true"]

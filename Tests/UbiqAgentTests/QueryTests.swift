@@ -10,7 +10,7 @@ import UbiqTestSupport
 /// does to its documents.
 @Suite(.serialized) struct QueryTests {
     @Test func aQueryGathersThenUpdatesLive() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -67,7 +67,7 @@ import UbiqTestSupport
 
     /// Hundreds of files arriving together come in a few batched updates, not one line each.
     @Test func manyChangesArriveInFewUpdates() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -96,7 +96,7 @@ import UbiqTestSupport
     }
 
     @Test func scopeGlobAndSortFilterAndOrderTheResults() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -146,7 +146,7 @@ import UbiqTestSupport
     }
 
     @Test func stopEndsUpdatesAndItemStatusReportsOneItem() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -229,7 +229,7 @@ import UbiqTestSupport
     }
 
     @Test func theCLIRunsAQuery() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let a = cluster.agents[0]
         try a.write("Documents/notes/one.txt", "1")
@@ -238,15 +238,15 @@ import UbiqTestSupport
         try await waitUntil("the files in alpha's index") {
             (try? await a.withClient { try await $0.itemStatus(container: a.container, path: "Documents/two.md") }) != nil
         }
-        let table = try AgentProcess.cli(["query", "\(a.container)", "--socket", a.socket, "--sort", "size", "--descending"])
+        let table = try await AgentProcess.cli(["query", "\(a.container)", "--socket", a.socket, "--sort", "size", "--descending"])
         let lines = table.split(separator: "\n")
         #expect(lines.count == 4)
         #expect(lines[1].contains("Documents/two.md") && lines[2].contains("Documents/notes/one.txt"))
         #expect(lines[3] == "2 items.")
-        let json = try AgentProcess.cli(["query", "\(a.container)", "--socket", a.socket, "--name", "*.TXT", "-i", "--json"])
+        let json = try await AgentProcess.cli(["query", "\(a.container)", "--socket", a.socket, "--name", "*.TXT", "-i", "--json"])
         let result = try JSONValue(parsing: json).decode(QueryStartResult.self)
         #expect(result.items.map(\.path) == ["Documents/notes/one.txt"])
-        let none = try AgentProcess.cli(["query", "\(a.container)", "--socket", a.socket, "--scope", "data"])
+        let none = try await AgentProcess.cli(["query", "\(a.container)", "--socket", a.socket, "--scope", "data"])
         #expect(none.contains("No items match."))
     }
 }

@@ -29,28 +29,28 @@ import UbiqTestSupport
     }
 
     @Test func saveTakesChangesAsJSONFromAnArgumentAFileOrStandardInputAndOneChangeInWords() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let a = cluster.agents[0]
         try await cluster.start()
 
         let argument = #"[{"op":"insert","entity":"List","id":"l-1","attributes":{"title":"shopping"}},"#
             + #"{"op":"insert","entity":"Task","id":"t-1","attributes":{"title":"milk","note":"oat","list":{"$ref":{"entity":"List","id":"l-1"}}}}]"#
-        let saved = try a.records(["save", "--container", a.container.rawValue, "--store", Self.store, argument])
+        let saved = try await a.records(["save", "--container", a.container.rawValue, "--store", Self.store, argument])
         #expect(saved.hasPrefix("Saved transaction ") && saved.contains("(2 changes) in Records/todos/"), "\(saved)")
 
         let file = cluster.directory.appending("change.json")
         try Data(#"{"op":"insert","entity":"Task","id":"t-2","attributes":{"title":"bread","rank":2}}"#.utf8).write(to: URL(fileURLWithPath: file))
-        let fromFile = try JSONValue(parsing: try a.records(["save", "--store", Self.store, "--file", file, "--json"])).decode(RecordsSaveResult.self)
+        let fromFile = try await JSONValue(parsing: try a.records(["save", "--store", Self.store, "--file", file, "--json"])).decode(RecordsSaveResult.self)
         #expect(FileManager.default.fileExists(atPath: a.path(fromFile.log)))
 
         let seen = #"{"$date":"2026-11-22T10:00:00.250Z"}"#
-        try a.records(["save", "--store", Self.store, "-"],
+        try await a.records(["save", "--store", Self.store, "-"],
                       input: Data(#"[{"op":"insert","entity":"Task","id":"t-3","attributes":{"title":"eggs","seen":\#(seen)}}]"#.utf8))
 
-        try a.records(["save", "--store", Self.store, "insert", "Task", "t-4", "title=call Ada", "done=false", "rank=3", "list=@List/l-1", #"handle="@ada""#])
-        try a.records(["save", "--store", Self.store, "update", "Task", "t-1", "done=true", "note="])
-        try a.records(["save", "--store", Self.store, "delete", "Task", "t-2"])
+        try await a.records(["save", "--store", Self.store, "insert", "Task", "t-4", "title=call Ada", "done=false", "rank=3", "list=@List/l-1", #"handle="@ada""#])
+        try await a.records(["save", "--store", Self.store, "update", "Task", "t-1", "done=true", "note="])
+        try await a.records(["save", "--store", Self.store, "delete", "Task", "t-2"])
 
         let list = RecordValue.reference(Self.key("List", "l-1"))
         let expected: [RecordKey: [RecordName: RecordValue]] = [
@@ -65,7 +65,7 @@ import UbiqTestSupport
     }
 
     @Test func fetchFiltersSortsAndLimitsAsATableAndAsJSON() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let a = cluster.agents[0]
         try await cluster.start()
@@ -83,26 +83,26 @@ import UbiqTestSupport
         }
 
         let open = #"{"attribute":"done","op":"==","value":false}"#
-        let json = try a.records(["fetch", "Task", "--store", Self.store, "--where", open, "--sort", "-rank", "--limit", "2", "--json"])
+        let json = try await a.records(["fetch", "Task", "--store", Self.store, "--where", open, "--sort", "-rank", "--limit", "2", "--json"])
         let result = try JSONValue(parsing: json).decode(RecordsFetchResult.self)
         #expect(result.records.map(\.id) == ["t-4", "t-1"])
         #expect(result.records.first?.attributes == ["title": "eggs", "done": false, "rank": 5, "list": ["$ref": ["entity": "List", "id": "l-1"]]])
 
-        let table = try a.records(["fetch", "Task", "--store", Self.store, "--sort", "rank"]).split(separator: "\n").map(String.init)
+        let table = try await a.records(["fetch", "Task", "--store", Self.store, "--sort", "rank"]).split(separator: "\n").map(String.init)
         #expect(table.first?.split(separator: " ", omittingEmptySubsequences: true) == ["ID", "DONE", "LIST", "RANK", "TITLE"])
         // Ascending rank; the record without one last.
         #expect(table.dropFirst().map { String($0.prefix(3)) } == ["t-2", "t-3", "t-1", "t-4", "t-5"])
         #expect(table[1].split(separator: " ", omittingEmptySubsequences: true) == ["t-2", "true", "@List/l-1", "1", "bread"])
 
         let contains = #"{"attribute":"title","contains":"br"}"#
-        let breads = try a.records(["fetch", "Task", "--store", Self.store, "--where", contains, "--sort", "done,-title"])
+        let breads = try await a.records(["fetch", "Task", "--store", Self.store, "--where", contains, "--sort", "done,-title"])
         #expect(breads.split(separator: "\n").dropFirst().map { String($0.prefix(3)) } == ["t-3", "t-2"])
         let none = #"{"attribute":"title","op":"==","value":"caviar"}"#
-        #expect(try a.records(["fetch", "Task", "--store", Self.store, "--where", none]) == "No Task records in todos match.\n")
+        await #expect(try a.records(["fetch", "Task", "--store", Self.store, "--where", none]) == "No Task records in todos match.\n")
     }
 
     @Test func watchPrintsEachImportOfAnotherDevicesTransaction() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -114,24 +114,24 @@ import UbiqTestSupport
             [json, plain].allSatisfy { $0.errors.contains("watching record store todos of \(b.container)") }
         }
 
-        try a.records(["save", "--store", Self.store, "insert", "Task", "t-1", "title=milk"])
+        try await a.records(["save", "--store", Self.store, "insert", "Task", "t-1", "title=milk"])
         try await waitUntil("the JSON watcher to print alpha's insert", timeout: .seconds(30)) { json.lines.count == 1 }
         let first = try JSONValue(parsing: json.lines[0]).decode(RecordsDidImportNotice.self)
         #expect(first.container == b.container && first.store == Self.store)
         #expect(first.inserted == [RecordKeyJSON(entity: "Task", id: "t-1")] && first.updated.isEmpty && first.deleted.isEmpty)
 
-        try a.records(["save", "--store", Self.store, "update", "Task", "t-1", "done=true"])
+        try await a.records(["save", "--store", Self.store, "update", "Task", "t-1", "done=true"])
         try await waitUntil("the watchers to print alpha's update", timeout: .seconds(30)) { json.lines.count == 2 && plain.lines.count == 2 }
         #expect(try JSONValue(parsing: json.lines[1]).decode(RecordsDidImportNotice.self).updated == [RecordKeyJSON(entity: "Task", id: "t-1")])
         #expect(plain.lines == ["todos: inserted Task/t-1", "todos: updated Task/t-1"])
     }
 
     @Test func badInputIsRefusedWithANonzeroExitAndNothingIsSaved() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let a = cluster.agents[0]
         try await cluster.start()
-        try a.records(["save", "--store", Self.store, "insert", "Task", "t-1", "title=milk"])
+        try await a.records(["save", "--store", Self.store, "insert", "Task", "t-1", "title=milk"])
 
         let save = ["save", "--store", Self.store]
         let refused: [(arguments: [String], input: String?, message: String)] = [
@@ -156,7 +156,7 @@ import UbiqTestSupport
             (["fetch", "Task", "--store", Self.store, "--limit=-1"], nil, "--limit is -1"),
         ]
         for (arguments, input, message) in refused {
-            let result = try AgentProcess.run("ubiq", ["records"] + arguments + ["--socket", a.socket], input: input.map { Data($0.utf8) })
+            let result = try await AgentProcess.run("ubiq", ["records"] + arguments + ["--socket", a.socket], input: input.map { Data($0.utf8) })
             #expect(result.status != 0, "ubiq records \(arguments.joined(separator: " ").prefix(200)) exited 0")
             #expect(result.errors.contains(message), "ubiq records \(arguments.joined(separator: " ").prefix(200)): \(result.errors.prefix(500))")
         }
@@ -165,13 +165,13 @@ import UbiqTestSupport
     }
 
     @Test func theTodoExampleMadeOnOneDeviceListsAlikeOnAnother() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
         try await cluster.waitConnected()
-        func todo(_ agent: AgentProcess, _ arguments: [String]) throws -> String {
-            let result = try AgentProcess.run("ubiq-todo", arguments + ["--socket", agent.socket])
+        func todo(_ agent: AgentProcess, _ arguments: [String]) async throws -> String {
+            let result = try await AgentProcess.run("ubiq-todo", arguments + ["--socket", agent.socket])
             guard result.status == 0 else { throw TimedOut(description: "ubiq-todo \(arguments) failed (\(result.status)): \(result.errors)") }
             return result.output
         }
@@ -180,15 +180,15 @@ import UbiqTestSupport
             try #require(added.split(separator: " ").dropFirst().first.map { String($0.dropLast()) })
         }
 
-        let milk = try id(try todo(a, ["add", "milk", "--list", "shopping"]))
-        let bread = try id(try todo(a, ["add", "bread", "--list", "shopping"]))
-        let call = try id(try todo(a, ["add", "call Ada"]))
-        #expect(try todo(a, ["done", String(milk.prefix(6))]) == "Done: milk\n")
+        let milk = try await id(try todo(a, ["add", "milk", "--list", "shopping"]))
+        let bread = try await id(try todo(a, ["add", "bread", "--list", "shopping"]))
+        let call = try await id(try todo(a, ["add", "call Ada"]))
+        await #expect(try todo(a, ["done", String(milk.prefix(6))]) == "Done: milk\n")
 
         let expected = ["[ ] \(bread)  bread  (shopping)", "[ ] \(call)  call Ada  (inbox)", "[x] \(milk)  milk  (shopping)"]
-        #expect(try todo(a, ["ls"]) == expected.joined(separator: "\n") + "\n")
-        try await waitUntil("beta to list alpha's tasks") { try todo(b, ["ls"]) == expected.joined(separator: "\n") + "\n" }
-        #expect(try todo(b, ["ls", "--list", "shopping"]) == [expected[0], expected[2]].joined(separator: "\n") + "\n")
+        await #expect(try todo(a, ["ls"]) == expected.joined(separator: "\n") + "\n")
+        try await waitUntil("beta to list alpha's tasks") { try await todo(b, ["ls"]) == expected.joined(separator: "\n") + "\n" }
+        await #expect(try todo(b, ["ls", "--list", "shopping"]) == [expected[0], expected[2]].joined(separator: "\n") + "\n")
         #expect(try await Self.records(b, "List").keys.map(\.id.rawValue).sorted() == ["inbox", "shopping"])
     }
 }
@@ -196,7 +196,7 @@ import UbiqTestSupport
 private extension AgentProcess {
     /// `ubiq records ARGUMENTS --socket` this agent's socket, to completion; throws on failure.
     @discardableResult
-    func records(_ arguments: [String], input: Data? = nil) throws -> String {
-        try Self.cli(["records"] + arguments + ["--socket", socket], input: input)
+    func records(_ arguments: [String], input: Data? = nil) async throws -> String {
+        try await Self.cli(["records"] + arguments + ["--socket", socket], input: input)
     }
 }

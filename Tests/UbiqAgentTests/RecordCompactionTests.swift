@@ -18,7 +18,7 @@ import UbiqTestSupport
     }
 
     @Test func aBaselineReplacesTheLogsEverywhereAndADeviceJoiningLaterStartsFromIt() async throws {
-        let cluster = try LiveCluster(["alpha", "beta", "gamma", "delta"])
+        let cluster = try await LiveCluster(["alpha", "beta", "gamma", "delta"])
         defer { cluster.stopAll() }
         let (a, b, c, d) = (cluster.agents[0], cluster.agents[1], cluster.agents[2], cluster.agents[3])
         for agent in cluster.agents { agent.environment["UBIQ_TEST_RECORD_COMPACT_AFTER"] = "4" }

@@ -24,7 +24,7 @@ import UbiqTestSupport
     }
 
     @Test func aStoreDeletedOnOneDeviceGoesFromEveryDeviceAndCanBeMadeAnew() async throws {
-        let cluster = try LiveCluster(["alpha", "beta", "gamma"])
+        let cluster = try await LiveCluster(["alpha", "beta", "gamma"])
         defer { cluster.stopAll() }
         let (a, b, c) = (cluster.agents[0], cluster.agents[1], cluster.agents[2])
         try await cluster.start()
@@ -41,7 +41,7 @@ import UbiqTestSupport
         let listening = Task { for await notice in imports { heard.withLock { $0.append(notice) } } }
         defer { listening.cancel() }
 
-        let removed = try AgentProcess.cli(["records", "rm-store", "--store", "todos", "--socket", b.socket])
+        let removed = try await AgentProcess.cli(["records", "rm-store", "--store", "todos", "--socket", b.socket])
         #expect(removed.contains("Deleted record store todos of \(Live.container) (2 change logs)"), "\(removed)")
         #expect(Self.logs(b).isEmpty && Self.localStores(b).isEmpty)
         try await waitUntil("alpha and gamma to remove the store's logs and their local stores") {
@@ -67,7 +67,7 @@ import UbiqTestSupport
     }
 
     @Test func aDeletionDoesNotTakeAStoreFromUnderAClientsCoordinatedWrite() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let a = cluster.agents[0]
         try await cluster.start()
@@ -88,14 +88,14 @@ import UbiqTestSupport
     }
 
     @Test func aNewAccountOnTheDeviceNeverSeesTheLastOnesRecords() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let a = cluster.agents[0]
         try await cluster.start()
         try await Live.save([.insert(Live.key("old"), attributes: [Live.name("title"): Live.text("the first account's")])], on: a)
         let first = try #require(try await a.status().identityToken)
-        _ = try AgentProcess.cli(["account", "leave", "--socket", a.socket])
-        _ = try AgentProcess.cli(["account", "create", "--socket", a.socket])
+        _ = try await AgentProcess.cli(["account", "leave", "--socket", a.socket])
+        _ = try await AgentProcess.cli(["account", "create", "--socket", a.socket])
         let second = try #require(try await a.status().identityToken)
         #expect(try await Live.records(a).isEmpty)
         try await Live.save([.insert(Live.key("new"), attributes: [Live.name("title"): Live.text("the second account's")])], on: a)
@@ -106,7 +106,7 @@ import UbiqTestSupport
     }
 
     @Test func aLostOrDamagedLocalStoreIsRebuiltFromTheLogs() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let a = cluster.agents[0]
         try await cluster.start()

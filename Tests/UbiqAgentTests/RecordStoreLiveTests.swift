@@ -26,7 +26,7 @@ import UbiqTestSupport
     }
 
     @Test func transactionsSavedWhilePartedMergeAlikeAndASubscriberHearsEachImport() async throws {
-        let pair = try KeyValuePair()
+        let pair = try await KeyValuePair()
         defer { pair.stop() }
         let (a, b) = (pair.alpha, pair.beta)
         try await pair.start()
@@ -62,7 +62,7 @@ import UbiqTestSupport
     }
 
     @Test func aTransactionThatCannotBeMadeIsRefusedWhole() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let a = cluster.agents[0]
         try await cluster.start()
@@ -87,7 +87,7 @@ import UbiqTestSupport
     }
 
     @Test func damagedAndForgedLogsAreLeftOutAndReportedWhileTheRestImport() async throws {
-        let pair = try KeyValuePair()
+        let pair = try await KeyValuePair()
         defer { pair.stop() }
         let (a, b) = (pair.alpha, pair.beta)
         try await pair.start()
@@ -113,7 +113,7 @@ import UbiqTestSupport
         let reasons = Dictionary(uniqueKeysWithValues: store.refused.map { ($0.path, $0.reason) })
         #expect(reasons[cut]?.contains("truncated or damaged") == true, "\(reasons)")
         #expect(reasons[forged]?.contains("transaction \(alpha):1") == true, "\(reasons)")
-        let text = try AgentProcess.cli(["status", "--socket", b.socket])
+        let text = try await AgentProcess.cli(["status", "--socket", b.socket])
         #expect(text.contains("record store todos left out \(forged)"), "\(text)")
     }
 }

@@ -28,7 +28,7 @@ import UbiqTestSupport
     }
 
     @Test func devicesPartedWhileSavingEndWithTheSameRecordsMergedPerAttribute() async throws {
-        let cluster = try LiveCluster(["alpha", "beta", "gamma"])
+        let cluster = try await LiveCluster(["alpha", "beta", "gamma"])
         defer { cluster.stopAll() }
         let (a, b, c) = (cluster.agents[0], cluster.agents[1], cluster.agents[2])
         // Beta and gamma reach alpha only through relays, which part all three at once.

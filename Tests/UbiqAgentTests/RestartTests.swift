@@ -6,7 +6,7 @@ import UbiqTestSupport
 /// exchange resumes where it stopped instead of starting over.
 @Suite(.serialized) struct RestartTests {
     @Test func aRestartNeitherRehashesNorResendsTheIndex() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()

@@ -6,7 +6,7 @@ import UbiqTestSupport
 /// 90% of 1 GiB, the receiver fetches at most 15% of it again.
 @Suite(.serialized) struct ResumeTests {
     @Test func aTransferKilledAtNinetyPercentFetchesLittleAgain() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         defer { cluster.stopAll() }
         // Through a link of 128 MiB/s until the kill, so that 90% can be caught on the way.

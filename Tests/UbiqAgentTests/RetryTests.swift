@@ -8,7 +8,7 @@ import UbiqWire
 /// warning once, not every few seconds for as long as it is needed.
 @Suite struct RetryTests {
     @Test func aChangeThatKeepsFailingIsTriedLessOftenAndWarnedOfOnce() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let a = cluster.agents[0]
         a.extraArguments = ["--log-level", "debug"]
@@ -18,8 +18,8 @@ import UbiqWire
         let draining = Task { for try await _ in rogue.connection.frames {} }
         defer { draining.cancel() }
 
-        // Setting aside space for a 1 TiB file fails at once, every time.
-        let huge = TrustTests.RoguePeer.hugeFile("Documents/huge.bin", sequence: 1, device: rogue.identity.deviceID)
+        // Setting aside space for a file larger than the free space fails at once, every time.
+        let huge = try TrustTests.RoguePeer.hugeFile("Documents/huge.bin", sequence: 1, device: rogue.identity.deviceID, beyondSpaceOf: a.root)
         var update = Ubiq_Wire_IndexUpdate()
         update.containerID = a.container.rawValue
         update.indexID = 61
@@ -30,7 +30,8 @@ import UbiqWire
         func tries() -> [Substring] {
             a.logText().split(separator: "\n").filter { $0.contains("will retry") && $0.contains("Documents/huge.bin") }
         }
-        try await waitUntil("alpha to try the huge file a fifth time") { tries().count >= 5 }
+        // The backoff alone takes 15 s before the fifth try; the rest is the agent's work.
+        try await waitUntil("alpha to try the huge file a fifth time", timeout: .seconds(180)) { tries().count >= 5 }
         let seen = tries().prefix(5)
         #expect(seen.map { $0.contains(" warning ") } == [true, false, false, false, false], "\(seen)")
         #expect(seen.map { $0.contains("retry=in ") ? String($0.split(separator: "retry=in ")[1].prefix(4)) : "" }

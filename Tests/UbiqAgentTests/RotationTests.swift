@@ -13,7 +13,7 @@ import UbiqTestSupport
 @Suite(.serialized) struct RotationTests {
     @Test func aRotationReachesTheConnectedAndTheOfflineAndShutsOutTheRemoved() async throws {
         // Delta is the lost laptop; gamma is switched off while the account rotates.
-        let cluster = try LiveCluster(["alpha", "beta", "gamma", "delta"], links: [[], [0], [0, 1], [0, 1]])
+        let cluster = try await LiveCluster(["alpha", "beta", "gamma", "delta"], links: [[], [0], [0, 1], [0, 1]])
         defer { cluster.stopAll() }
         let (a, b, c, d) = (cluster.agents[0], cluster.agents[1], cluster.agents[2], cluster.agents[3])
         try await cluster.start()
@@ -23,7 +23,7 @@ import UbiqTestSupport
         let delta = try await d.withClient { try await $0.identity() }.deviceID
         c.stop()
 
-        let output = try AgentProcess.cli(["--socket", a.socket, "device", "remove", delta.rawValue, "--rotate"])
+        let output = try await AgentProcess.cli(["--socket", a.socket, "device", "remove", delta.rawValue, "--rotate"])
         #expect(output.contains("Removed \(delta)") && output.contains("generation 1") && !output.contains("Left out"), "\(output)")
         try await waitUntil("beta to take the rotation and connect to alpha again") {
             let rotated = try Self.generation(b) == 1
@@ -49,7 +49,7 @@ import UbiqTestSupport
 
         // The lost laptop signs itself a new device certificate with the old account key.
         let mallory = try AgentProcess(name: "mallory", in: cluster.directory)
-        try mallory.join(d)
+        try await mallory.join(d)
         mallory.peers = [a.port, b.port]
         try await mallory.startAndWait()
         defer { mallory.stop() }
@@ -83,7 +83,7 @@ import UbiqTestSupport
     /// A rotation restarts the agent's syncing, but an application's subscriptions carry on:
     /// its token does not change, and a key-value subscriber hears the next change.
     @Test func anApplicationHearsNothingOfARotationButTheNextChange() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         for agent in cluster.agents { agent.extraArguments = ["--kvstore", KeyValuePair.store.rawValue] }
         let (a, b) = (cluster.agents[0], cluster.agents[1])

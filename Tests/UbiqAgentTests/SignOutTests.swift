@@ -11,7 +11,7 @@ import UbiqTestSupport
 /// restarts, and a new account never sees the old one's files.
 @Suite(.serialized) struct SignOutTests {
     @Test func aRunningAgentSignsOutAndInAndTheNewAccountNeverSeesTheOldFiles() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         let store = try KeyValueStoreID("TEAMID.com.example.settings")
@@ -28,7 +28,7 @@ import UbiqTestSupport
         try await watcher.set(store: store, ["volume": .integer(3)])
         let notices = try await watcher.keyValueChanges(store: store)
 
-        let output = try AgentProcess.cli(["account", "leave", "--socket", b.socket])
+        let output = try await AgentProcess.cli(["account", "leave", "--socket", b.socket])
         #expect(output.contains("Signed out"), "\(output)")
         try await waitUntil("the identity change told at once") { tokens.values == [firstToken, nil] }
         var iterator = notices.makeAsyncIterator()
@@ -55,7 +55,7 @@ import UbiqTestSupport
         #expect(try await b.status().identityToken == nil)
 
         // A new account, without a restart: the first account's files never reach it.
-        let created = try AgentProcess.cli(["account", "create", "--socket", b.socket])
+        let created = try await AgentProcess.cli(["account", "create", "--socket", b.socket])
         #expect(created.contains("Created a new account"), "\(created)")
         let secondToken = try #require(try await b.status().identityToken)
         #expect(secondToken != firstToken)
@@ -73,7 +73,7 @@ import UbiqTestSupport
 
     /// `--keep` leaves the folder where it is, and no later account syncs it.
     @Test func aFolderKeptAtSignOutIsNotSyncedByTheNextAccount() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let a = cluster.agents[0]
         try await cluster.start()
@@ -81,10 +81,10 @@ import UbiqTestSupport
         try await waitUntil("the file indexed") {
             try await a.withClient { try await $0.items(container: a.container, path: "Documents") }.contains { $0.path == "Documents/kept.txt" }
         }
-        let output = try AgentProcess.cli(["account", "leave", "--keep", "--socket", a.socket])
+        let output = try await AgentProcess.cli(["account", "leave", "--keep", "--socket", a.socket])
         #expect(output.contains("Left \(a.root)"), "\(output)")
         #expect(a.read("Documents/kept.txt") == "kept in place")
-        _ = try AgentProcess.cli(["account", "create", "--socket", a.socket])
+        _ = try await AgentProcess.cli(["account", "create", "--socket", a.socket])
         let status = try await a.status()
         #expect(status.identityToken != nil && status.containers.isEmpty)
         #expect(status.containersNotSynced?.map(\.id) == [a.container])

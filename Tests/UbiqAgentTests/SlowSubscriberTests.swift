@@ -22,7 +22,7 @@ import UbiqTestSupport
     /// Both an `events.subscribe` and a presenter on one slow connection are told; the
     /// presenter then has ended, so unregistering it finds nothing.
     @Test func aSubscriberThatFallsBehindIsToldSo() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let a = cluster.agents[0]
         try await cluster.start()
@@ -66,7 +66,7 @@ extension SlowSubscriberTests {
     /// starts again by itself: its results hold every file, its updates add up to them, and
     /// it keeps following later changes.
     @Test func aQueryKeepsUpWithABurstLargerThanItsBuffer() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let a = cluster.agents[0]
         try await cluster.start()
@@ -92,7 +92,7 @@ extension SlowSubscriberTests {
     /// A presenter of `Documents` whose agent side fell behind the same burst registers again
     /// by itself, says that anything in its folder may have changed, and hears later changes.
     @Test func aPresenterStartsAgainAfterABurstLargerThanItsBuffer() async throws {
-        let cluster = try LiveCluster(["alpha"])
+        let cluster = try await LiveCluster(["alpha"])
         defer { cluster.stopAll() }
         let a = cluster.agents[0]
         try await cluster.start()

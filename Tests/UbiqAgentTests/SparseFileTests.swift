@@ -12,7 +12,7 @@ import UbiqTestSupport
     }
 
     @Test func aSparseFileArrivesSparseAndItsHolesAreNeverSent() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -49,7 +49,7 @@ import UbiqTestSupport
     /// Forty copies of one file arriving together (a vendored library, the same asset in
     /// many folders) are fetched once: the others are copies made on the receiver.
     @Test func copiesOfOneFileArrivingTogetherAreFetchedOnce() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -70,7 +70,7 @@ import UbiqTestSupport
     /// arriving together: the shared chunks are fetched once, for the first file, and copied
     /// into the others on the receiver.
     @Test func chunksThatFilesArrivingTogetherShareAreFetchedOnce() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()

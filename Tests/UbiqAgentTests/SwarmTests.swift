@@ -29,7 +29,7 @@ import UbiqTestSupport
     /// Four agents, each connected to each other, on loopback: the origin of a 256 MiB file
     /// sends less than twice the file, and every receiver sends some of it on.
     @Test func theOriginSendsLessThanTwiceTheFileToThreeReceivers() async throws {
-        let cluster = try LiveCluster(["origin", "beta", "gamma", "delta"], links: [[], [0], [0, 1], [0, 1, 2]])
+        let cluster = try await LiveCluster(["origin", "beta", "gamma", "delta"], links: [[], [0], [0, 1], [0, 1, 2]])
         defer { cluster.stopAll() }
         try await cluster.start()
         try await cluster.waitConnected()
@@ -72,7 +72,7 @@ import UbiqTestSupport
     /// Stalls alpha once gamma has received `fraction` of the file; gamma must hold it within
     /// what beta's link needs for the rest, plus `slack`.
     static func stall(whenHolding fraction: Double, slack: Duration) async throws {
-        let cluster = try LiveCluster(["alpha", "beta", "gamma"], links: [[], [0], []])
+        let cluster = try await LiveCluster(["alpha", "beta", "gamma"], links: [[], [0], []])
         defer { cluster.stopAll() }
         let (a, b, c) = (cluster.agents[0], cluster.agents[1], cluster.agents[2])
         try await a.startAndWait()
@@ -130,7 +130,7 @@ import UbiqTestSupport
     /// holds, but answers every request "not found". Gamma, slower to alpha, asks liar for
     /// those pieces once, stops believing it, and fetches the file from alpha.
     @Test func aPeerThatAnnouncesChunksItDoesNotServeIsDemoted() async throws {
-        let cluster = try LiveCluster(["alpha", "liar", "gamma"], links: [[], [0], []])
+        let cluster = try await LiveCluster(["alpha", "liar", "gamma"], links: [[], [0], []])
         defer { cluster.stopAll() }
         let (a, liar, c) = (cluster.agents[0], cluster.agents[1], cluster.agents[2])
         liar.environment["UBIQ_TEST_SERVE_NOTHING"] = "1"

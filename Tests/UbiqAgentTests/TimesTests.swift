@@ -24,7 +24,7 @@ import UbiqTestSupport
     }
 
     @Test func mtimesTravelToTheNanosecondAndATouchMovesNoContent() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()
@@ -73,7 +73,7 @@ import UbiqTestSupport
     /// A touch on one device while another edits the bytes: the edit wins on both, with no
     /// conflict version, though the touch's mtime is the later one.
     @Test func aTouchConcurrentWithAnEditKeepsTheEditAndNoConflictVersion() async throws {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         try await cluster.start()

@@ -12,11 +12,11 @@ import UbiqWeb
         let directory = try TempDirectory(prefix: "ubiq-web")
         let agent = try AgentProcess(name: "alpha", in: directory)
         agent.webPagePort = 0
-        try agent.createAccount()
+        try await agent.createAccount()
         try await agent.startAndWait()
         defer { agent.stop() }
 
-        let printed = try AgentProcess.cli(["--socket", agent.socket, "ui", "--no-open"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let printed = try await AgentProcess.cli(["--socket", agent.socket, "ui", "--no-open"]).trimmingCharacters(in: .whitespacesAndNewlines)
         let address = try await agent.webPageAddress()
         #expect(printed == address.url)
         let url = try #require(URLComponents(string: address.url))
@@ -63,14 +63,14 @@ import UbiqWeb
         let directory = try TempDirectory(prefix: "ubiq-web")
         let first = try AgentProcess(name: "alpha", in: directory)
         first.webPagePort = 0
-        try first.createAccount()
+        try await first.createAccount()
         try await first.startAndWait()
         defer { first.stop() }
         let taken = try #require(URLComponents(string: try await first.webPageAddress().url)?.port)
 
         let second = try AgentProcess(name: "beta", in: directory)
         second.webPagePort = taken
-        try second.createAccount()
+        try await second.createAccount()
         try await second.startAndWait()
         defer { second.stop() }
         #expect(try await second.status().device.name == "beta")
@@ -81,7 +81,7 @@ import UbiqWeb
         }
 
         let off = try AgentProcess(name: "gamma", in: directory)
-        try off.createAccount()
+        try await off.createAccount()
         try await off.startAndWait()
         defer { off.stop() }
         await #expect {

@@ -14,7 +14,7 @@ import UbiqTestSupport
     func withPage(_ body: (AgentProcess, WebServer) async throws -> Void) async throws {
         let directory = try TempDirectory(prefix: "ubiq-web")
         let agent = try AgentProcess(name: "alpha", in: directory)
-        try agent.createAccount()
+        try await agent.createAccount()
         try await agent.startAndWait()
         defer { agent.stop() }
         let page = WebPage(bridge: WebBridge(socketPath: agent.socket), csrfToken: csrf)

@@ -48,8 +48,8 @@ struct LANLimitBenchmark {
         }
         defer { for agent in agents { agent.stop() } }
         let (a, b) = (agents[0], agents[1])
-        try a.createAccount()
-        try b.join(a)
+        try await a.createAccount()
+        try await b.join(a)
         for agent in agents { try await agent.startAndWait() }
         try await waitUntil("the hosts to find each other", timeout: .seconds(60)) {
             try await a.status().peers.contains { $0.connected }
@@ -58,7 +58,7 @@ struct LANLimitBenchmark {
         let clock = ContinuousClock()
 
         // 1. 64 MiB under 8 MiB/s.
-        _ = try AgentProcess.cli(["--socket", a.socket, "limit", "--send", "8MiB"])
+        _ = try await AgentProcess.cli(["--socket", a.socket, "limit", "--send", "8MiB"])
         let start = clock.now
         try place(a, "Documents/first.bin", SeededBytes.data(size, seed: 1))
         try await waitUntil("the first file", timeout: .seconds(120), every: .milliseconds(10)) { fileSize(b, "Documents/first.bin") == size }
@@ -101,7 +101,7 @@ struct LANLimitBenchmark {
     static func change(_ a: AgentProcess, _ b: AgentProcess, file: String, seed: UInt64, from: String, to: String, after: Duration,
                        size: Int, followed accepts: (Double) -> Bool) async throws -> Change {
         let clock = ContinuousClock()
-        _ = try AgentProcess.cli(["--socket", a.socket, "limit", "--send", from])
+        _ = try await AgentProcess.cli(["--socket", a.socket, "limit", "--send", from])
         let before = try await b.status().bytesReceived
         try place(a, file, SeededBytes.data(size, seed: seed))
         try await waitUntil("the transfer of \(file) to start", timeout: .seconds(60), every: .milliseconds(10)) {
@@ -110,7 +110,7 @@ struct LANLimitBenchmark {
         try await Task.sleep(for: after)
         var samples: [(Double, Int64)] = []
         let changed = clock.now
-        _ = try AgentProcess.cli(["--socket", a.socket, "limit", "--send", to])
+        _ = try await AgentProcess.cli(["--socket", a.socket, "limit", "--send", to])
         let took = (clock.now - changed).timeInterval
         while (clock.now - changed).timeInterval < 3, fileSize(b, file) != size {
             samples.append(((clock.now - changed).timeInterval, try await b.status().bytesReceived))
@@ -124,7 +124,7 @@ struct LANLimitBenchmark {
                 break
             }
         }
-        _ = try AgentProcess.cli(["--socket", a.socket, "limit", "--send", "none"])
+        _ = try await AgentProcess.cli(["--socket", a.socket, "limit", "--send", "none"])
         try await waitUntil("all of \(file)", timeout: .seconds(120), every: .milliseconds(10)) { fileSize(b, file) == size }
         return result
     }

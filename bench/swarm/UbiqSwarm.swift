@@ -19,8 +19,8 @@ final class UbiqSwarm: SwarmTool {
             try FileManager.default.createDirectory(atPath: agent.path("Documents"), withIntermediateDirectories: true)
             agents.append(agent)
         }
-        try agents[0].createAccount()
-        for agent in agents.dropFirst() { try agent.join(agents[0]) }
+        try await agents[0].createAccount()
+        for agent in agents.dropFirst() { try await agent.join(agents[0]) }
         for agent in agents { try await agent.startAndWait() }
         let others = agents.count - 1
         try await waitUntil("every agent to connect to every other and finish scanning", timeout: .seconds(120), every: .milliseconds(100)) {

@@ -10,7 +10,7 @@ struct WebPageBrowserTests {
     /// Two agents of one account, alpha serving its page on a port fixed for the run (a
     /// restart keeps the page's address).
     static func cluster() async throws -> LiveCluster {
-        let cluster = try LiveCluster(["alpha", "beta"])
+        let cluster = try await LiveCluster(["alpha", "beta"])
         cluster.agents[0].webPagePort = try freeLoopbackPort()
         try await cluster.start()
         try await cluster.waitConnected()
