@@ -68,10 +68,18 @@ import UbiqWire
         // (142–227 MiB measured): bounded, not growing with the requests.
         #expect(peak < 320, "alpha held the chunks of the requests it could not send: \(peak) MiB")
 
-        // Past the limit of waiting requests the connection ends; the agent goes on.
-        // Alpha may close it while the rogue is still sending: the send then fails, as meant.
-        for id in asked..<(asked + 4_200) {
-            do { try await rogue.send(request(UInt64(id + 1), from: id)) } catch { break }
+        // Past the limit of waiting requests the connection ends; the agent goes on. Alpha
+        // may close it while the rogue is still sending: the send then fails, as meant. The
+        // rogue still reads nothing, so alpha's Close frame cannot leave; alpha ends the
+        // session all the same.
+        let flood = Task {
+            for id in asked..<(asked + 4_200) {
+                do { try await rogue.send(request(UInt64(id + 1), from: id)) } catch { break }
+            }
+        }
+        defer { flood.cancel() }
+        try await waitUntil("alpha to drop the flooding peer that reads nothing") {
+            try await a.status().peers.contains { $0.name == "rogue" && $0.connected } == false
         }
         try await rogue.waitUntilClosed("alpha to close the flooding connection")
         #expect(a.logText().contains("requests wait to be answered"))
