@@ -19,10 +19,14 @@ public final class WebDriver: Sendable {
     /// `chromedriver`; Foundation's `Process` is only started here and stopped in ``quit()``.
     private final class Driver: @unchecked Sendable {
         let process = Process()
+        let exit: ProcessExit
 
-        func stop() {
+        init() { exit = ProcessExit(of: process) }
+
+        /// Ends the driver and waits without holding a thread.
+        func stop() async {
             if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            await exit.wait()
         }
     }
 
@@ -30,7 +34,6 @@ public final class WebDriver: Sendable {
     private let base: URL
     private let session: String
     private let profile: TempDirectory
-
 
     static let chromium = "/usr/bin/chromium"
     static let chromedriver = "/usr/bin/chromedriver"
@@ -70,7 +73,7 @@ public final class WebDriver: Sendable {
             }
             session = id
         } catch {
-            driver.stop()
+            await driver.stop()
             throw error
         }
     }
@@ -78,7 +81,7 @@ public final class WebDriver: Sendable {
     /// Ends the browser and the driver.
     public func quit() async {
         _ = try? await command("", method: "DELETE")
-        driver.stop()
+        await driver.stop()
     }
 
     public func open(_ url: String) async throws {

@@ -60,12 +60,15 @@ enum CommandRunner {
             if !killed.exchange(true, ordering: .relaxed) { kill(pid, SIGKILL) }
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval, execute: watchdog)
+        // Standard error is read on a thread of its own, not a dispatch worker: those are the
+        // pool the tests' tasks run on, and this read lasts as long as the command.
         let errors = Mutex(Data())
-        let readingErrors = DispatchGroup()
-        DispatchQueue.global().async(group: readingErrors) {
+        let readingErrors = DispatchSemaphore(value: 0)
+        Thread {
             let data = err.reading.readDataToEndOfFile()
             errors.withLock { $0 = data }
-        }
+            readingErrors.signal()
+        }.start()
         let output = out.reading.readDataToEndOfFile()
         readingErrors.wait()
         process.waitUntilExit()
