@@ -156,7 +156,6 @@ public actor PeerSession {
             defer { senders.cancel() }
             var iterator = stream.makeAsyncIterator()
             while let envelope = try await iterator.next() {
-                lastHeard = clock.now
                 takingIn = true
                 let reason = try await handle(envelope)
                 takingIn = false
