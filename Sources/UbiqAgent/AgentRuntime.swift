@@ -26,6 +26,8 @@ public struct AgentRuntime: Sendable {
     }
 
     public func run() async throws {
+        let locks = try AgentLocks.take(configuration)
+        defer { withExtendedLifetime(locks) {} }
         let host = AgentHost(configuration: configuration, logger: logger)
         let webPage = WebPageState(enabled: configuration.ui != nil)
         let control = ControlServer(configuration: .init(socketPath: configuration.socketPath),

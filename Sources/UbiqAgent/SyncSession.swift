@@ -44,7 +44,7 @@ struct SyncSession: Sendable {
             synced.append(settings)
             let disk = FileSystemDisk(settings: settings, packages: PackageRules(extensions: config.packageExtensions), logger: logger)
             let container = ContainerSync(id: settings.id, disk: disk, index: index, device: identity.deviceID,
-                                          onDemand: settings.download == .onDemand, environment: environment, logger: logger)
+                                          account: identity.identityToken, onDemand: settings.download == .onDemand, environment: environment, logger: logger)
             await container.setHistory(settings.history.retention(fileSystemBytes: FileSystemDisk.capacity(of: settings.path)),
                                        prunesByItself: !TestHooks.pruneOnlyWhenAsked)
             container.setIgnoreSettings(config: settings.ignore, defaults: settings.ignoreDefaults)
@@ -76,7 +76,10 @@ struct SyncSession: Sendable {
             await container.setLeases(leases)
             try await container.start()
         }
-        for settings in synced { try SignedOutState.bind(containerAt: settings.path, to: identity.identityToken) }
+        // A folder that is not there now is bound when it is back (its marker names the account too).
+        for (container, settings) in zip(containers, synced) where container.isAvailable {
+            try SignedOutState.bind(containerAt: settings.path, to: identity.identityToken)
+        }
 
         // A device that missed a rotation is taken only for its hand-over, and only if the
         // rotation kept it.

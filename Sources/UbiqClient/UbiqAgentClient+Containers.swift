@@ -53,6 +53,13 @@ extension UbiqAgentClient {
         try await connection.call(ControlMethod.containerRescan.rawValue, params: ContainerURLParams(container: container))
     }
 
+    /// Takes the folder at the container's path as this container's, as it is now (after the
+    /// container became unavailable: a new disk, a folder put back): a new marker, and what
+    /// the folder lacks is fetched again from other devices, never deleted on them.
+    public func resetFolder(_ container: ContainerID) async throws -> ContainerResetResult {
+        try await connection.call(ControlMethod.containerReset.rawValue, params: ContainerURLParams(container: container))
+    }
+
     /// Writes one version of `path` (a conflict version, or the current one) to the new path
     /// `to` ("keep both"). Throws an `RPCError` with code `.alreadyExists` when `to` exists,
     /// and writes nothing then. The conflict of `path` stays until it is resolved.

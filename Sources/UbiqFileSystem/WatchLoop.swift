@@ -11,6 +11,8 @@ struct WatchLoop {
     var aggregator: WatchAggregator
     let logger: Logger
     let continuation: AsyncStream<WatchBatch>.Continuation
+    /// The root, or its `.ubiq/`, went in the events just read.
+    private var rootLost = false
 
     init(table: WatchTable, options: WatchAggregator.Options, logger: Logger, continuation: AsyncStream<WatchBatch>.Continuation) {
         self.table = table
@@ -39,6 +41,10 @@ struct WatchLoop {
             } else if fds[0].revents != 0 {
                 logger.error("inotify descriptor failed; stopping the watcher")
                 return
+            }
+            if rootLost {
+                rootLost = false
+                continuation.yield(WatchBatch(rootLost: true))
             }
             if let batch = aggregator.flush(at: .now) {
                 continuation.yield(batch)
@@ -79,18 +85,32 @@ struct WatchLoop {
             aggregator.recordOverflow(at: now)
             return
         }
+        if event.has(IN_UNMOUNT) {
+            // Each watch on the file system hears it; the folder is looked at once.
+            if !rootLost { logger.warning("a file system under the container was unmounted") }
+            rootLost = true
+        }
         guard let folder = table.folder(of: event.descriptor) else { return }
         if event.has(IN_IGNORED) {
             table.forget(event.descriptor)
-            if folder.isEmpty { aggregator.recordOverflow(at: now) }
+            if folder.isEmpty {
+                rootLost = true
+                aggregator.recordOverflow(at: now)
+            }
             return
         }
         if event.has(IN_DELETE_SELF) || event.has(IN_MOVE_SELF) {
             if folder.isEmpty {
                 logger.warning("the container root was moved or deleted")
+                rootLost = true
                 aggregator.recordOverflow(at: now)
             }
             return  // otherwise the parent's watch reports the name
+        }
+        if folder.isEmpty, event.name == Array(RelativePath.agentFolder.utf8), event.has(IN_DELETE) || event.has(IN_MOVED_FROM) {
+            logger.warning("the container's .ubiq folder was moved or deleted")
+            rootLost = true
+            return
         }
         guard !event.name.isEmpty else { return }
         guard let name = String(validating: event.name, as: UTF8.self) else {

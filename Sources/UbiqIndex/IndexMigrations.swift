@@ -172,6 +172,15 @@ enum IndexMigrations {
         migrator.registerMigration("v12: package members") { db in
             try db.execute(sql: "ALTER TABLE item ADD COLUMN members BLOB")
         }
+        // What this device remembers of each container's folder (`RememberedFolder`): its
+        // marker's folder ID and its root's device and inode numbers.
+        migrator.registerMigration("v13: folder markers") { db in
+            try db.execute(sql: """
+                ALTER TABLE container ADD COLUMN folderID TEXT;
+                ALTER TABLE container ADD COLUMN folderDevice INTEGER;
+                ALTER TABLE container ADD COLUMN folderInode INTEGER;
+                """)
+        }
         return migrator
     }
 }

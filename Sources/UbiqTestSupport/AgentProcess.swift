@@ -140,6 +140,9 @@ public final class AgentProcess: @unchecked Sendable {
         }
     }
 
+    /// The running agent's process ID (nil on a LAN host or when stopped).
+    public var pid: Int32? { lock.withLock { self.process?.processIdentifier } }
+
     /// SIGTERM and wait.
     public func stop() {
         guard let process = lock.withLock({ self.process }) else { return }

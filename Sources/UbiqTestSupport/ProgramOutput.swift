@@ -10,8 +10,11 @@ public struct ProgramOutput: Sendable {
 
 extension AgentProcess {
     /// Runs `program`, a binary beside `ubiqd` (`ubiq`, `ubiq-todo`), to completion with
-    /// `input` on its standard input. The wait holds no thread (``ProcessExit``).
-    public static func run(_ program: String, _ arguments: [String], input: Data? = nil) async throws -> ProgramOutput {
+    /// `input` on its standard input. The wait holds no thread (``ProcessExit``). A program
+    /// still running after `killAfter` is killed (its status then is SIGKILL's): a test of a
+    /// refusal must not wait for ever on a program that did not refuse.
+    public static func run(_ program: String, _ arguments: [String], input: Data? = nil,
+                           killAfter: Duration? = nil) async throws -> ProgramOutput {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binDirectory + "/" + program)
         process.arguments = arguments
@@ -36,7 +39,14 @@ extension AgentProcess {
         // Both streams at once: a program stuck writing one (ArgumentParser writes its errors a
         // character at a time, and a socket pair holds few such writes) never sees the other read.
         let output = out.readInBackground(), errors = err.readInBackground()
+        let killer = killAfter.map { limit in
+            Task { [pid = process.processIdentifier] in
+                try await Task.sleep(for: limit)
+                Foundation.kill(pid, SIGKILL)
+            }
+        }
         await exit.wait()
+        killer?.cancel()
         return ProgramOutput(status: process.terminationStatus, output: String(decoding: await output.finish(), as: UTF8.self),
                              errors: String(decoding: await errors.finish(), as: UTF8.self))
     }

@@ -41,10 +41,11 @@ struct StatusCommand: AgentCommand {
             var notes: [String] = []
             for container in status.containers {
                 let need = container.needItems == 0 ? "-" : "\(container.needItems) (\(ByteCount.format(container.needBytes)))"
-                let state = status.paused || container.paused ? "paused" : container.scanning ? "scanning" : !container.failures.isEmpty ? "failing"
+                let state = container.state == "unavailable" ? "UNAVAILABLE" : status.paused || container.paused ? "paused" : container.scanning ? "scanning" : !container.failures.isEmpty ? "failing"
                     : container.needItems > 0 ? "syncing" : "idle"
                 table.append([container.id.rawValue, "\(container.items)", ByteCount.format(container.bytes), need,
                               "\(container.conflicts)", state, container.path])
+                if let reason = container.reason { notes.append("\(container.id.rawValue): not synced: \(reason)") }
                 notes += container.caseConflicts.map { "\(container.id.rawValue): case conflict at \($0)" }
                 if container.download == "on-demand" {
                     notes.append("\(container.id.rawValue): on demand, \(container.notDownloaded) file\(container.notDownloaded == 1 ? "" : "s") not downloaded")

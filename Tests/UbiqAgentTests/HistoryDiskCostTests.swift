@@ -11,37 +11,6 @@ import UbiqTestSupport
 @Suite(.serialized) struct HistoryDiskCostTests {
     static let size = 512 << 20
 
-    /// A loop-mounted file system of `kind` at `mountPoint`, or why there cannot be one here.
-    final class LoopImage {
-        let mountPoint: String
-        init(kind: String, at mountPoint: String, image: String) throws {
-            self.mountPoint = mountPoint
-            try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-            let fd = open(image, O_CREAT | O_WRONLY | O_TRUNC, 0o600)
-            guard fd >= 0, ftruncate(fd, 3 << 30) == 0 else { throw TimedOut(description: "cannot make the image \(image)") }
-            close(fd)
-            let mkfs = kind == "ext4" ? ["mkfs.ext4", "-q", "-F", image] : ["mkfs.\(kind)", "-q", "-f", image]
-            for command in [mkfs, ["mount", "-o", "loop", image, mountPoint]] {
-                let status = try exitStatus(of: command)
-                guard status == 0 else { throw TimedOut(description: "\(command.joined(separator: " ")) failed (\(status))") }
-            }
-        }
-
-        /// Bytes in use on the file system.
-        var used: Int64 {
-            var info = statvfs()
-            guard statvfs(mountPoint, &info) == 0 else { return -1 }
-            return Int64(info.f_blocks - info.f_bfree) * Int64(info.f_frsize)
-        }
-
-        deinit { _ = try? exitStatus(of: ["umount", "-l", mountPoint]) }
-    }
-
-    /// Whether `mkfs.KIND` is installed (scripts/install-deps.sh installs them, and CI runs it).
-    static func hasMkfs(_ kind: String) -> Bool {
-        ["/usr/sbin/", "/sbin/", "/usr/bin/"].contains { FileManager.default.isExecutableFile(atPath: $0 + "mkfs.\(kind)") }
-    }
-
     static let root = ConditionTrait.enabled(if: geteuid() == 0, "mounting a loop image needs root")
 
     // A missing mkfs fails the test (CI installs every one; scripts/install-deps.sh here).
@@ -52,11 +21,11 @@ import UbiqTestSupport
     @Test(root) func theHistoryCostsOnlyChangedBlocksOnBtrfs() async throws { try await measure("btrfs", package: "btrfs-progs") }
 
     func measure(_ kind: String, package: String) async throws {
-        try #require(Self.hasMkfs(kind), "mkfs.\(kind) is missing: apt-get install \(package) (scripts/install-deps.sh)")
+        try #require(LoopDisk.hasMkfs(kind), "mkfs.\(kind) is missing: apt-get install \(package) (scripts/install-deps.sh)")
         let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
         let (a, b) = (cluster.agents[0], cluster.agents[1])
-        let disk = try LoopImage(kind: kind, at: b.root, image: cluster.directory.appending("beta.img"))
+        let disk = try LoopDisk(kind: kind, at: b.root, image: cluster.directory.appending("beta.img"), bytes: 3 << 30)
         try await cluster.start()
         try await cluster.waitConnected()
 

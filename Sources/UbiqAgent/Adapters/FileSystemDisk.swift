@@ -47,6 +47,12 @@ struct FileSystemDisk: ContainerDisk {
         try files.removeTemporaryFiles(keepingPartials: true)
     }
 
+    var location: String { layout.root }
+
+    func probeFolder() -> FolderProbe { FolderMarkerFile.probe(layout) }
+
+    func writeMarker(_ marker: FolderMarker) throws { try FolderMarkerFile.write(marker, in: layout) }
+
     func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?,
               package: @escaping @Sendable (RelativePath) -> PackageContent?) throws -> ScanOutcome {
         let result = try scanner.scan(under: root, baseline: Baseline(lookup: baseline, package: package), ignoring: ignoring)

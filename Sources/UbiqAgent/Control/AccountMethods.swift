@@ -73,7 +73,7 @@ struct AccountMethods: Sendable {
             return try await PauseMethods(status: status).handle(known, params: params)
         case .historyList, .trashList, .historyRestore, .historyRestoreFolder, .historyPrune:
             return try await HistoryMethods(status: status).handle(known, params: params)
-        case .containerURL, .containerRescan, .versionsSave:
+        case .containerURL, .containerRescan, .containerReset, .versionsSave:
             return try await ContainerMethods(status: status).handle(known, params: params)
         case .conflictsList, .versionsRead:
             return try await ConflictMethods(status: status).handle(known, params: params)

@@ -62,6 +62,10 @@ struct AgentStatusSource: Sendable {
             }
             if problems.count > ContainerStatus.notSyncedShown { entry.notSyncedMore = problems.count - ContainerStatus.notSyncedShown }
             entry.paused = container.isPaused
+            if let unavailable = container.unavailability {
+                entry.state = "unavailable"
+                entry.reason = unavailable.reason
+            }
             entry.mode = container.mode.rawValue
             entry.recordStores = await recordStores?.status(of: container.id)
             let rules = container.ignoreRules

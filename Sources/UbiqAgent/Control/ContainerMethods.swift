@@ -4,7 +4,7 @@ import UbiqModel
 import UbiqSync
 
 /// `container.url` (where a container's folder is on this device), `container.rescan` (compare
-/// the folder with the index now), `versions.save` (a version of a document written out
+/// the folder with the index now), `container.reset` (take the folder as it is now), `versions.save` (a version of a document written out
 /// under a new name, "keep both").
 struct ContainerMethods: Sendable {
     let status: AgentStatusSource
@@ -17,6 +17,9 @@ struct ContainerMethods: Sendable {
         case .containerRescan:
             let request = try RPCParams.decode(ContainerURLParams.self, from: params)
             return try JSONValue(encoding: try await rescan(request.container))
+        case .containerReset:
+            let request = try RPCParams.decode(ContainerURLParams.self, from: params)
+            return try JSONValue(encoding: try await reset(request.container))
         case .versionsSave:
             let request = try RPCParams.decode(VersionsSaveParams.self, from: params)
             return try JSONValue(encoding: try await save(request))
@@ -46,6 +49,18 @@ struct ContainerMethods: Sendable {
             throw RPCError(.unavailable, error.description)
         } catch {
             throw RPCError(.internalError, "the rescan failed: \(error)")
+        }
+    }
+
+    private func reset(_ id: ContainerID) async throws -> ContainerResetResult {
+        let container = try status.container(id)
+        do {
+            let summary = try await container.resetFolder()
+            return ContainerResetResult(container: id, folder: summary.folder, refetching: summary.refetching)
+        } catch let error as FolderUnavailableError {
+            throw RPCError(.unavailable, error.description)
+        } catch {
+            throw RPCError(.internalError, "the folder of \(id) could not be reset: \(error); check that its path is a folder this user can write")
         }
     }
 

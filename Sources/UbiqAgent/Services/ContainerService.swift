@@ -5,7 +5,9 @@ import UbiqFileSystem
 import UbiqModel
 import UbiqSync
 
-/// Runs one container: its puller, and its inotify watcher feeding rescans.
+/// Runs one container: its puller, and its inotify watcher feeding rescans. The watcher
+/// watches only a folder that is there: it is made when the container is available and
+/// closed when it is not, so that a disk mounted again is watched anew.
 struct ContainerService: Service {
     let container: ContainerSync
     let root: String
@@ -13,20 +15,57 @@ struct ContainerService: Service {
     let logger: Logger
 
     func run() async throws {
-        let watcher = try Watcher(layout: ContainerLayout(root: root), options: WatchAggregator.Options(
-            settleDelay: options.closeDelay, modifyDelay: options.modifyDelay, maximumDelay: options.maxDelay,
-            packages: PackageRules(extensions: options.packageExtensions)), logger: logger)
-        defer { watcher.close() }
         await withDiscardingTaskGroup { group in
             group.addTask { await container.run() }
-            group.addTask {
-                for await batch in watcher.batches {
-                    await container.localChanges(batch.rescanAll ? [nil] : Set(batch.paths.map { Optional($0) }), folders: batch.folders)
-                }
-            }
+            group.addTask { await watchWhileAvailable() }
             try? await gracefulShutdown()
             group.cancelAll()
         }
+    }
+
+    private func watchWhileAvailable() async {
+        var availability = await container.availabilityChanges().makeAsyncIterator()
+        while let available = await availability.next() {
+            guard available else { continue }
+            let watcher: Watcher
+            do { watcher = try makeWatcher() } catch {
+                // The folder went again between the two looks, or cannot be watched.
+                await container.folderMayHaveGone()
+                if container.isAvailable {
+                    logger.error("cannot watch the container; changes are found by rescans only", metadata: ["error": "\(error)"])
+                    await availability.waitFor(false)
+                }
+                continue
+            }
+            await withDiscardingTaskGroup { group in
+                group.addTask { await feed(watcher) }
+                await availability.waitFor(false)
+                watcher.close()
+            }
+        }
+    }
+
+    private func makeWatcher() throws -> Watcher {
+        try Watcher(layout: ContainerLayout(root: root), options: WatchAggregator.Options(
+            settleDelay: options.closeDelay, modifyDelay: options.modifyDelay, maximumDelay: options.maxDelay,
+            packages: PackageRules(extensions: options.packageExtensions)), logger: logger)
+    }
+
+    private func feed(_ watcher: Watcher) async {
+        for await batch in watcher.batches {
+            if batch.rootLost {
+                await container.folderMayHaveGone()
+            } else {
+                await container.localChanges(batch.rescanAll ? [nil] : Set(batch.paths.map { Optional($0) }), folders: batch.folders)
+            }
+        }
+    }
+}
+
+extension AsyncStream<Bool>.Iterator {
+    /// Waits until the stream yields `value`, or ends.
+    fileprivate mutating func waitFor(_ value: Bool) async {
+        while let next = await self.next(), next != value {}
     }
 }
 

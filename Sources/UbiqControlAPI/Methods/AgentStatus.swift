@@ -111,6 +111,12 @@ public struct ContainerStatus: Hashable, Sendable, Codable {
     public var history: HistoryStatus? = nil
     /// The ignore rules in force; absent where there are none.
     public var ignore: IgnoreStatus? = nil
+    /// `available`, or `unavailable` where its folder is not this container's now (a disk that
+    /// is not mounted, a folder removed or replaced): nothing of it is scanned, sent, applied
+    /// or deleted until the folder is back or `container.reset` is called.
+    public var state: String = "available"
+    /// Why it is unavailable, and what to do; absent while it is available.
+    public var reason: String? = nil
     /// Paused on its own (`sync.pause`): nothing of it is sent or applied.
     public var paused: Bool = false
     /// `send-receive` or `send-only`.

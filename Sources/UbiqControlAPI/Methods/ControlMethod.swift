@@ -69,6 +69,8 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case containerURL = "container.url"
     /// ``ContainerURLParams`` → ``ContainerRescanResult``, when the scan is complete
     case containerRescan = "container.rescan"
+    /// ``ContainerURLParams`` → ``ContainerResetResult``
+    case containerReset = "container.reset"
     /// ``KeyValueGetParams`` → ``KeyValueGetResult``
     case kvGet = "kv.get"
     /// ``KeyValueSetParams`` → ``KeyValueWriteResult``

@@ -45,6 +45,8 @@ struct DiskTree: Sendable {
     var nextInode: UInt64 = 2
     var nextName: UInt64 = 1
     var failuresLeft = 0
+    /// The folder's marker (`.ubiq/folder`), written durably: a crash keeps it.
+    var marker: FolderMarker?
     /// The simulated wall time of the operation in progress.
     var time: Int64 = 0
     /// Which folders are file packages: the scan reads each whole, as one entry.

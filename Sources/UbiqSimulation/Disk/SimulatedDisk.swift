@@ -53,6 +53,18 @@ public final class SimulatedDisk: ContainerDisk {
         }
     }
 
+    public var location: String { "the simulated folder" }
+
+    public func probeFolder() -> FolderProbe {
+        locked { tree in
+            FolderProbe(root: .folder(device: 1, inode: 1), marker: tree.marker.map { .found($0) } ?? .absent, hasEntries: !tree.tree.isEmpty)
+        }
+    }
+
+    public func writeMarker(_ marker: FolderMarker) throws {
+        locked { $0.marker = marker }
+    }
+
     public func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?,
                      package: @escaping @Sendable (RelativePath) -> PackageContent?) throws -> ScanOutcome
     {

@@ -123,7 +123,15 @@ public struct DiskError: Error, Sendable, CustomStringConvertible {
 /// The file-system operations the engine needs on one container. Every write is atomic and
 /// never follows a symlink out of the container; the implementation lives beside this.
 public protocol ContainerDisk: Sendable {
+    /// Makes the folder (and missing parents), `Documents/` and `.ubiq/` where they are not
+    /// there; called only once the folder is known to be this container's (`FolderCheck`).
     func prepare() throws
+    /// The container's folder, as status names it.
+    var location: String { get }
+    /// What is at the container's folder now, creating nothing.
+    func probeFolder() -> FolderProbe
+    /// Writes the folder's marker into `.ubiq/`, durably, in place of any other.
+    func writeMarker(_ marker: FolderMarker) throws
     /// What is under `root` (the whole container when nil), leaving out what `ignoring` names.
     /// `baseline`: each path's stat when last recorded; `package`: each package's content then.
     func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?,

@@ -17,6 +17,8 @@ struct ContainerState: Sendable {
     /// reported as a move.
     private(set) var moves: [RelativePath: RelativePath] = [:]
     private(set) var scanning = false
+    /// Whether the container's folder is this one (`FolderCheck`), as last looked at.
+    private(set) var folder = FolderState.unchecked
     /// What the last scans found on disk and could not sync, by path.
     private(set) var scanProblems: [String: ScanProblem] = [:]
     /// Files with several names, so that a change at one rescans the others.
@@ -43,6 +45,50 @@ struct ContainerState: Sendable {
 
     init(overtakeAfter: Duration) {
         passes = PullPassSchedule(overtakeAfter: overtakeAfter)
+    }
+
+    // MARK: the folder
+
+    enum FolderState: Sendable, Equatable {
+        case unchecked
+        case available
+        case unavailable(FolderUnavailable)
+    }
+
+    /// What a look at the folder found, from what it was before.
+    enum FolderChange: Equatable {
+        /// Available, as before.
+        case same
+        /// Available at the first look since the start.
+        case first
+        /// Available again after it was not: everything is to be scanned.
+        case returned
+        /// Unavailable now, after it was not (or with another reason).
+        case lost(FolderUnavailable)
+        /// Unavailable, as before, for another reason now.
+        case otherReason(FolderUnavailable)
+        /// Unavailable, as before.
+        case stillUnavailable
+    }
+
+    /// What the index remembers of the folder, read once (nil: not read yet, or nothing).
+    private(set) var rememberedFolder: RememberedFolder?
+
+    mutating func remember(_ folder: RememberedFolder?) {
+        if let folder { rememberedFolder = folder }
+    }
+
+    mutating func folderLooked(_ now: FolderState) -> FolderChange {
+        let before = folder
+        folder = now
+        switch (before, now) {
+        case (.available, .available): return .same
+        case (.unchecked, .available): return .first
+        case (.unavailable, .available): return .returned
+        case (.unavailable(let old), .unavailable(let new)): return old == new ? .stillUnavailable : .otherReason(new)
+        case (_, .unavailable(let reason)): return .lost(reason)
+        case (_, .unchecked): return .same
+        }
     }
 
     // MARK: pull passes
@@ -250,10 +296,12 @@ struct StatusBoard: Sendable {
     var caseConflicts: [RelativePath: RelativePath] = [:]
     var scanning = false
     var scanProblems: [String: ScanProblem] = [:]
+    var unavailable: FolderUnavailable?
 
     init() {}
 
     init(_ state: ContainerState) {
+        if case .unavailable(let reason) = state.folder { unavailable = reason }
         failures = state.failures
         caseConflicts = state.caseConflicts
         scanning = state.scanning

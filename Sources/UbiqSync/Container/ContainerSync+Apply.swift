@@ -30,8 +30,9 @@ extension ContainerSync {
         let moves = hasItemSubscribers ? (try? renames(in: plan.steps.flatMap { $0 })) ?? [:] : [:]
         state.movesBegin(moves)
         defer { state.movesEnded(moves.keys) }
-        // On-demand files whose content was asked for, as this pass found them.
-        let asked = onDemand ? (try? index.fetchRequests(id)) ?? [] : []
+        // Content asked for, as this pass found it: on-demand files, and what a folder reset
+        // or a restore of held deletions found missing.
+        let asked = (try? index.fetchRequests(id)) ?? []
         var groups: [[Item]] = []
         for step in plan.steps {
             if Task.isCancelled { return plan }

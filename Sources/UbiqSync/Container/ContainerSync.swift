@@ -18,6 +18,8 @@ public actor ContainerSync {
     nonisolated let disk: any ContainerDisk
     nonisolated let index: SyncIndex
     public nonisolated let device: DeviceID
+    /// The account's identity token, named in the folder's marker.
+    nonisolated let account: String
     let logger: Logger
     var fetcher: (any ChunkFetcher)?
     /// The large files being assembled now, with what each holds: told to peers, and served.
@@ -57,6 +59,8 @@ public actor ContainerSync {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     private let sequenceMoved = Broadcaster<Void>(policy: .bufferingNewest(1))
+    /// Every change, none dropped: the watcher must see each loss to watch the folder anew.
+    let availabilityFeed = Broadcaster<Bool>(policy: .unbounded)
     private let itemFeed = Broadcaster<ItemChange>(policy: .bufferingOldest(ContainerSync.itemChangeBuffer), endsWhenFull: true)
     let failureFeed = Broadcaster<ApplyFailure>(policy: .bufferingOldest(256), endsWhenFull: true)
     let problemFeed = Broadcaster<ScanProblem>(policy: .bufferingOldest(256), endsWhenFull: true)
@@ -70,9 +74,10 @@ public actor ContainerSync {
     private let pullTrigger: AsyncStream<Void>.Continuation
     private let pullRequests: AsyncStream<Void>
 
-    public init(id: ContainerID, disk: any ContainerDisk, index: SyncIndex, device: DeviceID, onDemand: Bool = false,
-                environment: EngineEnvironment = .live, logger: Logger) {
+    public init(id: ContainerID, disk: any ContainerDisk, index: SyncIndex, device: DeviceID, account: String = "",
+                onDemand: Bool = false, environment: EngineEnvironment = .live, logger: Logger) {
         self.id = id
+        self.account = account
         self.environment = environment
         self.executor = environment.executor.makeSerialExecutor()
         self.transfers = TransferProgress(clock: environment.clock)
@@ -115,10 +120,12 @@ public actor ContainerSync {
         return try await leases.with(claims, for: holder, wait: wait, body)
     }
 
-    /// Prepares the folder.
+    /// Prepares the folder where it is this container's (`FolderCheck`); where it is not,
+    /// the container is unavailable, and nothing of it is touched until the folder is back.
     public func start() throws {
-        try disk.prepare()
         try loadPause()
+        guard checkFolder() == .available else { return }
+        try disk.prepare()
         reconcileHistory()
     }
 
@@ -128,7 +135,9 @@ public actor ContainerSync {
     public func run(retryInterval: Duration = .seconds(5)) async {
         await withTaskExecutorPreference(environment.executor) {
             refreshIgnoreRules()
-            do { try scan(under: nil) } catch {
+            do { try scan(under: nil) } catch is FolderUnavailableError {
+                // Said once, when it became unavailable; the scan runs when the folder is back.
+            } catch {
                 logger.error("could not scan the container; changes on disk wait for the next scan", metadata: ["error": "\(error)"])
             }
             requestPull()
@@ -147,6 +156,16 @@ public actor ContainerSync {
             if let leases {
                 group.addTask { [weak self] in
                     for await _ in leases.releases() { await self?.leaseReleased() }
+                }
+            }
+            // Timers only while the folder is away.
+            let availability = availabilityFeed.subscribe(initial: isAvailable)
+            group.addTask { [weak self, clock] in
+                for await available in availability where !available {
+                    while let self, !self.isAvailable, !Task.isCancelled {
+                        try? await clock.sleep(for: ContainerSync.folderLookInterval)
+                        await self.lookForFolder()
+                    }
                 }
             }
             await withDiscardingTaskGroup { pulls in
@@ -175,8 +194,11 @@ public actor ContainerSync {
     private func pullPass() async {
         // A paused or send-only container's pass takes nothing, and still ends, so a resume
         // can start one.
-        let plan = isPaused || mode == .sendOnly ? nil : await pullNeeds()
+        let folder = checkFolder()
+        let plan = folder == .unavailable || isPaused || mode == .sendOnly ? nil : await pullNeeds()
         if state.passEnded(plan) { requestPull() }
+        guard folder != .unavailable else { return }
+        if folder == .returned { await localChanges([nil]) }
         await scanWhatOwnLeasesHeldUp()
         guard !isPaused else { return }
         if state.keptVersionsCheckDue(at: clock.now) { await restoreMissingVersions() }
@@ -249,7 +271,9 @@ public actor ContainerSync {
         let named = paths.compactMap { $0 }
         let roots: [RelativePath?] = paths.contains(nil) ? [nil] : packageRoots(Self.outermost(named + state.hardLinks.otherNames(of: named)))
         let folders = Set(alone.filter { folder in !roots.contains { root in root.map { folder.isInside($0) } ?? true } })
-        do { _ = try await leasedScan(roots, folders: folders) } catch let error as ScanBusy {
+        do { _ = try await leasedScan(roots, folders: folders) } catch is FolderUnavailableError {
+            logger.debug("scan skipped: the container is unavailable")
+        } catch let error as ScanBusy {
             state.deferScans(roots + folders.map { Optional($0) })
             logger.debug("scan waits for a client's write lease", metadata: ["paths": "\(error.roots)"])
         } catch {
@@ -325,7 +349,11 @@ public actor ContainerSync {
     /// the own attributes of `folders`, in one transaction.
     @discardableResult
     func scan(_ roots: [RelativePath?], folders alone: Set<RelativePath> = []) throws -> ScanSummary {
-        let roots = packageRoots(roots)
+        // A folder that is not this container's is never read as deletions; one just back is
+        // looked at whole.
+        let check = checkFolder()
+        guard check != .unavailable else { throw FolderUnavailableError(reason: unavailability) }
+        let roots = check == .returned ? [nil] : packageRoots(roots)
         state.scanBegins()
         defer { state.scanEnds() }
         var writes: [ItemWrite] = []
@@ -391,6 +419,8 @@ public actor ContainerSync {
             statOnly += split.statOnly
             state.heldChangesScanned(roots, changes: split.held, unchanged: heldUnchanged)
         }
+        // The folder may have gone while it was read (an unmount): nothing of what was seen counts.
+        guard checkFolder() != .unavailable else { throw FolderUnavailableError(reason: unavailability) }
         try index.updateStats(id, statOnly)
         try recordLinks(roots, found: linked)
         guard !writes.isEmpty else { return ScanSummary(seen: seen, changed: 0) }
@@ -507,7 +537,7 @@ public actor ContainerSync {
     /// place here that holds it (a kept version, another file), or nil (the peer asks
     /// elsewhere or again later).
     public nonisolated func serveChunks(path: String, run: [ChunkRef]) async -> Data? {
-        guard !servingRefused.load(ordering: .relaxed) else { return nil }
+        guard !servingRefused.load(ordering: .relaxed), isAvailable else { return nil }
         guard let relative = try? RelativePath(path) else { return nil }
         // A version this device assembles too, from its staged file: no lease, it is ours.
         if let staged = assemblies.read(path: relative, run: run) { return staged }

@@ -226,7 +226,7 @@ public actor PeerSession {
         let limit = 1000
         for await _ in container.sequenceChanges() {
             // A resume announces again.
-            if container.isPaused { continue }
+            if container.isPaused || !container.isAvailable { continue }
             while true {
                 let batch = try index.items(container.id, after: sent, limit: limit)
                 guard let last = batch.last else { break }

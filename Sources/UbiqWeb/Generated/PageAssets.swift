@@ -237,6 +237,7 @@ function containerCard({ container: c, state, progress, left }) {
     el('h3', {}, c.id),
     el('p', { class: 'muted path' }, c.path),
     el('p', { class: `state ${state.replace(/ /g, '-')}` }, state),
+    c.reason ? el('p', { class: 'warn', role: 'alert' }, `Not synced: ${c.reason}`) : '',
     state === 'syncing' && progress ? el('p', { class: 'progress' },
       el('progress', { max: progress.total, value: progress.done, 'aria-label': `${c.id} fetched` }),
       ` ${Math.floor((progress.done / progress.total) * 100)} %${left != null ? `, about ${model.formatDuration(left)} left` : ''}`) : '',
@@ -1171,8 +1172,9 @@ export function truncate(text, max) {
 
 // --- Sync state ---
 
-/** The word shown for a container: paused, scanning, syncing or up to date. */
+/** The word shown for a container: unavailable, paused, scanning, syncing or up to date. */
 export function containerState(container, agentPaused = false) {
+  if (container.state === 'unavailable') return 'unavailable';
   if (agentPaused || container.paused) return 'paused';
   if (container.scanning) return 'scanning';
   if (container.needItems > 0 || container.needBytes > 0 || (container.transfers ?? []).length > 0) return 'syncing';

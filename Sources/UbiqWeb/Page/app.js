@@ -94,6 +94,7 @@ function containerCard({ container: c, state, progress, left }) {
     el('h3', {}, c.id),
     el('p', { class: 'muted path' }, c.path),
     el('p', { class: `state ${state.replace(/ /g, '-')}` }, state),
+    c.reason ? el('p', { class: 'warn', role: 'alert' }, `Not synced: ${c.reason}`) : '',
     state === 'syncing' && progress ? el('p', { class: 'progress' },
       el('progress', { max: progress.total, value: progress.done, 'aria-label': `${c.id} fetched` }),
       ` ${Math.floor((progress.done / progress.total) * 100)} %${left != null ? `, about ${model.formatDuration(left)} left` : ''}`) : '',

@@ -62,8 +62,9 @@ export function truncate(text, max) {
 
 // --- Sync state ---
 
-/** The word shown for a container: paused, scanning, syncing or up to date. */
+/** The word shown for a container: unavailable, paused, scanning, syncing or up to date. */
 export function containerState(container, agentPaused = false) {
+  if (container.state === 'unavailable') return 'unavailable';
   if (agentPaused || container.paused) return 'paused';
   if (container.scanning) return 'scanning';
   if (container.needItems > 0 || container.needBytes > 0 || (container.transfers ?? []).length > 0) return 'syncing';
