@@ -49,6 +49,7 @@ struct SyncSession: Sendable {
                                        prunesByItself: !TestHooks.pruneOnlyWhenAsked)
             container.setIgnoreSettings(config: settings.ignore, defaults: settings.ignoreDefaults)
             container.setMode(settings.mode)
+            await container.setDeletionHold(over: settings.holdDeletionsOver)
             containers.append(container)
             containerFiles[settings.id] = RecordStores.Container(sync: container, files: disk.files)
         }

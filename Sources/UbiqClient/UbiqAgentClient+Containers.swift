@@ -60,6 +60,21 @@ extension UbiqAgentClient {
         try await connection.call(ControlMethod.containerReset.rawValue, params: ContainerURLParams(container: container))
     }
 
+    /// The deletions held back because they would delete much of the container at once.
+    public func heldDeletions(_ container: ContainerID) async throws -> DeletionsListResult {
+        try await connection.call(ControlMethod.deletionsList.rawValue, params: ContainerURLParams(container: container))
+    }
+
+    /// Sends the held deletions (of the files still gone) to the other devices.
+    public func confirmDeletions(_ container: ContainerID) async throws -> DeletionsDecisionResult {
+        try await connection.call(ControlMethod.deletionsConfirm.rawValue, params: ContainerURLParams(container: container))
+    }
+
+    /// Puts the files of the held deletions back here, from this device's copies or from peers.
+    public func restoreDeletions(_ container: ContainerID) async throws -> DeletionsDecisionResult {
+        try await connection.call(ControlMethod.deletionsRestore.rawValue, params: ContainerURLParams(container: container))
+    }
+
     /// Writes one version of `path` (a conflict version, or the current one) to the new path
     /// `to` ("keep both"). Throws an `RPCError` with code `.alreadyExists` when `to` exists,
     /// and writes nothing then. The conflict of `path` stays until it is resolved.

@@ -9,7 +9,7 @@ extension ConfigLayer {
                             "max_receive_kib_per_second"]
         static let sync = ["package_extensions", "close_delay_ms", "modify_delay_ms", "max_delay_ms"]
         static let container = ["id", "path", "download", "extended_attributes", "ignore_permissions", "history", "history_max_age_days",
-                                "history_max_disk_percent", "ignore", "ignore_defaults", "mode"]
+                                "history_max_disk_percent", "ignore", "ignore_defaults", "mode", "hold_deletions_over"]
         static let kvstore = ["id"]
         static let peerLimit = ["device", "max_send_kib_per_second", "max_receive_kib_per_second"]
         static let kvstoreLimits = ["max_store_bytes", "max_keys", "max_key_bytes", "max_value_bytes"]
@@ -194,6 +194,12 @@ extension ConfigLayer {
             }
             return mode
         } ?? .sendReceive
+        settings.holdDeletionsOver = try table.checked("hold_deletions_over", try table.int("hold_deletions_over")) { value throws(ConfigError) in
+            guard value >= 0 else {
+                throw ConfigError(.invalidValue, "hold_deletions_over is \(value); it must be 0 (never hold) or a number of files")
+            }
+            return value
+        } ?? 100
         return Container(settings: settings, origin: table.origin(of: "id"))
     }
 }

@@ -29,6 +29,9 @@ public struct ContainerSettings: Hashable, Sendable {
     public var ignoreDefaults: Bool
     /// Which way the container syncs on this device.
     public var mode: FolderMode = .sendReceive
+    /// A scan that would delete more than this many files, and more than half of the
+    /// container's, waits for a person (`ubiq deletions`); 0 turns that off.
+    public var holdDeletionsOver = 100
 
     public init(id: ContainerID, path: String, download: Download = .all, extendedAttributes: Bool = true, ignorePermissions: Bool = false,
                 history: HistorySettings = HistorySettings(), ignore: [String] = [], ignoreDefaults: Bool = true) {

@@ -50,7 +50,7 @@ enum ControlParams {
             return try JSONValue(encoding: decode(PauseParams.self, params))
         case .historyRestoreFolder:
             return try paths(decode(HistoryRestoreFolderParams.self, params), \.path)
-        case .containerURL, .containerRescan, .containerReset, .historyPrune, .containerDifferences, .containerOverride,
+        case .containerURL, .containerRescan, .containerReset, .deletionsList, .deletionsConfirm, .deletionsRestore, .historyPrune, .containerDifferences, .containerOverride,
              .containerRevert, .conflictsList, .ignoreGet:
             return try JSONValue(encoding: decode(ContainerURLParams.self, params))
         case .kvGet:

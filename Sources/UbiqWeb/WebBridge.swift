@@ -13,7 +13,7 @@ public struct WebBridge: Sendable {
         "items.list", "item.status", "item.startDownloading", "item.evict",
         "versions.list", "versions.resolve", "versions.save", "versions.read", "conflicts.list",
         "history.list", "trash.list", "history.restore", "history.restoreFolder",
-        "sync.pause", "sync.resume", "limits.get", "limits.set", "ignore.get", "ignore.set",
+        "sync.pause", "sync.resume", "deletions.confirm", "deletions.restore", "limits.get", "limits.set", "ignore.get", "ignore.set",
         "kv.list", "records.fetch",
     ]
 

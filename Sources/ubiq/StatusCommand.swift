@@ -46,6 +46,10 @@ struct StatusCommand: AgentCommand {
                 table.append([container.id.rawValue, "\(container.items)", ByteCount.format(container.bytes), need,
                               "\(container.conflicts)", state, container.path])
                 if let reason = container.reason { notes.append("\(container.id.rawValue): not synced: \(reason)") }
+                if let held = container.heldDeletions {
+                    notes.append("\(container.id.rawValue): \(held.count) deletions held, not sent (ubiq deletions \(container.id.rawValue) lists them; "
+                        + "ubiq deletions confirm or restore decides)")
+                }
                 notes += container.caseConflicts.map { "\(container.id.rawValue): case conflict at \($0)" }
                 if container.download == "on-demand" {
                     notes.append("\(container.id.rawValue): on demand, \(container.notDownloaded) file\(container.notDownloaded == 1 ? "" : "s") not downloaded")

@@ -9,7 +9,7 @@ struct UbiqCommand: AsyncParsableCommand {
         subcommands: [
             StatusCommand.self, PeersCommand.self, DevicesCommand.self, DeviceCommand.self, ListCommand.self, QueryCommand.self, VersionsCommand.self, ResolveCommand.self,
             HistoryCommand.self, TrashCommand.self, RestoreCommand.self,
-            KeyValueCommand.self, RecordCommand.self, WatchCommand.self, DownloadCommand.self, EvictCommand.self, RescanCommand.self, ContainerCommand.self,
+            KeyValueCommand.self, RecordCommand.self, WatchCommand.self, DownloadCommand.self, EvictCommand.self, RescanCommand.self, ContainerCommand.self, DeletionsCommand.self,
             PauseCommand.self, ResumeCommand.self, LimitCommand.self, DifferencesCommand.self, OverrideCommand.self, RevertCommand.self,
             AccountCommand.self, UICommand.self,
         ])

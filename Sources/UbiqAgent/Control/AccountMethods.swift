@@ -75,6 +75,8 @@ struct AccountMethods: Sendable {
             return try await HistoryMethods(status: status).handle(known, params: params)
         case .containerURL, .containerRescan, .containerReset, .versionsSave:
             return try await ContainerMethods(status: status).handle(known, params: params)
+        case .deletionsList, .deletionsConfirm, .deletionsRestore:
+            return try await DeletionMethods(status: status).handle(known, params: params)
         case .conflictsList, .versionsRead:
             return try await ConflictMethods(status: status).handle(known, params: params)
         case .ignoreGet, .ignoreSet:

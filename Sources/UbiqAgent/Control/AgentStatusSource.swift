@@ -62,6 +62,10 @@ struct AgentStatusSource: Sendable {
             }
             if problems.count > ContainerStatus.notSyncedShown { entry.notSyncedMore = problems.count - ContainerStatus.notSyncedShown }
             entry.paused = container.isPaused
+            if let held = container.heldDeletions {
+                entry.heldDeletions = HeldDeletionsStatus(count: held.count, since: held.since,
+                                                          sample: held.paths.prefix(HeldDeletionsStatus.sampleSize).map(\.rawValue))
+            }
             if let unavailable = container.unavailability {
                 entry.state = "unavailable"
                 entry.reason = unavailable.reason

@@ -117,6 +117,8 @@ public struct ContainerStatus: Hashable, Sendable, Codable {
     public var state: String = "available"
     /// Why it is unavailable, and what to do; absent while it is available.
     public var reason: String? = nil
+    /// A mass deletion waiting for a person (`deletions.*`); absent when none is.
+    public var heldDeletions: HeldDeletionsStatus? = nil
     /// Paused on its own (`sync.pause`): nothing of it is sent or applied.
     public var paused: Bool = false
     /// `send-receive` or `send-only`.

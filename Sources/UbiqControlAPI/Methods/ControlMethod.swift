@@ -71,6 +71,12 @@ public enum ControlMethod: String, Sendable, CaseIterable {
     case containerRescan = "container.rescan"
     /// ``ContainerURLParams`` → ``ContainerResetResult``
     case containerReset = "container.reset"
+    /// ``ContainerURLParams`` → ``DeletionsListResult``
+    case deletionsList = "deletions.list"
+    /// ``ContainerURLParams`` → ``DeletionsDecisionResult``
+    case deletionsConfirm = "deletions.confirm"
+    /// ``ContainerURLParams`` → ``DeletionsDecisionResult``
+    case deletionsRestore = "deletions.restore"
     /// ``KeyValueGetParams`` → ``KeyValueGetResult``
     case kvGet = "kv.get"
     /// ``KeyValueSetParams`` → ``KeyValueWriteResult``

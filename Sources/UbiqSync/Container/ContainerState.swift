@@ -17,6 +17,8 @@ struct ContainerState: Sendable {
     /// reported as a move.
     private(set) var moves: [RelativePath: RelativePath] = [:]
     private(set) var scanning = false
+    /// Deletions held back for a person, or gathered to be judged.
+    var deletions = DeletionHold(threshold: 100)
     /// Whether the container's folder is this one (`FolderCheck`), as last looked at.
     private(set) var folder = FolderState.unchecked
     /// What the last scans found on disk and could not sync, by path.
@@ -297,10 +299,12 @@ struct StatusBoard: Sendable {
     var scanning = false
     var scanProblems: [String: ScanProblem] = [:]
     var unavailable: FolderUnavailable?
+    var deletions = DeletionHold(threshold: 0)
 
     init() {}
 
     init(_ state: ContainerState) {
+        deletions = state.deletions
         if case .unavailable(let reason) = state.folder { unavailable = reason }
         failures = state.failures
         caseConflicts = state.caseConflicts

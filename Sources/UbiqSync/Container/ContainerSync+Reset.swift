@@ -30,13 +30,17 @@ extension ContainerSync {
     /// back from wherever it is held. Returns how many items that is.
     func refetchMissing(under root: RelativePath?, only: Set<RelativePath>? = nil) throws -> Int {
         let baselines = try index.baselines(id, under: [root])[0]
-        let outcome = try disk.scan(under: root, ignoring: ignoreRules, baseline: { baselines[$0]?.stat },
+        let ignores = ignoreRules
+        let outcome = try disk.scan(under: root, ignoring: ignores, baseline: { baselines[$0]?.stat },
                                     package: { [self] in recordedPackage($0) })
         let gone = baselines.compactMap { path, baseline in
             !baseline.deleted && baseline.downloaded && !outcome.seen.contains(path) && (only?.contains(path) ?? true) ? path : nil
         }
-        guard !gone.isEmpty else { return 0 }
-        let items = try index.items(id, at: gone).values.map(\.item)
+        // An ignored path is not seen by a scan, and is not missing either: it is not synced.
+        let items = try index.items(id, at: gone).values.map(\.item).filter {
+            ignores.ignoring($0.path, isDirectory: $0.kind == .directory) == nil
+        }
+        guard !items.isEmpty else { return 0 }
         try record(items.map { ItemWrite(item: $0, stat: nil, downloaded: false) }, origin: .local)
         for item in items { try index.requestFetch(id, item) }
         announce()

@@ -199,6 +199,9 @@ public actor ContainerSync {
         if state.passEnded(plan) { requestPull() }
         guard folder != .unavailable else { return }
         if folder == .returned { await localChanges([nil]) }
+        // A burst of deletions gathered is judged at the first pass after its window (passes
+        // run at least every retry interval).
+        if state.deletions.windowEnds(by: clock.now) { await deletionWindowEnded() }
         await scanWhatOwnLeasesHeldUp()
         guard !isPaused else { return }
         if state.keptVersionsCheckDue(at: clock.now) { await restoreMissingVersions() }
@@ -263,7 +266,7 @@ public actor ContainerSync {
     /// may be half written. `folders` changed only their own attributes (the watcher's
     /// ``WatchBatch/folders``): each is looked at alone, unless its permissions changed or it
     /// had a problem (what it holds may be readable now), which rescans its subtree.
-    public func localChanges(_ paths: Set<RelativePath?>, folders: Set<RelativePath> = []) async {
+    public func localChanges(_ paths: Set<RelativePath?>, folders: Set<RelativePath> = [], bypassHold: Bool = false) async {
         var paths = paths
         let alone = paths.contains(nil) ? [] : folders.filter { !subtreeNeeded($0) }
         paths.formUnion(folders.subtracting(alone).map { Optional($0) })
@@ -271,7 +274,7 @@ public actor ContainerSync {
         let named = paths.compactMap { $0 }
         let roots: [RelativePath?] = paths.contains(nil) ? [nil] : packageRoots(Self.outermost(named + state.hardLinks.otherNames(of: named)))
         let folders = Set(alone.filter { folder in !roots.contains { root in root.map { folder.isInside($0) } ?? true } })
-        do { _ = try await leasedScan(roots, folders: folders) } catch is FolderUnavailableError {
+        do { _ = try await leasedScan(roots, folders: folders, bypassHold: bypassHold) } catch is FolderUnavailableError {
             logger.debug("scan skipped: the container is unavailable")
         } catch let error as ScanBusy {
             state.deferScans(roots + folders.map { Optional($0) })
@@ -287,12 +290,12 @@ public actor ContainerSync {
         try await leasedScan([nil])
     }
 
-    func leasedScan(_ roots: [RelativePath?], folders: Set<RelativePath> = []) async throws -> ScanSummary {
+    func leasedScan(_ roots: [RelativePath?], folders: Set<RelativePath> = [], bypassHold: Bool = false) async throws -> ScanSummary {
         // Changed rules may sync paths no scan looked at: all of the container is scanned.
         let (roots, folders) = refreshIgnoreRules() ? ([nil], []) : (roots, folders)
         let summary = try await leased(roots.map { readClaim($0) }, for: .agent("scan"), wait: Self.leaseWait) {
             defer { requestPull() }
-            return try scan(roots, folders: folders)
+            return try scan(roots, folders: folders, bypassHold: bypassHold)
         }
         guard let summary else { throw ScanBusy(roots: roots.map { $0?.rawValue ?? "/" }) }
         return summary
@@ -317,7 +320,8 @@ public actor ContainerSync {
     private func leaseReleased() async {
         await leaseEnded()
         let deferred = state.takeDeferredScans()
-        if !deferred.isEmpty { await localChanges(deferred) }
+        // What a client's coordinated write deleted was meant: no hold.
+        if !deferred.isEmpty { await localChanges(deferred, bypassHold: true) }
         requestPull()
     }
 
@@ -346,9 +350,10 @@ public actor ContainerSync {
     }
 
     /// Records what changed under `roots` (each a subtree; nil: the whole container) and in
-    /// the own attributes of `folders`, in one transaction.
+    /// the own attributes of `folders`, in one transaction. Deletions of much of the container
+    /// at once are held back (`DeletionHold`) unless `bypassHold`.
     @discardableResult
-    func scan(_ roots: [RelativePath?], folders alone: Set<RelativePath> = []) throws -> ScanSummary {
+    func scan(_ roots: [RelativePath?], folders alone: Set<RelativePath> = [], bypassHold: Bool = false) throws -> ScanSummary {
         // A folder that is not this container's is never read as deletions; one just back is
         // looked at whole.
         let check = checkFolder()
@@ -413,6 +418,7 @@ public actor ContainerSync {
         let folders = try changedFolders(Set(roots.compactMap { $0?.parent }).union(alone), previous: &previousItems)
         statOnly += folders.statOnly
         writes += folders.writes
+        if !bypassHold { writes = holdingBackMassDeletions(writes, previous: previousItems, roots: roots) }
         if receiveOnly {
             let split = Self.holdBack(writes, previous: previousItems)
             writes = split.kept

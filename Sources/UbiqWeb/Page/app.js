@@ -95,6 +95,11 @@ function containerCard({ container: c, state, progress, left }) {
     el('p', { class: 'muted path' }, c.path),
     el('p', { class: `state ${state.replace(/ /g, '-')}` }, state),
     c.reason ? el('p', { class: 'warn', role: 'alert' }, `Not synced: ${c.reason}`) : '',
+    c.heldDeletions ? el('div', { class: 'warn banner', role: 'alert' },
+      el('p', {}, `${model.count(c.heldDeletions.count, 'file')} deleted here at once ${c.heldDeletions.count === 1 ? 'is' : 'are'} held, not sent to the other devices`
+        + ` (${c.heldDeletions.sample.slice(0, 3).join(', ')}${c.heldDeletions.count > 3 ? ', …' : ''}).`),
+      button('Restore the files', 'restore-deletions', {}, { 'aria-label': `Restore the files deleted in ${c.id}` }),
+      button('Delete them everywhere', 'confirm-deletions', {}, { 'aria-label': `Send the deletions of ${c.id} to every device` })) : '',
     state === 'syncing' && progress ? el('p', { class: 'progress' },
       el('progress', { max: progress.total, value: progress.done, 'aria-label': `${c.id} fetched` }),
       ` ${Math.floor((progress.done / progress.total) * 100)} %${left != null ? `, about ${model.formatDuration(left)} left` : ''}`) : '',
@@ -159,6 +164,18 @@ actions['pause-all'] = (b) => act(b, async () => { await call('sync.pause'); ret
 actions['resume-all'] = (b) => act(b, async () => { await call('sync.resume'); return 'Syncing resumed.'; });
 actions.pause = (b) => act(b, async () => { await call('sync.pause', { container: containerOf(b) }); return `${containerOf(b)} paused.`; });
 actions.resume = (b) => act(b, async () => { await call('sync.resume', { container: containerOf(b) }); return `${containerOf(b)} syncs again.`; });
+actions['restore-deletions'] = (b) => act(b, async () => {
+  const result = await call('deletions.restore', { container: containerOf(b) });
+  return `${model.count(result.restoring ?? 0, 'file')} being put back in ${containerOf(b)}.`;
+});
+actions['confirm-deletions'] = async (b) => {
+  const container = containerOf(b);
+  if (!await confirmDialog(`Delete these files on every device of the account? They stay in each device's history for a while.`, 'Delete them everywhere')) return;
+  await act(b, async () => {
+    const result = await call('deletions.confirm', { container });
+    return `${model.count(result.confirmed ?? 0, 'deletion')} sent from ${container}.`;
+  });
+};
 actions.open = (b) => { location.hash = `#/c/${encodeURIComponent(containerOf(b))}`; };
 actions['close-details'] = () => { location.hash = '#/'; };
 

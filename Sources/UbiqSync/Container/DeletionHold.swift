@@ -1,0 +1,92 @@
+import UbiqModel
+
+/// Deletions a scan found and did not record, because they would delete much of the
+/// container at once (DESIGN.md §3, "A mass deletion waits for a person"): more than
+/// `threshold` files and more than half of the container's files. A burst that the watcher
+/// hands over in several batches is gathered for at least ``gatherWindow`` from its first
+/// batch over the threshold (until the next pull pass after that) before it is judged whole; then it is recorded, or held until a person
+/// confirms or restores it. Held paths are still present in the index, so peers keep them.
+struct DeletionHold: Sendable {
+    enum Phase: Sendable, Equatable {
+        case none
+        /// A large burst is being gathered until `until`.
+        case gathering(until: ContinuousClock.Instant)
+        /// Held for a person since `since` (wall time, ms).
+        case holding(since: Int64)
+    }
+
+    /// How long a burst of deletions is gathered before it is judged.
+    static let gatherWindow = Duration.seconds(1)
+
+    /// At most this many files deleted at once are recorded without a person (0: no limit).
+    var threshold: Int
+    private(set) var phase = Phase.none
+    /// The deletions held or being gathered, by path, and whether each is a folder.
+    private(set) var paths: [RelativePath: Bool] = [:]
+
+    init(threshold: Int) {
+        self.threshold = threshold
+    }
+
+    var files: Int { paths.values.count { !$0 } }
+
+    /// What a scan does with the deletions it found (`deleted`, each path with whether it is
+    /// a folder): nothing is held (all are recorded), or these are held back.
+    enum Decision: Equatable {
+        case record
+        case holdBack
+        /// Held back and gathered until the instant: the container looks again then.
+        case gather(until: ContinuousClock.Instant)
+    }
+
+    mutating func scanFound(_ deleted: [RelativePath: Bool], at now: ContinuousClock.Instant) -> Decision {
+        guard threshold > 0, !deleted.isEmpty else { return .record }
+        switch phase {
+        case .holding, .gathering:
+            paths.merge(deleted) { _, new in new }
+            return .holdBack
+        case .none:
+            guard deleted.values.count(where: { !$0 }) > threshold else { return .record }
+            paths = deleted
+            let until = now + Self.gatherWindow
+            phase = .gathering(until: until)
+            return .gather(until: until)
+        }
+    }
+
+    /// A scan of `roots` (nil: everything) found these held paths there again, or no longer
+    /// deleted: they are held no more.
+    mutating func scanned(_ roots: [RelativePath?], stillDeleted: Set<RelativePath>) {
+        guard !paths.isEmpty else { return }
+        for path in paths.keys where !stillDeleted.contains(path) && roots.contains(where: { root in root.map { path == $0 || path.isInside($0) } ?? true }) {
+            paths[path] = nil
+        }
+        if paths.isEmpty { phase = .none }
+    }
+
+    /// Whether a burst is being gathered whose window is over at `now`.
+    func windowEnds(by now: ContinuousClock.Instant) -> Bool {
+        if case .gathering(let until) = phase { return until <= now }
+        return false
+    }
+
+    /// The gathering window ended: whether the burst is held (more than `threshold` files and
+    /// more than half of the `liveFiles` the index holds), or the paths to record now.
+    mutating func windowEnded(liveFiles: Int, now wall: Int64) -> [RelativePath]? {
+        guard case .gathering = phase else { return nil }
+        if files > threshold && files * 2 > liveFiles {
+            phase = .holding(since: wall)
+            return nil
+        }
+        return takeAll()
+    }
+
+    /// Every held path, which the hold lets go of (a person confirmed or restored them).
+    mutating func takeAll() -> [RelativePath] {
+        defer {
+            paths = [:]
+            phase = .none
+        }
+        return Array(paths.keys)
+    }
+}

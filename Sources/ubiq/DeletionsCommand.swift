@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import UbiqClient
+import UbiqControlAPI
+
+/// `ubiq deletions [list|confirm|restore] CONTAINER`: a person's decision on a mass deletion
+/// the agent held back.
+struct DeletionsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "deletions", abstract: "List, send or undo deletions held back because they would empty much of a container.",
+        subcommands: [DeletionsListCommand.self, DeletionsConfirmCommand.self, DeletionsRestoreCommand.self],
+        defaultSubcommand: DeletionsListCommand.self)
+}
+
+struct DeletionsListCommand: AgentCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the deletions held back.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The container.", transform: { try ContainerID($0) }) var container: ContainerID
+    @OptionGroup var output: OutputOptions
+
+    func run(with agent: UbiqAgentClient) async throws {
+        let result = try await agent.heldDeletions(container)
+        if output.json { return Terminal.printJSON(try JSONValue(encoding: result)) }
+        guard let since = result.since else { return print("No deletions held in \(container.rawValue).") }
+        let when = Date(timeIntervalSince1970: Double(since) / 1000).formatted(date: .abbreviated, time: .standard)
+        print("\(result.count) files deleted here since \(when) are held, not sent:")
+        for path in result.paths { print("  \(path)") }
+        print("`ubiq deletions confirm \(container.rawValue)` sends them; `ubiq deletions restore \(container.rawValue)` puts the files back.")
+    }
+}
+
+struct DeletionsConfirmCommand: AgentCommand {
+    static let configuration = CommandConfiguration(commandName: "confirm", abstract: "Send the held deletions to the other devices.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The container.", transform: { try ContainerID($0) }) var container: ContainerID
+    @OptionGroup var output: OutputOptions
+
+    func run(with agent: UbiqAgentClient) async throws {
+        let result = try await agent.confirmDeletions(container)
+        if output.json { return Terminal.printJSON(try JSONValue(encoding: result)) }
+        print((result.confirmed ?? 0) == 0 ? "No deletions were held." : "\(result.confirmed ?? 0) deletions sent to the other devices.")
+    }
+}
+
+struct DeletionsRestoreCommand: AgentCommand {
+    static let configuration = CommandConfiguration(commandName: "restore", abstract: "Put the files of the held deletions back here.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "The container.", transform: { try ContainerID($0) }) var container: ContainerID
+    @OptionGroup var output: OutputOptions
+
+    func run(with agent: UbiqAgentClient) async throws {
+        let result = try await agent.restoreDeletions(container)
+        if output.json { return Terminal.printJSON(try JSONValue(encoding: result)) }
+        print((result.restoring ?? 0) == 0 ? "Nothing to restore." : "\(result.restoring ?? 0) files and folders are being put back, from this device or the others.")
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import UbiqControlAPI
+import UbiqTestSupport
+
+/// A mass deletion waits for a person (DESIGN.md §3), with real agents: a few deletions pass at
+/// once; most of a container moved out of it at once is held (alpha keeps
+/// every file, beta's status says so), restored from alpha by `ubiq deletions restore`, deleted
+/// again and sent by `ubiq deletions confirm`.
+@Suite(.serialized) struct MassDeletionTests {
+    static let folders = 12, perFolder = 50
+
+    static func files(in tree: [String: String]) -> Int { tree.filter { $0.key.hasPrefix("Documents/many/") && !$0.value.hasPrefix("dir") }.count }
+
+    /// Where the file with number `folder` goes: ten folders under `bulk/`, which one rename
+    /// takes out of the container at once (a move out is a deletion), and the rest beside it.
+    static func folder(_ folder: Int) -> String {
+        (1..<10).contains(folder) ? "Documents/many/bulk/\(folder)" : "Documents/many/\(folder)"
+    }
+
+    /// Takes `bulk/` out of beta's container, into `away` (removed first).
+    static func moveBulkOut(_ agent: AgentProcess) throws {
+        let away = agent.home + "/away"
+        try? FileManager.default.removeItem(atPath: away)
+        #expect(rename(agent.path("Documents/many/bulk"), away) == 0)
+    }
+
+    @Test func aFewDeletionsPassAndMostOfAContainerWaitsForAPerson() async throws {
+        let cluster = try await LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        for folder in 0..<Self.folders {
+            for n in 0..<Self.perFolder { try a.write("\(Self.folder(folder))/\(n).txt", "file \(folder)/\(n)") }
+        }
+        let all = Self.folders * Self.perFolder
+        try await waitForConvergence([a, b], "600 files on both") { Self.files(in: $0) == all }
+
+        // 50 of 600: sent at once.
+        try FileManager.default.removeItem(atPath: b.path("Documents/many/0"))
+        try await waitForConvergence([a, b], "alpha to take beta's 50 deletions") { Self.files(in: $0) == all - 50 }
+        #expect(try await b.status().containers.first?.heldDeletions == nil)
+
+        // 450 of the 550 left: held.
+        try Self.moveBulkOut(b)
+        try await waitUntil("beta to hold 450 deletions") { try await b.status().containers.first?.heldDeletions?.count == 450 }
+        try a.write("Documents/after.txt", "written on alpha after beta's deletions")
+        try await waitUntil("beta to get alpha's later file") { b.read("Documents/after.txt") != nil }
+        #expect(Self.files(in: try a.digest()) == all - 50, "alpha lost files to a held deletion")
+        let listed = try await AgentProcess.cli(["--socket", b.socket, "deletions", b.container.rawValue])
+        #expect(listed.contains("450 files") && listed.contains("Documents/many/bulk/5/7.txt"), "\(listed)")
+        #expect(try await AgentProcess.cli(["--socket", b.socket, "status"]).contains("450 deletions held"))
+
+        let restored = try await AgentProcess.cli(["--socket", b.socket, "deletions", "restore", b.container.rawValue])
+        #expect(restored.contains("being put back"), "\(restored)")
+        try await waitForConvergence([a, b], "beta's files back from alpha") { Self.files(in: $0) == all - 50 && $0["Documents/after.txt"] != nil }
+        #expect(try await b.status().containers.first?.heldDeletions == nil)
+
+        try Self.moveBulkOut(b)
+        try await waitUntil("beta to hold them again") { try await b.status().containers.first?.heldDeletions?.count == 450 }
+        let confirmed = try await AgentProcess.cli(["--socket", b.socket, "deletions", "confirm", b.container.rawValue])
+        #expect(confirmed.contains("deletions sent"), "\(confirmed)")
+        try await waitForConvergence([a, b], "alpha to take the confirmed deletions") { Self.files(in: $0) == 100 }
+        #expect(try await b.status().containers.first?.heldDeletions == nil)
+    }
+}

@@ -1,0 +1,54 @@
+import Testing
+import UbiqModel
+@testable import UbiqSync
+
+/// The rule of a mass deletion: a burst over the threshold is gathered, then held when it is
+/// over half of the container, or recorded; held paths found again leave the hold.
+@Suite struct DeletionHoldTests {
+    let start = ContinuousClock.now
+
+    func files(_ range: Range<Int>, in folder: String = "Documents") -> [RelativePath: Bool] {
+        Dictionary(uniqueKeysWithValues: range.map { (try! RelativePath("\(folder)/\($0).txt"), false) })
+    }
+
+    @Test func fewDeletionsAreRecordedAtOnce() {
+        var hold = DeletionHold(threshold: 100)
+        #expect(hold.scanFound(files(0..<100), at: start) == .record)
+        #expect(hold.phase == .none)
+    }
+
+    @Test func aBurstSplitOverScansIsGatheredThenHeld() {
+        var hold = DeletionHold(threshold: 100)
+        #expect(hold.scanFound(files(0..<150), at: start) == .gather(until: start + DeletionHold.gatherWindow))
+        // The watcher's next batch of the same `rm`, and a few more later, join it.
+        #expect(hold.scanFound(files(150..<500), at: start) == .holdBack)
+        #expect(hold.windowEnded(liveFiles: 600, now: 42) == nil)
+        #expect(hold.phase == .holding(since: 42) && hold.files == 500)
+        #expect(hold.scanFound(files(500..<510), at: start) == .holdBack)
+        #expect(hold.files == 510)
+    }
+
+    @Test func aBurstUnderHalfOfTheContainerIsRecordedWhenItsWindowEnds() {
+        var hold = DeletionHold(threshold: 100)
+        _ = hold.scanFound(files(0..<150), at: start)
+        let recorded = hold.windowEnded(liveFiles: 1000, now: 1)
+        #expect(recorded.map(Set.init) == Set(files(0..<150).keys))
+        #expect(hold.phase == .none)
+    }
+
+    @Test func heldPathsFoundAgainLeaveTheHold() {
+        var hold = DeletionHold(threshold: 10)
+        _ = hold.scanFound(files(0..<20, in: "Documents/a").merging(files(0..<20, in: "Documents/b")) { $1 }, at: start)
+        _ = hold.windowEnded(liveFiles: 40, now: 1)
+        // A scan of Documents/a finds its files back; Documents/b was not looked at.
+        hold.scanned([try! RelativePath("Documents/a")], stillDeleted: [])
+        #expect(hold.files == 20)
+        hold.scanned([nil], stillDeleted: [])
+        #expect(hold.phase == .none && hold.files == 0)
+    }
+
+    @Test func aThresholdOfZeroHoldsNothing() {
+        var hold = DeletionHold(threshold: 0)
+        #expect(hold.scanFound(files(0..<10_000), at: start) == .record)
+    }
+}
