@@ -28,6 +28,20 @@ import UbiqModel
         #expect(hold.files == 510)
     }
 
+    @Test func manySmallBatchesOfOneBurstStartGatheringOnceTheyPassTheThreshold() {
+        var hold = DeletionHold(threshold: 100)
+        #expect(hold.scanFound(files(0..<60), at: start) == .record)
+        #expect(hold.scanFound(files(60..<100), at: start + .milliseconds(30)) == .record)
+        #expect(hold.scanFound(files(100..<101), at: start + .milliseconds(60)) == .gather(until: start + .milliseconds(60) + DeletionHold.gatherWindow))
+        #expect(hold.scanFound(files(101..<600), at: start + .milliseconds(90)) == .holdBack)
+        #expect(hold.windowEnded(liveFiles: 500, now: 7) == nil)
+        #expect(hold.files == 500)
+        // Deletions far apart are no burst.
+        var apart = DeletionHold(threshold: 100)
+        #expect(apart.scanFound(files(0..<60), at: start) == .record)
+        #expect(apart.scanFound(files(60..<120), at: start + .seconds(3)) == .record)
+    }
+
     @Test func aBurstUnderHalfOfTheContainerIsRecordedWhenItsWindowEnds() {
         var hold = DeletionHold(threshold: 100)
         _ = hold.scanFound(files(0..<150), at: start)

@@ -76,7 +76,7 @@ extension ContainerSync {
         guard let record = state.deletions.windowEnded(liveFiles: live, now: wallMilliseconds) else {
             if let held = heldDeletions {
                 logger.warning("a scan would delete much of the container at once; held until a person confirms or restores it (ubiq deletions)",
-                               metadata: ["count": "\(held.count)", "files": "\(live)", "sample": "\(held.paths.prefix(5).map(\.rawValue))"])
+                               metadata: ["count": "\(held.count)", "containerFiles": "\(live)", "sample": "\(held.paths.prefix(5).map(\.rawValue))"])
             }
             return
         }

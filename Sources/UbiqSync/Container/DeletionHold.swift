@@ -3,8 +3,9 @@ import UbiqModel
 /// Deletions a scan found and did not record, because they would delete much of the
 /// container at once (DESIGN.md §3, "A mass deletion waits for a person"): more than
 /// `threshold` files and more than half of the container's files. A burst that the watcher
-/// hands over in several batches is gathered for at least ``gatherWindow`` from its first
-/// batch over the threshold (until the next pull pass after that) before it is judged whole; then it is recorded, or held until a person
+/// hands over in several batches is gathered for at least ``gatherWindow`` from the batch
+/// that takes the files deleted in ``burstWindow`` past the threshold (until the next pull
+/// pass after that) before it is judged whole; then it is recorded, or held until a person
 /// confirms or restores it. Held paths are still present in the index, so peers keep them.
 struct DeletionHold: Sendable {
     enum Phase: Sendable, Equatable {
@@ -17,12 +18,17 @@ struct DeletionHold: Sendable {
 
     /// How long a burst of deletions is gathered before it is judged.
     static let gatherWindow = Duration.seconds(1)
+    /// How far back deletions recorded count toward a burst: an `rm` that the watcher hands
+    /// over in many small batches starts gathering once they add up past the threshold.
+    static let burstWindow = Duration.seconds(2)
 
     /// At most this many files deleted at once are recorded without a person (0: no limit).
     var threshold: Int
     private(set) var phase = Phase.none
     /// The deletions held or being gathered, by path, and whether each is a folder.
     private(set) var paths: [RelativePath: Bool] = [:]
+    /// Files deleted by recent scans and recorded, with when.
+    private var recent: [(at: ContinuousClock.Instant, files: Int)] = []
 
     init(threshold: Int) {
         self.threshold = threshold
@@ -46,7 +52,13 @@ struct DeletionHold: Sendable {
             paths.merge(deleted) { _, new in new }
             return .holdBack
         case .none:
-            guard deleted.values.count(where: { !$0 }) > threshold else { return .record }
+            recent.removeAll { $0.at + Self.burstWindow < now }
+            let files = deleted.values.count(where: { !$0 })
+            guard files + recent.reduce(0, { $0 + $1.files }) > threshold else {
+                recent.append((now, files))
+                return .record
+            }
+            recent = []
             paths = deleted
             let until = now + Self.gatherWindow
             phase = .gathering(until: until)
