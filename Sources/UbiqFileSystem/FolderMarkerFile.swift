@@ -21,11 +21,14 @@ public enum FolderMarkerFile {
         }
         guard Posix.kind(of: st.st_mode) == .directory else { return FolderProbe(root: .unusable("it is not a folder")) }
         let root = FolderProbe.Root.folder(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+        // With its marker there, what else the folder holds decides nothing (every scan looks).
+        let marker = readMarker(layout)
+        if case .found = marker { return FolderProbe(root: root, marker: marker, hasEntries: true) }
         guard let dir = opendir(layout.root) else {
             return FolderProbe(root: .unusable("it cannot be listed: \(String(cString: strerror(errno)))"))
         }
         defer { closedir(dir) }
-        return FolderProbe(root: root, marker: readMarker(layout), hasEntries: holdsMore(dir))
+        return FolderProbe(root: root, marker: marker, hasEntries: holdsMore(dir))
     }
 
     /// Whether the folder holds an entry besides `.`, `..` and `.ubiq`; stops at the first.

@@ -17,7 +17,8 @@ public struct FolderProbe: Sendable, Hashable {
 
     public var root: Root
     public var marker: Marker
-    /// Whether the root holds anything but `.ubiq/`.
+    /// Whether the root holds anything but `.ubiq/`; looked at only where there is no marker
+    /// (true otherwise).
     public var hasEntries: Bool
 
     public init(root: Root, marker: Marker = .absent, hasEntries: Bool = false) {

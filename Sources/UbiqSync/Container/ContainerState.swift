@@ -17,6 +17,9 @@ struct ContainerState: Sendable {
     /// reported as a move.
     private(set) var moves: [RelativePath: RelativePath] = [:]
     private(set) var scanning = false
+    /// Whether content asked for outside on-demand (a reset, a restore) may still wait in the
+    /// index: true at start, and again whenever something is asked for.
+    var fetchRequestsMayWait = true
     /// Deletions held back for a person, or gathered to be judged.
     var deletions = DeletionHold(threshold: 100)
     /// Whether the container's folder is this one (`FolderCheck`), as last looked at.

@@ -31,8 +31,9 @@ extension ContainerSync {
         state.movesBegin(moves)
         defer { state.movesEnded(moves.keys) }
         // Content asked for, as this pass found it: on-demand files, and what a folder reset
-        // or a restore of held deletions found missing.
-        let asked = (try? index.fetchRequests(id)) ?? []
+        // or a restore of held deletions found missing (looked up only while there may be some).
+        let asked = onDemand || state.fetchRequestsMayWait ? (try? index.fetchRequests(id)) ?? [] : []
+        if asked.isEmpty { state.fetchRequestsMayWait = false }
         var groups: [[Item]] = []
         for step in plan.steps {
             if Task.isCancelled { return plan }

@@ -43,6 +43,7 @@ extension ContainerSync {
         guard !items.isEmpty else { return 0 }
         try record(items.map { ItemWrite(item: $0, stat: nil, downloaded: false) }, origin: .local)
         for item in items { try index.requestFetch(id, item) }
+        state.fetchRequestsMayWait = true
         announce()
         return items.count
     }
