@@ -85,7 +85,6 @@ public enum FolderCheck {
             device = dev
             inode = ino
         }
-        let here = RememberedFolder(folder: "", device: device, inode: inode)
         switch probe.marker {
         case .unreadable(let why):
             return .unavailable(FolderUnavailable(.unusable, "the marker \(path)/.ubiq/\(FolderMarker.fileName) cannot be read: \(why); syncing resumes by itself once it can, or \(reset)"))
@@ -99,7 +98,7 @@ public enum FolderCheck {
             if let remembered, remembered.folder != marker.folder {
                 return .unavailable(FolderUnavailable(.foreignMarker, "the folder \(path) holds another folder's marker (folder \(marker.folder), this device synced folder \(remembered.folder)): a copy, or another disk; put the right one back, or \(reset)"))
             }
-            let now = RememberedFolder(folder: marker.folder, device: here.device, inode: here.inode)
+            let now = RememberedFolder(folder: marker.folder, device: device, inode: inode)
             return .available(writeMarker: false, remember: now == remembered ? nil : now)
         case .absent:
             if let remembered {
