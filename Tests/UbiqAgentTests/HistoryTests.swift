@@ -149,6 +149,30 @@ import UbiqTestSupport
         #expect(names.enumerated().allSatisfy { b.read($1) == "original \($0)" })
     }
 
+    /// A restore a person asks for is no mass deletion to hold: putting a folder back as it
+    /// was before 300 files were added to it removes them all, most of the container's files.
+    @Test func aRestoreThatRemovesMostOfTheContainerIsNotHeld() async throws {
+        let cluster = try await LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        try await cluster.start()
+        for n in 0..<5 { try a.write("Documents/old\(n).txt", "old \(n)") }
+        try await waitUntil("alpha to index the five files") { try await a.status().containers.first?.files == 5 }
+        let before = Date()
+        // The file system stamps times from a coarse clock (one tick behind at most): the new
+        // files must be stamped after `before`.
+        try await Task.sleep(for: .milliseconds(20))
+        for n in 0..<300 { try a.write("Documents/new/\(n / 30)/f\(n).txt", "new \(n)") }
+        try await waitUntil("alpha to index the 300 new files") { try await a.status().containers.first?.files == 305 }
+        let result = try await a.withClient { try await $0.restoreFolder(container: a.container, path: "Documents", at: before) }
+        #expect(result.failed.isEmpty && result.removed.count == 300, "\(result.failed)")
+        try await waitUntil("alpha's index to record the 300 deletions") {
+            let status = try await a.status().containers.first
+            return status?.files == 5 && status?.heldDeletions == nil
+        }
+        #expect((0..<5).allSatisfy { a.read("Documents/old\($0).txt") == "old \($0)" })
+    }
+
     /// The CLI's forms: `ubiq trash --json` lists a file alpha deleted, with who deleted it,
     /// and `ubiq restore --at TIME` puts the folder back as it was then on both devices.
     @Test func theCLIListsTheTrashAndPutsAFolderBackAsItWasAtATime() async throws {

@@ -67,4 +67,32 @@ import UbiqTestSupport
             return dumps.count == 1 && onA[Live.key("t2")]?[Live.name("n")] == .value(.integer(7)) && onA[Live.key("t9")] != nil
         }
     }
+
+    /// A store's compaction removes its own logs, more of them here than the mass-deletion
+    /// hold lets pass without a person; the hold leaves the records scope alone, so the
+    /// index follows the disk at once (it stayed held for ever, the benchmark's alpha never
+    /// coming to rest).
+    @Test func aCompactionThatRemovesManyLogsIsNotHeldForAPerson() async throws {
+        let cluster = try await LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        a.environment["UBIQ_TEST_RECORD_COMPACT_AFTER"] = "120"
+        try await a.startAndWait()
+        for n in 0..<130 {
+            try await Live.save([.insert(Live.key("t\(n)"), attributes: [Live.name("n"): .value(.integer(Int64(n)))])], on: a)
+        }
+        try await waitUntil("a baseline, more than 100 logs gone") {
+            Self.files(a, ".ubiqbase").count == 1 && Self.files(a, ".ubiqlog").count < 30
+        }
+        let onDisk = { ((try? FileManager.default.subpathsOfDirectory(atPath: a.root)) ?? []).filter {
+            var folder: ObjCBool = false
+            return !$0.hasPrefix(".ubiq/") && FileManager.default.fileExists(atPath: a.path($0), isDirectory: &folder) && !folder.boolValue
+        }.count }
+        try await waitUntil("alpha's index to count the files its disk holds") {
+            let status = try await a.status().containers.first
+            return status?.heldDeletions == nil && status?.scanning == false && status?.files == onDisk()
+        }
+        #expect(try await a.status().containers.first?.heldDeletions == nil)
+        #expect(try await Live.records(a).count == 130)
+    }
 }

@@ -16,7 +16,7 @@ public struct HeldDeletionsSummary: Sendable, Hashable {
 /// `hold_deletions_over` files and more than half of the container's files records none of
 /// them; they stay in the index, so peers keep them, until `deletions.confirm` records them
 /// or `deletions.restore` fetches them back. Deletions a client made under a coordinated
-/// write lease, a confirmation's own scan and a reset pass.
+/// write lease, a confirmation's own scan, a reset and the record stores' compaction pass.
 extension ContainerSync {
     /// At most `threshold` files deleted at once are recorded without a person; 0 turns the
     /// hold off.
@@ -55,7 +55,7 @@ extension ContainerSync {
     func holdingBackMassDeletions(_ writes: [ItemWrite], previous: [RelativePath: Item], roots: [RelativePath?]) -> [ItemWrite] {
         var deleted: [RelativePath: Bool] = [:]
         for write in writes where write.item.deleted {
-            guard let before = previous[write.item.path], !before.deleted else { continue }
+            guard let before = previous[write.item.path], !before.deleted, !Self.agentsOwn(write.item.path) else { continue }
             deleted[write.item.path] = before.kind == .directory
         }
         state.deletions.scanned(roots, stillDeleted: Set(deleted.keys))
@@ -67,6 +67,13 @@ extension ContainerSync {
         case .gather:
             return writes.filter { deleted[$0.item.path] == nil }
         }
+    }
+
+    /// Whether a path is in the record stores' scope, which only agents write: its logs go
+    /// when a store is compacted or removed, never by a person's hand, and a missing disk is
+    /// the folder check's to catch.
+    static func agentsOwn(_ path: RelativePath) -> Bool {
+        path.components.first == RecordLogLayout.folder[...]
     }
 
     /// The burst gathered is judged: held for a person, or recorded now.

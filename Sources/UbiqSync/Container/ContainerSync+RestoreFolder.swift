@@ -68,20 +68,20 @@ extension ContainerSync {
     }
 
     /// Moves a file created since the moment restored to into the history and records its
-    /// deletion here.
+    /// deletion here: asked for by a person, so the mass-deletion hold lets it pass.
     private func removeKeepingLocally(_ local: IndexedItem) async throws {
         if local.item.kind == .package {
             do { try removePackage(local, keeping: .deleted, by: device) } catch let error as DiskError where error.code == .alreadyExists || error.code == .io {
                 throw RestoreError(.busy, "'\(local.item.path)' changed on disk; try again after it is scanned")
             }
-            await localChanges([local.item.path])
+            await localChanges([local.item.path], bypassHold: true)
             return
         }
         guard disk.stat(local.item.path) == local.stat else {
             throw RestoreError(.busy, "'\(local.item.path)' changed on disk; try again after it is scanned")
         }
         if try !removeKeeping(local, reason: .deleted, by: device) { try disk.remove(local.item.path) }
-        await localChanges([local.item.path])
+        await localChanges([local.item.path], bypassHold: true)
     }
 
     static func display(_ milliseconds: Int64) -> String {
