@@ -30,12 +30,20 @@ public final class AgentProcess: @unchecked Sendable {
     public var containerSettings: [String] = []
     /// Lines of config-file tables after the container's (e.g. a `[[peer_limit]]`).
     public var configTables: [String] = []
+    /// Runs the agent as the user `nobody` (root's tests of what an ordinary user's agent may
+    /// not read or write): see ``AgentProcess/startAsOrdinaryUser(_:)``.
+    public var asOrdinaryUser = false
     private var process: Process?
-    private let lock = NSLock()
+    /// The relay to an ordinary user's agent, which takes its own user's connections only.
+    var relay: Process?
+    let lock = NSLock()
 
     public var state: String { home + "/state" }
     public var root: String { home + "/container" }
-    public var socket: String { home + "/agent.sock" }
+    /// Where clients connect: the agent's socket, or the relay to it (``asOrdinaryUser``).
+    public var socket: String { asOrdinaryUser ? home + "/relay.sock" : agentSocket }
+    /// The socket the agent listens on.
+    public var agentSocket: String { home + "/agent.sock" }
     public var log: String { home + "/ubiqd.log" }
 
     public init(name: String, in directory: TempDirectory, port: Int? = nil, peers: [Int] = [],
@@ -88,7 +96,7 @@ public final class AgentProcess: @unchecked Sendable {
     // MARK: life cycle
 
     public func start() throws {
-        var arguments = ["--state", state, "--socket", socket, "--device-name", name]
+        var arguments = ["--state", state, "--socket", agentSocket, "--device-name", name]
         // On a LAN host an agent on the default port listens where a user's would: on the
         // default address (dual-stack `[::]`), which it picks without a flag.
         if lanHost == nil {
@@ -120,6 +128,7 @@ public final class AgentProcess: @unchecked Sendable {
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { $1 }
         process.environment = env
+        if asOrdinaryUser { try startAsOrdinaryUser(process) }
         if !FileManager.default.fileExists(atPath: log) { _ = FileManager.default.createFile(atPath: log, contents: nil) }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         handle.seekToEndOfFile()
@@ -149,6 +158,7 @@ public final class AgentProcess: @unchecked Sendable {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
         lock.withLock { self.process = nil }
+        stopRelay()
     }
 
     /// SIGKILL and wait: a crash.
@@ -157,6 +167,7 @@ public final class AgentProcess: @unchecked Sendable {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         lock.withLock { self.process = nil }
+        stopRelay()
     }
 
     /// SIGSTOP: the agent stalls with its connections open, as a hung or swapped-out one would.

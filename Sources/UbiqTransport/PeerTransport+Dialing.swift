@@ -121,7 +121,7 @@ extension PeerTransport {
             pending = try await withTaskCancellationHandler {
                 try await ClientBootstrap(group: group)
                     .connectTimeout(timeout)
-                    .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                    .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                     .connect(to: address) { channel in
                         guard socket.adopt(channel) else { return channel.eventLoop.makeFailedFuture(CancellationError()) }
                         return channel.eventLoop.makeCompletedFuture {

@@ -100,7 +100,7 @@ public struct PeerTransport: Sendable {
         let endpoint = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
         if host.contains(":") {
             bootstrap = bootstrap.serverChannelOption(ChannelOptions.Types.SocketOption(level: .ipv6, name: .ipv6_v6only), value: 0)
         }

@@ -75,7 +75,8 @@ struct FileSystemDisk: ContainerDisk {
         } + result.leftOutOfPackages.map { path, reason in
             ScanProblem(path: path, reason: "not synced with its package: \(reason)")
         }
-        return ScanOutcome(changed: result.changed, seen: seen, filesHashed: result.filesHashed, problems: problems, linked: result.linked)
+        return ScanOutcome(changed: result.changed, seen: seen, filesHashed: result.filesHashed, problems: problems, linked: result.linked,
+                           unread: Set(result.failures.map(\.path)))
     }
 
     func stat(_ path: RelativePath) -> FileStat? {

@@ -13,14 +13,18 @@ public struct ScanOutcome: Sendable {
     public var problems: [ScanProblem]
     /// Files seen with more than one name (hard links), with their inode.
     public var linked: [RelativePath: UInt64]
+    /// What could not be read (a folder whose permissions were taken away): whatever the
+    /// index holds inside is kept, never taken as deleted.
+    public var unread: Set<RelativePath>
 
     public init(changed: [LocalEntry], seen: Set<RelativePath>, filesHashed: Int = 0, problems: [ScanProblem] = [],
-                linked: [RelativePath: UInt64] = [:]) {
+                linked: [RelativePath: UInt64] = [:], unread: Set<RelativePath> = []) {
         self.changed = changed
         self.seen = seen
         self.filesHashed = filesHashed
         self.problems = problems
         self.linked = linked
+        self.unread = unread
     }
 }
 

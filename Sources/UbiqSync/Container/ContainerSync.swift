@@ -376,8 +376,12 @@ public actor ContainerSync {
         for (position, root) in roots.enumerated() {
             let baselines = baselinesByRoot[position]
             baselinesByRoot[position] = [:]
-            let outcome = try disk.scan(under: root, ignoring: ignores, baseline: { heldStats[$0] ?? baselines[$0]?.stat },
+            var outcome = try disk.scan(under: root, ignoring: ignores, baseline: { heldStats[$0] ?? baselines[$0]?.stat },
                                         package: { [self] in recordedPackage($0) })
+            // What the index holds inside a folder that could not be read is still there.
+            if !outcome.unread.isEmpty {
+                outcome.seen.formUnion(baselines.keys.filter { path in outcome.unread.contains { path.isInside($0) } })
+            }
             seen += outcome.seen.count
             // Paths seen with the stat recorded (or held), so not read again.
             let reread = Set(outcome.changed.map(\.path))
