@@ -27,6 +27,9 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Devices per world (3–5).") var devices: Int = 3
     @Flag(help: "Shrink each failing schedule.") var shrink = false
     @Option(help: "Runs a shrink may try.") var shrinkTries = 400
+    @Option(help: ArgumentHelp("Steps drawn but not done, as a shrink prints them (769,770,...), to replay a shrunk schedule.",
+                               valueName: "steps"))
+    var skip: String = ""
     @Option(help: ArgumentHelp(
         "Keep the devices' indexes as SQLite files in a folder per seed here, to look into; a passing seed's folder is removed.",
         discussion: "Without it the indexes are in memory, which runs the same schedule about a third faster."))
@@ -35,6 +38,17 @@ struct SimulateCommand: ParsableCommand {
     func validate() throws {
         guard (2...5).contains(devices) else { throw ValidationError("--devices must be 2 to 5") }
         guard steps > 0, count > 0 else { throw ValidationError("--steps and --count must be positive") }
+        guard skipping != nil else { throw ValidationError("--skip takes step numbers separated by commas, as a shrink prints them") }
+    }
+
+    /// The steps of `--skip`; nil where it is not a list of numbers.
+    var skipping: Set<Int>? {
+        var steps: Set<Int> = []
+        for part in skip.split(separator: ",", omittingEmptySubsequences: true) {
+            guard let step = Int(part.trimmingCharacters(in: .whitespaces)), step > 0 else { return nil }
+            steps.insert(step)
+        }
+        return steps
     }
 
     func run() throws {
@@ -46,7 +60,7 @@ struct SimulateCommand: ParsableCommand {
         var runs = 0, failed: [UInt64] = [], totalSteps = 0, jobs = 0
         for seed in from..<(from + UInt64(count)) {
             if let deadline, ContinuousClock.now >= deadline { break }
-            let outcome = try simulate(seed, steps: steps, skipping: [])
+            let outcome = try simulate(seed, steps: steps, skipping: skipping ?? [])
             runs += 1
             totalSteps += steps
             jobs += outcome.jobsRun
@@ -58,6 +72,8 @@ struct SimulateCommand: ParsableCommand {
                     .shrink(steps: steps)
                 let kept = shrunk.steps - shrunk.skipping.count
                 print("shrunk: seed \(seed), \(shrunk.steps) steps, \(kept) of them done; skipped: \(shrunk.skipping.sorted())")
+                print("replay it: scripts/simulate.sh --from \(seed) --count 1 --steps \(shrunk.steps) --skip "
+                      + shrunk.skipping.sorted().map(String.init).joined(separator: ","))
                 print(try simulate(seed, steps: shrunk.steps, skipping: shrunk.skipping).report)
             }
         }

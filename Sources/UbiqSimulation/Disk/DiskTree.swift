@@ -47,6 +47,9 @@ struct DiskTree: Sendable {
     var failuresLeft = 0
     /// The folder's marker (`.ubiq/folder`), written durably: a crash keeps it.
     var marker: FolderMarker?
+    /// What stands at the container's path while its disk is away
+    /// (``SimulatedDisk/goAway(_:)``); nil for the disk itself.
+    var standIn: DiskAbsence?
     /// The simulated wall time of the operation in progress.
     var time: Int64 = 0
     /// Which folders are file packages: the scan reads each whole, as one entry.
@@ -239,6 +242,7 @@ struct DiskTree: Sendable {
     // MARK: - Faults and crashes
 
     mutating func injectedFailure(_ what: String) throws(DiskError) {
+        if standIn != nil { throw DiskError(.notFound, "\(what): '.ubiq/tmp' does not exist (the disk is not there)") }
         guard failuresLeft > 0 else { return }
         failuresLeft -= 1
         throw DiskError(.io, "\(what): simulated I/O error")

@@ -21,7 +21,7 @@ extension SimulatedDisk {
     /// Writes `bytes` as the whole file in place (`O_CREAT | O_TRUNC`; an existing file keeps
     /// its inode). Only `fsync` makes them survive a crash; a new file's name always does.
     public func clientWrite(_ path: RelativePath, _ bytes: [UInt8], fsync: Bool = false) throws {
-        try locked { tree in
+        try clientLocked { tree in
             let number = try tree.clientFile(path)
             tree.inodes[number]!.live = []
             tree.write(bytes, at: 0, into: number)
@@ -31,7 +31,7 @@ extension SimulatedDisk {
 
     /// Adds `bytes` at the end of the file, creating it if missing.
     public func clientAppend(_ path: RelativePath, _ bytes: [UInt8], fsync: Bool = false) throws {
-        try locked { tree in
+        try clientLocked { tree in
             let number = try tree.clientFile(path)
             tree.write(bytes, at: UInt64(tree.inodes[number]!.live.count), into: number)
             if fsync { tree.sync(number) }
@@ -40,13 +40,13 @@ extension SimulatedDisk {
 
     /// Makes what was written to the file so far survive a crash.
     public func clientFsync(_ path: RelativePath) throws {
-        try locked { tree in tree.sync(try tree.clientFile(path, create: false)) }
+        try clientLocked { tree in tree.sync(try tree.clientFile(path, create: false)) }
     }
 
     /// Saves like an editor: a new, synced inode renamed over the path, keeping the old
     /// file's permissions.
     public func clientSaveAtomically(_ path: RelativePath, _ bytes: [UInt8]) throws {
-        try locked { tree in
+        try clientLocked { tree in
             try tree.parentFolders(of: path, create: false)
             let old = tree.tree[path].flatMap { tree.inodes[$0] }
             guard old?.kind != .folder else { throw DiskError(.io, "rename over '\(path)' failed: Is a directory") }
@@ -59,7 +59,7 @@ extension SimulatedDisk {
 
     /// `rename(2)`: replaces a file or link, or an empty folder with a folder; parents must exist.
     public func clientRename(from source: RelativePath, to destination: RelativePath) throws {
-        try locked { tree in
+        try clientLocked { tree in
             try tree.parentFolders(of: source, create: false)
             try tree.parentFolders(of: destination, create: false)
             guard let kind = tree.kind(at: source) else { throw DiskError(.notFound, "rename '\(source)': nothing is there") }
@@ -80,11 +80,11 @@ extension SimulatedDisk {
 
     /// `mkdir -p`: an existing folder is fine.
     public func clientMakeFolder(_ path: RelativePath) throws {
-        _ = try locked { try $0.makeFolders(path) }
+        _ = try clientLocked { try $0.makeFolders(path) }
     }
 
     public func clientMakeSymlink(_ path: RelativePath, target: String) throws {
-        try locked { tree in
+        try clientLocked { tree in
             try tree.parentFolders(of: path, create: false)
             guard tree.tree[path] == nil else { throw DiskError(.alreadyExists, "'\(path)' already exists") }
             tree.attach(tree.makeInode(.symlink, bytes: Array(target.utf8), durable: true), at: .tree(path))
@@ -93,7 +93,7 @@ extension SimulatedDisk {
 
     /// `rm -r`: a file, a link, or a folder with everything in it.
     public func clientRemove(_ path: RelativePath) throws {
-        try locked { tree in
+        try clientLocked { tree in
             try tree.parentFolders(of: path, create: false)
             guard tree.tree[path] != nil else { throw DiskError(.notFound, "remove '\(path)': nothing is there") }
             tree.removeTree(path)
@@ -102,7 +102,7 @@ extension SimulatedDisk {
 
     /// `chmod` of a file (durable at once).
     public func clientSetPermissions(_ path: RelativePath, _ permissions: Permissions) throws {
-        try locked { tree in
+        try clientLocked { tree in
             let number = try tree.clientFile(path, create: false)
             tree.inodes[number]!.mode = permissions.bits
             tree.inodes[number]!.ctime = tree.time
@@ -112,7 +112,7 @@ extension SimulatedDisk {
     /// `setfattr`: sets (or, with nil, removes) one `user.` attribute of the file or folder at
     /// `path`; `.io` where the set would pass the limit, as a full attribute block would.
     public func clientSetAttribute(_ path: RelativePath, _ name: String, _ value: [UInt8]?) throws {
-        try locked { tree in
+        try clientLocked { tree in
             try tree.parentFolders(of: path, create: false)
             guard let number = tree.tree[path], tree.inodes[number]!.kind != .symlink else {
                 throw DiskError(.notFound, "setfattr '\(path)': no file or folder is there")
@@ -128,7 +128,7 @@ extension SimulatedDisk {
 
     /// `touch -d`: a new mtime for the file at `path`, nothing else.
     public func clientSetMtime(_ path: RelativePath, _ mtime: Int64) throws {
-        try locked { tree in
+        try clientLocked { tree in
             let number = try tree.clientFile(path, create: false)
             tree.inodes[number]!.mtime = mtime
             tree.inodes[number]!.ctime = tree.time
@@ -141,6 +141,15 @@ extension SimulatedDisk {
     /// `prepare()` afterwards, as a restart would.
     public func crash() {
         locked { $0.crash() }
+    }
+
+    /// A client's change under the lock: refused while the disk is away, as writing into a
+    /// folder that is not there is.
+    func clientLocked<T: Sendable>(_ body: (inout DiskTree) throws -> T) throws -> T {
+        try locked { (tree: inout DiskTree) throws -> T in
+            if let absence = tree.standIn { throw DiskError(.io, "the disk is not there (\(absence.rawValue))") }
+            return try body(&tree)
+        }
     }
 
     // MARK: - Looking

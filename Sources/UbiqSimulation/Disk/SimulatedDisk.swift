@@ -13,6 +13,8 @@ import UbiqSync
 /// from the simulator's clock and names and inode numbers from counters, so runs repeat.
 public final class SimulatedDisk: ContainerDisk {
     let state: Mutex<DiskTree>
+    /// What went away with the disk, until it comes back (``goAway(_:)``).
+    let away = Mutex(AwayDisk())
     let now: @Sendable () -> Int64
     let chunker = FileChunker()
     /// Which folders are file packages: the scan reads each whole, as one entry.
@@ -57,7 +59,12 @@ public final class SimulatedDisk: ContainerDisk {
 
     public func probeFolder() -> FolderProbe {
         locked { tree in
-            FolderProbe(root: .folder(device: 1, inode: 1), marker: tree.marker.map { .found($0) } ?? .absent, hasEntries: !tree.tree.isEmpty)
+            switch tree.standIn {
+            case .folderGone: FolderProbe(root: .missing)
+            case .emptyMountPoint: FolderProbe(root: .folder(device: 2, inode: 1), marker: .absent, hasEntries: !tree.tree.isEmpty)
+            case .markerMissing, nil:
+                FolderProbe(root: .folder(device: 1, inode: 1), marker: tree.marker.map { .found($0) } ?? .absent, hasEntries: !tree.tree.isEmpty)
+            }
         }
     }
 
@@ -68,6 +75,7 @@ public final class SimulatedDisk: ContainerDisk {
     public func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?,
                      package: @escaping @Sendable (RelativePath) -> PackageContent?) throws -> ScanOutcome
     {
+        if locked({ $0.standIn }) == .folderGone { throw DiskError(.notFound, "the container's folder does not exist") }
         let found = locked { $0.scannable(under: root) }.filter { ignoring.ignoring($0.path, isDirectory: $0.kind == .folder) == nil }
         var outcome = ScanOutcome(changed: [], seen: [])
         for node in found {

@@ -176,10 +176,13 @@ extension Agitator {
             guard let lease = await life.leases.acquire([claim], for: .client(connection: connection), timeout: .seconds(1)) else { return }
             let mark = touches.mark()
             let first = device.disk.packageTrees()[package]
+            // A disk away hides the package from its reader too; that is no change under it.
+            var away = device.disk.absence != nil
             for pause in pauses {
                 try? await clock.sleep(for: pause)
                 let now = device.disk.packageTrees()[package]
-                guard now != first, !touches.touched(package, on: device.number, after: mark) else { continue }
+                away = away || device.disk.absence != nil
+                guard now != first, !away, !touches.touched(package, on: device.number, after: mark) else { continue }
                 let differ = Set((first ?? [:]).keys).union((now ?? [:]).keys).filter { first?[$0] != now?[$0] }.sorted()
                 reads.report("device \(device.number): \(label) held a read lease on \(package) and saw it change under it at "
                              + "\(differ.prefix(6).map(\.rawValue))\(first == nil ? " (it was not there)" : now == nil ? " (it went)" : "")")

@@ -16,6 +16,7 @@ struct Agitator {
     let leasedWrites = LeasedWrites()
     let leasedReads = LeasedReads()
     let touches = ClientTouches()
+    let absences = DiskAbsences()
     /// Paths a crash took back on each device still down: its engine sees the revert only
     /// once it is up again, so until then no other device can have seen it either.
     private var revertsAwaitingRestart: [Int: [RelativePath]] = [:]
@@ -72,6 +73,7 @@ struct Agitator {
         case 88..<89: touch(on: device, label)
         case 89..<90: tag(on: device, label)
         case 90..<98: packageStep(on: device, label)
+        case 98..<100: diskAwayOrBack(device, label)
         default:
             steps.append("\(label) wait")
         }
@@ -339,6 +341,28 @@ struct Agitator {
         guard a != b else { return }
         world.partition(a, b)
         steps.append("\(label) partition \(a)|\(b)")
+    }
+
+    /// The device's disk goes away for 0.5–10.5 s, or comes back now where it is away
+    /// (issue 40). The engine hears of it as its watcher would, or only when it next looks.
+    private mutating func diskAwayOrBack(_ device: SimDevice, _ label: String) {
+        if device.disk.absence != nil {
+            absences.bringBack(device)
+            steps.append("\(label) disk back")
+            return
+        }
+        let how = DiskAbsence.allCases[draw(DiskAbsence.allCases.count)]
+        device.disk.goAway(how)
+        let told = draw(2) == 0
+        if told { device.changed([nil]) }
+        let awayFor = Duration.milliseconds(500 + draw(10_000))
+        steps.append("\(label) disk away (\(how.rawValue)\(told ? ", the engine told" : "")) for \(awayFor)")
+        world.scheduler.after(awayFor) { [absences] in absences.bringBack(device) }
+    }
+
+    /// Every disk that is away comes back, before the world settles.
+    func bringDisksBack() {
+        for device in world.devices where device.disk.absence != nil { absences.bringBack(device) }
     }
 
     func restartAll() {

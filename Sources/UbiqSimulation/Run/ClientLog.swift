@@ -15,6 +15,9 @@ struct ClientLog {
     private(set) var writes = WriteLog()
     /// The steps at which each version was written.
     private var writtenAt: [WrittenVersion: [Int]] = [:]
+    /// The devices whose renames or folder moves made each version where it is: two of them
+    /// for one version are two moves of one folder made apart, two versions of the path.
+    private var movedBy: [WrittenVersion: Set<Int>] = [:]
     private var deletions: [Deletion] = []
 
     /// Records `version` written at agitation step `step`; `replacing` is what the writer saw.
@@ -34,13 +37,18 @@ struct ClientLog {
                 writes.removed(version)
                 if after[path] == nil, deleting { deletions.append(Deletion(version: version, device: device, step: step, label: label)) }
             }
-            if let new = after[path] { wrote(WrittenVersion(path: path.rawValue, hash: new), step: step, label: label) }
+            if let new = after[path] {
+                let version = WrittenVersion(path: path.rawValue, hash: new)
+                wrote(version, step: step, label: label)
+                movedBy[version, default: []].insert(device)
+            }
         }
     }
 
     /// Deletions the settled `state` undid: a deleted version current again, though no client
     /// wrote it again since and no client of another device changed its path (or a folder
-    /// above it) since it was written, which could have made a change that beats the deletion.
+    /// above it) since it was written, which could have made a change that beats the deletion;
+    /// nor had another device moved it there apart (its own version of the path).
     func undone(in state: SettledState, touches: ClientTouches, excused: Set<RelativePath>) -> [String] {
         deletions.compactMap { deletion in
             let version = deletion.version
@@ -50,6 +58,9 @@ struct ClientLog {
             guard !steps.contains(where: { $0 > deletion.step }) else { return nil }
             let written = steps.filter { $0 <= deletion.step }.max() ?? 0
             guard !touches.touched(path, on: deletion.device, elsewhere: true, after: written) else { return nil }
+            // Moved here by another device as well, apart: its version of the path is its own,
+            // which the deletion never saw, and a modification beats a deletion.
+            if let movers = movedBy[version], movers.count > 1, movers.contains(where: { $0 != deletion.device }) { return nil }
             return "undone: \(version), deleted by \(deletion.label), is current again, and no other device changed it"
         }
     }

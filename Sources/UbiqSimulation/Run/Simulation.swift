@@ -73,6 +73,7 @@ public enum Simulation {
             agitator.collectLeasedWrites()
         }
         world.healAll()
+        agitator.bringDisksBack()
         agitator.restartAll()
         agitator.steps.append("settle")
         let converged = settle(world)
@@ -87,6 +88,7 @@ public enum Simulation {
         violations += agitator.log.undone(in: Invariants.settled(world.devices[0]), touches: agitator.touches,
                                           excused: Invariants.caseConflicts(world))
         violations += agitator.leasedReads.all
+        violations += agitator.absences.all
         return SimulationOutcome(seed: seed, steps: steps, skipped: skipping, jobsRun: world.scheduler.jobsRun, simulatedTime: world.scheduler.now,
                                  converged: converged, violations: violations, trace: agitator.steps,
                                  settledPaths: world.devices[0].disk.snapshot().count,
