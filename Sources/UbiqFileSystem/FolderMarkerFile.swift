@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 import UbiqModel
 
 /// Reads what a container folder shows of itself (`FolderProbe`) and writes its marker,
@@ -10,9 +11,17 @@ public enum FolderMarkerFile {
     /// The marker file's path in `layout`.
     public static func path(in layout: ContainerLayout) -> String { layout.agentFolder + "/" + FolderMarker.fileName }
 
+    /// The marker a probe last read, with the stat its file had: while the file keeps that
+    /// stat, a probe takes the marker from here instead of reading and decoding it again (the
+    /// folder is looked at before and after every scan).
+    public final class Cache: Sendable {
+        let last = Mutex<(stat: FileStat, marker: FolderMarker)?>(nil)
+        public init() {}
+    }
+
     /// The root's stat (following a link the user made to it), the marker, and whether the
     /// root holds anything besides `.ubiq/`.
-    public static func probe(_ layout: ContainerLayout) -> FolderProbe {
+    public static func probe(_ layout: ContainerLayout, cache: Cache? = nil) -> FolderProbe {
         var st = stat()
         guard stat(layout.root, &st) == 0 else {
             let code = errno
@@ -22,7 +31,7 @@ public enum FolderMarkerFile {
         guard Posix.kind(of: st.st_mode) == .directory else { return FolderProbe(root: .unusable("it is not a folder")) }
         let root = FolderProbe.Root.folder(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
         // With its marker there, what else the folder holds decides nothing (every scan looks).
-        let marker = readMarker(layout)
+        let marker = readMarker(layout, cache: cache)
         if case .found = marker { return FolderProbe(root: root, marker: marker, hasEntries: true) }
         guard let dir = opendir(layout.root) else {
             return FolderProbe(root: .unusable("it cannot be listed: \(String(cString: strerror(errno)))"))
@@ -44,17 +53,31 @@ public enum FolderMarkerFile {
         return false
     }
 
-    private static func readMarker(_ layout: ContainerLayout) -> FolderProbe.Marker {
-        let fd = Posix.retrying { open(path(in: layout), O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+    private static func readMarker(_ layout: ContainerLayout, cache: Cache?) -> FolderProbe.Marker {
+        let file = path(in: layout)
+        if let cache, let last = cache.last.withLock({ $0 }) {
+            var st = stat()
+            if lstat(file, &st) == 0, Posix.kind(of: st.st_mode) == .regular, FileStat(st) == last.stat, st.st_ino != 0 {
+                return .found(last.marker)
+            }
+        }
+        let fd = Posix.retrying { open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
         guard fd >= 0 else {
             let code = errno
+            cache?.last.withLock { $0 = nil }
             return code == ENOENT || code == ENOTDIR ? .absent : .unreadable(String(cString: strerror(code)))
         }
         defer { close(fd) }
+        var read = stat()
+        let readStat = fstat(fd, &read) == 0 ? FileStat(read) : nil
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = Posix.retrying { read(fd, &buffer, buffer.count) }
+        let n = Posix.retrying { Glibc.read(fd, &buffer, buffer.count) }
         guard n >= 0 else { return .unreadable(String(cString: strerror(errno))) }
-        guard let marker = FolderMarker.decoded(Data(buffer[..<n])) else { return .unreadable("it is not a ubiq folder marker") }
+        guard let marker = FolderMarker.decoded(Data(buffer[..<n])) else {
+            cache?.last.withLock { $0 = nil }
+            return .unreadable("it is not a ubiq folder marker")
+        }
+        if let readStat { cache?.last.withLock { $0 = (readStat, marker) } }
         return .found(marker)
     }
 

@@ -21,6 +21,8 @@ struct FileSystemDisk: ContainerDisk {
 
     /// Where a test asked the agent to die while applying a file (never set otherwise).
     let crash = TestHooks.crashPoint
+    /// The folder's marker as last read, for the folder checks around every scan.
+    let markerCache = FolderMarkerFile.Cache()
 
     init(settings: ContainerSettings, packages: PackageRules, logger: Logger) {
         layout = ContainerLayout(root: settings.path)
@@ -41,7 +43,6 @@ struct FileSystemDisk: ContainerDisk {
         self.scanner = scanner
     }
 
-
     func prepare() throws {
         try layout.create()
         try files.removeTemporaryFiles(keepingPartials: true)
@@ -49,7 +50,7 @@ struct FileSystemDisk: ContainerDisk {
 
     var location: String { layout.root }
 
-    func probeFolder() -> FolderProbe { FolderMarkerFile.probe(layout) }
+    func probeFolder() -> FolderProbe { FolderMarkerFile.probe(layout, cache: markerCache) }
 
     func writeMarker(_ marker: FolderMarker) throws { try FolderMarkerFile.write(marker, in: layout) }
 
