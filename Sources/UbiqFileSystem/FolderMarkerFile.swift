@@ -57,7 +57,7 @@ public enum FolderMarkerFile {
         let file = path(in: layout)
         if let cache, let last = cache.last.withLock({ $0 }) {
             var st = stat()
-            if lstat(file, &st) == 0, Posix.kind(of: st.st_mode) == .regular, FileStat(st) == last.stat, st.st_ino != 0 {
+            if lstat(file, &st) == 0, Posix.kind(of: st.st_mode) == .regular, FileStat(st) == last.stat {
                 return .found(last.marker)
             }
         }

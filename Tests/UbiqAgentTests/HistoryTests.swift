@@ -159,9 +159,14 @@ import UbiqTestSupport
         for n in 0..<5 { try a.write("Documents/old\(n).txt", "old \(n)") }
         try await waitUntil("alpha to index the five files") { try await a.status().containers.first?.files == 5 }
         let before = Date()
-        // The file system stamps times from a coarse clock (one tick behind at most): the new
-        // files must be stamped after `before`.
-        try await Task.sleep(for: .milliseconds(20))
+        // The file system stamps times from a coarse clock (a tick behind): the new files must
+        // be stamped after `before`, so its clock is waited for to pass it.
+        let probe = cluster.directory.appending("clock-probe")
+        try await waitUntil("the file system's clock to pass the moment restored to", every: .milliseconds(1)) {
+            _ = FileManager.default.createFile(atPath: probe, contents: Data())
+            let stamped = try FileManager.default.attributesOfItem(atPath: probe)[.modificationDate] as? Date
+            return stamped.map { $0 > before } ?? false
+        }
         for n in 0..<300 { try a.write("Documents/new/\(n / 30)/f\(n).txt", "new \(n)") }
         try await waitUntil("alpha to index the 300 new files") { try await a.status().containers.first?.files == 305 }
         let result = try await a.withClient { try await $0.restoreFolder(container: a.container, path: "Documents", at: before) }

@@ -73,8 +73,10 @@ extension ContainerSync {
     /// when a store is compacted or removed, never by a person's hand, and a missing disk is
     /// the folder check's to catch.
     static func agentsOwn(_ path: RelativePath) -> Bool {
-        path.components.first == RecordLogLayout.folder[...]
+        path == recordsFolder || path.isInside(recordsFolder)
     }
+
+    private static let recordsFolder = try! RelativePath(RecordLogLayout.folder)
 
     /// The burst gathered is judged: held for a person, or recorded now.
     func deletionWindowEnded() async {
