@@ -54,6 +54,13 @@ struct DeletionsRestoreCommand: AgentCommand {
     func run(with agent: UbiqAgentClient) async throws {
         let result = try await agent.restoreDeletions(container)
         if output.json { return Terminal.printJSON(try JSONValue(encoding: result)) }
-        print((result.restoring ?? 0) == 0 ? "Nothing to restore." : "\(result.restoring ?? 0) files and folders are being put back, from this device or the others.")
+        let (restoring, newer, gone) = (result.restoring ?? 0, result.newer ?? 0, result.gone ?? [])
+        if restoring > 0 { print("\(restoring) files and folders are being put back, from this device or the others.") }
+        if newer > 0 { print("\(newer) files were changed on other devices since; their newer versions come back.") }
+        if restoring == 0, newer == 0, gone.isEmpty { print("Nothing to restore.") }
+        guard !gone.isEmpty else { return }
+        print("\(gone.count) files were on no other device as they were here (deleted or changed here before they were sent); "
+              + "nothing can bring them back, and their deletions were sent:")
+        for path in gone { print("  \(path)") }
     }
 }

@@ -6,7 +6,8 @@ import UbiqTestSupport
 /// A mass deletion waits for a person (DESIGN.md §3), with real agents: a few deletions pass at
 /// once; most of a container moved out of it at once is held (alpha keeps
 /// every file, beta's status says so), restored from alpha by `ubiq deletions restore`, deleted
-/// again and sent by `ubiq deletions confirm`.
+/// again and sent by `ubiq deletions confirm`; files no other device holds cannot be restored,
+/// and say so.
 @Suite(.serialized) struct MassDeletionTests {
     static let folders = 12, perFolder = 50
 
@@ -63,5 +64,26 @@ import UbiqTestSupport
         #expect(confirmed.contains("deletions sent"), "\(confirmed)")
         try await waitForConvergence([a, b], "alpha to take the confirmed deletions") { Self.files(in: $0) == 100 }
         #expect(try await b.status().containers.first?.heldDeletions == nil)
+    }
+
+    /// An agent alone, whose files no other device ever held: a restore cannot bring them back,
+    /// says so, and records their deletions instead of waiting for them for ever.
+    @Test func aRestoreOfFilesNoOtherDeviceHoldsSaysTheyAreGone() async throws {
+        let cluster = try await LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        try await cluster.start()
+        for n in 0..<150 { try a.write("Documents/many/\(n).txt", "file \(n)") }
+        try await waitUntil("alpha to index 150 files") { try await a.status().containers.first?.files == 150 }
+        try FileManager.default.removeItem(atPath: a.path("Documents/many"))
+        try await waitUntil("alpha to hold 150 deletions") { try await a.status().containers.first?.heldDeletions?.count == 150 }
+
+        let restored = try await AgentProcess.cli(["--socket", a.socket, "deletions", "restore", a.container.rawValue])
+        #expect(restored.contains("150 files were on no other device as they were here") && restored.contains("Documents/many/7.txt"), "\(restored)")
+        #expect(!restored.contains("being put back"), "\(restored)")
+        try await waitUntil("alpha to record the deletions") {
+            let container = try await a.status().containers.first
+            return container?.files == 0 && container?.needItems == 0 && container?.heldDeletions == nil
+        }
     }
 }

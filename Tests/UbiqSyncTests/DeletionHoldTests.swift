@@ -61,8 +61,31 @@ import UbiqModel
         #expect(hold.phase == .none && hold.files == 0)
     }
 
+    @Test func pathsAPeerChangedAreReleasedAndTheRestStayHeld() {
+        var hold = DeletionHold(threshold: 100)
+        _ = hold.scanFound(files(0..<200), at: start)
+        _ = hold.windowEnded(liveFiles: 200, now: 1)
+        let changed = try! [RelativePath("Documents/5.txt"), RelativePath("Documents/elsewhere.txt")]
+        #expect(hold.release(changed) == [changed[0]])
+        #expect(hold.files == 199 && hold.phase == .holding(since: 1))
+        #expect(hold.release(Array(files(0..<200).keys)).count == 199)
+        #expect(hold.phase == .none)
+    }
+
     @Test func aThresholdOfZeroHoldsNothing() {
         var hold = DeletionHold(threshold: 0)
         #expect(hold.scanFound(files(0..<10_000), at: start) == .record)
+    }
+}
+
+/// Which held paths a restore puts back when some files cannot come back.
+@Suite struct RestorableHeldPathsTests {
+    static func paths(_ raw: [String]) -> Set<RelativePath> { Set(raw.map { try! RelativePath($0) }) }
+
+    @Test func aFolderWhoseFilesCannotComeBackStaysAwayAndOneWithAFileComesBack() {
+        let held = Self.paths(["Documents/a", "Documents/a/1", "Documents/a/sub", "Documents/a/sub/2", "Documents/b", "Documents/b/3",
+                               "Documents/b/4", "Documents/empty"])
+        let restorable = ContainerSync.restorable(held, unrecoverable: Self.paths(["Documents/a/1", "Documents/a/sub/2", "Documents/b/3"]))
+        #expect(restorable == Self.paths(["Documents/b", "Documents/b/4", "Documents/empty"]))
     }
 }

@@ -26,7 +26,11 @@ struct DeletionMethods: Sendable {
             }
         case .deletionsRestore:
             do {
-                return try JSONValue(encoding: DeletionsDecisionResult(container: container.id, restoring: try await container.restoreDeletions()))
+                let restored = try await container.restoreDeletions()
+                return try JSONValue(encoding: DeletionsDecisionResult(container: container.id, restoring: restored.restoring.count,
+                                                                       newer: restored.newer.count, gone: restored.gone.map(\.rawValue)))
+            } catch let error as ScanBusy {
+                throw RPCError(.unavailable, error.description)
             } catch let error as FolderUnavailableError {
                 throw RPCError(.unavailable, error.description)
             }

@@ -34,15 +34,21 @@ public struct DeletionsListResult: Hashable, Sendable, Codable {
 }
 
 /// The answer of `deletions.confirm` (`confirmed`: paths whose deletion was recorded and sent)
-/// and of `deletions.restore` (`restoring`: files being put back here).
+/// and of `deletions.restore` (`restoring`: files being put back here; `newer`: files another
+/// device changed since, whose newer versions come back; `gone`: files whose versions no other
+/// device holds, deleted or changed here before they were sent, whose deletions were recorded).
 public struct DeletionsDecisionResult: Hashable, Sendable, Codable {
     public var container: ContainerID
     public var confirmed: Int?
     public var restoring: Int?
+    public var newer: Int?
+    public var gone: [String]?
 
-    public init(container: ContainerID, confirmed: Int? = nil, restoring: Int? = nil) {
+    public init(container: ContainerID, confirmed: Int? = nil, restoring: Int? = nil, newer: Int? = nil, gone: [String]? = nil) {
         self.container = container
         self.confirmed = confirmed
         self.restoring = restoring
+        self.newer = newer
+        self.gone = gone
     }
 }

@@ -17,6 +17,7 @@ struct Agitator {
     let leasedReads = LeasedReads()
     let touches = ClientTouches()
     let absences = DiskAbsences()
+    let decisions = DeletionDecisions()
     /// Paths a crash took back on each device still down: its engine sees the revert only
     /// once it is up again, so until then no other device can have seen it either.
     private var revertsAwaitingRestart: [Int: [RelativePath]] = [:]
@@ -39,6 +40,7 @@ struct Agitator {
     mutating func step() {
         counter += 1
         noteRestarts()
+        decideHeldDeletions()
         let up = world.devices.filter(\.isUp)
         let roll = draw(108)
         guard let device = pick(up) else {
@@ -46,7 +48,7 @@ struct Agitator {
             return
         }
         let label = "#\(counter) d\(device.number)"
-        switch skipping.contains(counter) ? 100 : roll {
+        switch skipping.contains(counter) ? 107 : roll {
         case 0..<24: create(on: device, label)
         case 24..<38: edit(on: device, label, atomically: true)
         case 38..<46: edit(on: device, label, atomically: false)
@@ -74,6 +76,7 @@ struct Agitator {
         case 89..<90: tag(on: device, label)
         case 90..<98: packageStep(on: device, label)
         case 98..<100: diskAwayOrBack(device, label)
+        case 100..<101: massDelete(on: device, label)
         default:
             steps.append("\(label) wait")
         }

@@ -45,6 +45,13 @@ struct ClientLog {
         }
     }
 
+    /// A person restored the files of `device`'s held deletions at `paths`: coming back is
+    /// what they asked for.
+    mutating func restored(_ paths: [RelativePath], on device: Int) {
+        let restored = Set(paths.map(\.rawValue))
+        deletions.removeAll { $0.device == device && restored.contains($0.version.path) }
+    }
+
     /// Deletions the settled `state` undid: a deleted version current again, though no client
     /// wrote it again since and no client of another device changed its path (or a folder
     /// above it) since it was written, which could have made a change that beats the deletion;

@@ -119,6 +119,7 @@ enum Invariants {
         }
         for device in world.devices {
             guard let life = device.life, let status = try? life.sync.status() else { return "device \(device.number) has no status" }
+            if let held = life.sync.heldDeletions { return "device \(device.number) holds \(held.count) deletions for a person" }
             if !life.sync.transfers.all.isEmpty { return "device \(device.number) is transferring \(life.sync.transfers.all.map(\.path))" }
             if status.statistics.needItems > 0 {
                 let needs = ((try? device.index.needs(world.container)) ?? []).map(\.path).filter { path in

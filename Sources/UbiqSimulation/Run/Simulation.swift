@@ -71,13 +71,22 @@ public enum Simulation {
         for _ in 0..<steps {
             agitator.step()
             agitator.collectLeasedWrites()
+            agitator.collectDecisions()
         }
         world.healAll()
         agitator.bringDisksBack()
         agitator.restartAll()
+        // A person decides on every deletion still held, also those that restarts hold anew.
+        for _ in 0..<3 {
+            world.scheduler.run(for: .seconds(2))
+            agitator.decideHeldDeletions(everyone: true)
+            world.scheduler.run(for: .milliseconds(100))
+            agitator.collectDecisions()
+        }
         agitator.steps.append("settle")
         let converged = settle(world)
         agitator.collectLeasedWrites()
+        agitator.collectDecisions()
         agitator.noteRestarts()
         var violations: [String] = []
         if !converged {
@@ -89,6 +98,7 @@ public enum Simulation {
                                           excused: Invariants.caseConflicts(world))
         violations += agitator.leasedReads.all
         violations += agitator.absences.all
+        violations += agitator.decisions.all
         return SimulationOutcome(seed: seed, steps: steps, skipped: skipping, jobsRun: world.scheduler.jobsRun, simulatedTime: world.scheduler.now,
                                  converged: converged, violations: violations, trace: agitator.steps,
                                  settledPaths: world.devices[0].disk.snapshot().count,

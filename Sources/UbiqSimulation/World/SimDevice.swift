@@ -56,6 +56,7 @@ public final class SimDevice: Sendable {
             await sync.setFetcher(EngineChunkFetcher(engine: engine))
             sync.setPeerHistories(EnginePeerHistories(engine: engine))
             await sync.setLeases(leases)
+            await sync.setDeletionHold(over: Agitator.holdDeletionsOver)
             do { try await sync.start() } catch {
                 logger.error("simulated container did not start", metadata: ["error": "\(error)"])
                 return

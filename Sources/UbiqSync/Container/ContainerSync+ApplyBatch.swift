@@ -44,6 +44,13 @@ extension ContainerSync {
             }
             if goal.kind == .directory { folders.append(goal) } else { files.append((goal, local)) }
         }
+        // The one-at-a-time applies above awaited: the disk may have gone meanwhile, and a folder
+        // made now would be made where it was (an empty mount point).
+        guard checkFolder() != .unavailable else {
+            let error = FolderUnavailableError(reason: unavailability)
+            for target in folders + files.map(\.goal) { failed(target, error, nil) }
+            return
+        }
         var writes: [ItemWrite] = []
         for folder in folders {
             do {

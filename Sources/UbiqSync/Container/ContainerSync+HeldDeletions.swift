@@ -12,6 +12,17 @@ public struct HeldDeletionsSummary: Sendable, Hashable {
     public var paths: [RelativePath]
 }
 
+/// What `deletions.restore` did with the held deletions.
+public struct RestoredDeletions: Sendable, Hashable {
+    /// Items being put back, from this device's copies or from peers.
+    public var restoring: [RelativePath]
+    /// Files another device changed since: their deletions were recorded, and lose to those
+    /// newer versions, which come back.
+    public var newer: [RelativePath]
+    /// Files no other device holds the version of: their deletions were recorded.
+    public var gone: [RelativePath]
+}
+
 /// A mass deletion waits for a person (DESIGN.md §3): a scan that would delete more than
 /// `hold_deletions_over` files and more than half of the container's files records none of
 /// them; they stay in the index, so peers keep them, until `deletions.confirm` records them
@@ -33,6 +44,7 @@ extension ContainerSync {
 
     /// Records the held deletions whose files are still gone; how many paths that was.
     public func confirmDeletions() async throws -> Int {
+        try requireFolder()
         let paths = state.deletions.takeAll()
         guard !paths.isEmpty else { return 0 }
         logger.notice("held deletions confirmed", metadata: ["count": "\(paths.count)"])
@@ -41,14 +53,83 @@ extension ContainerSync {
     }
 
     /// Puts the files of the held deletions back here, from this device's copies or from
-    /// peers; how many are being fetched.
-    public func restoreDeletions() async throws -> Int {
+    /// peers. A file whose version no other device holds cannot come back as it was: where
+    /// another device holds a newer version, the deletion is recorded and loses to it (the
+    /// newer version comes back, as the sync rules say); where none does (deleted here before
+    /// it was sent, or changed here since), it is recorded as a confirmation would.
+    public func restoreDeletions() async throws -> RestoredDeletions {
+        try requireFolder()
         let paths = Set(state.deletions.takeAll())
-        guard !paths.isEmpty else { return 0 }
-        let restoring = try refetchMissing(under: nil, only: paths)
-        logger.notice("held deletions restored; the files are fetched back", metadata: ["count": "\(restoring)"])
+        guard !paths.isEmpty else { return RestoredDeletions(restoring: [], newer: [], gone: []) }
+        let (newer, gone) = try heldNowhereElse(paths)
+        let restoring = try refetchMissing(under: nil, only: Self.restorable(paths, unrecoverable: Set(newer + gone)))
+        logger.notice("held deletions restored; the files are fetched back",
+                      metadata: ["count": "\(restoring.count)", "newer": "\(newer.count)", "gone": "\(gone.count)"])
+        if !gone.isEmpty {
+            logger.warning("held deletions whose files no other device holds were recorded; nothing can bring them back",
+                           metadata: ["count": "\(gone.count)", "sample": "\(gone.prefix(5).map(\.rawValue))"])
+        }
+        if !newer.isEmpty || !gone.isEmpty {
+            _ = try await leasedScan(Self.outermost(newer + gone).map { Optional($0) }, bypassHold: true)
+        }
         requestPull()
-        return restoring
+        return RestoredDeletions(restoring: restoring, newer: newer, gone: gone)
+    }
+
+    /// Of the held files (and links and packages), those whose indexed version no other
+    /// device is known to hold the content of: `newer` where another device holds a version
+    /// this one has not seen, `gone` where none does.
+    private func heldNowhereElse(_ paths: Set<RelativePath>) throws -> (newer: [RelativePath], gone: [RelativePath]) {
+        let items = try index.items(id, at: Array(paths)).values.map(\.item).filter { $0.kind.hasBytes && !$0.deleted }
+        let holders = try index.holders(id, of: Dictionary(items.map { ($0.path, $0.version) }, uniquingKeysWith: { a, _ in a }))
+        let held = try index.heldVersions(id)
+        var newer: [RelativePath] = [], gone: [RelativePath] = []
+        for item in items.sorted(by: { $0.path < $1.path }) where holders[item.path] == nil {
+            if held[item.path, default: []].contains(where: { !item.version.includes($0) }) { newer.append(item.path) } else { gone.append(item.path) }
+        }
+        return (newer, gone)
+    }
+
+    /// The held paths to put back: not the unrecoverable ones, nor a folder whose held
+    /// contents are all unrecoverable (an empty folder of its own is put back).
+    static func restorable(_ paths: Set<RelativePath>, unrecoverable: Set<RelativePath>) -> Set<RelativePath> {
+        func ancestors(of paths: some Sequence<RelativePath>) -> Set<RelativePath> {
+            var result = Set<RelativePath>()
+            for path in paths {
+                var parent = path.parent
+                while let folder = parent, result.insert(folder).inserted { parent = folder.parent }
+            }
+            return result
+        }
+        let kept = paths.subtracting(unrecoverable)
+        // Files, and folders with nothing unrecoverable inside: what is put back for itself.
+        let solid = kept.subtracting(ancestors(of: unrecoverable))
+        return solid.union(kept.intersection(ancestors(of: solid)))
+    }
+
+    /// A decision waits while the folder is not there: the held paths stay held.
+    private func requireFolder() throws {
+        guard checkFolder() != .unavailable else { throw FolderUnavailableError(reason: unavailability) }
+    }
+
+    /// The held files (and links and packages) whose indexed version no other device is
+    /// known to hold the content of.
+    private func heldNowhereElse(_ paths: Set<RelativePath>) throws -> [RelativePath] {
+        let items = try index.items(id, at: Array(paths)).values.map(\.item).filter { $0.kind.hasBytes && !$0.deleted }
+        let holders = try index.holders(id, of: Dictionary(items.map { ($0.path, $0.version) }, uniquingKeysWith: { a, _ in a }))
+        return items.map(\.path).filter { holders[$0] == nil }.sorted()
+    }
+
+    /// A peer changed paths whose deletions are held here: each of those deletions is recorded
+    /// now, so the peer's change meets it as the sync rules say (a modification beats a
+    /// deletion made apart), and is not judged against a file the index lists and the disk
+    /// no longer has.
+    func recordHeldDeletions(changedBy items: [Item]) throws {
+        let released = state.deletions.release(items.filter { !$0.deleted }.map(\.path))
+        guard !released.isEmpty else { return }
+        logger.info("a peer changed files whose deletions were held; those deletions are recorded",
+                    metadata: ["count": "\(released.count)", "sample": "\(released.prefix(5).map(\.rawValue))"])
+        try scan(Self.outermost(released).map { Optional($0) }, bypassHold: true)
     }
 
     /// The scan's writes without the deletions the hold keeps back.

@@ -18,7 +18,7 @@ extension ContainerSync {
         try disk.prepare()
         try markFolderAnew()
         guard checkFolder() != .unavailable else { throw FolderUnavailableError(reason: unavailability) }
-        let missing = try refetchMissing(under: nil)
+        let missing = try refetchMissing(under: nil).count
         logger.notice("container folder reset; what it lacks is fetched again", metadata: ["missing": "\(missing)"])
         await localChanges([nil])
         requestPull()
@@ -27,8 +27,8 @@ extension ContainerSync {
 
     /// Marks what the index holds under `root` (nil: everywhere) and the folder lacks as not
     /// here, and asks the puller for it: no scan reads it as deleted, and its content comes
-    /// back from wherever it is held. Returns how many items that is.
-    func refetchMissing(under root: RelativePath?, only: Set<RelativePath>? = nil) throws -> Int {
+    /// back from wherever it is held. Returns those items' paths.
+    func refetchMissing(under root: RelativePath?, only: Set<RelativePath>? = nil) throws -> [RelativePath] {
         let baselines = try index.baselines(id, under: [root])[0]
         let ignores = ignoreRules
         let outcome = try disk.scan(under: root, ignoring: ignores, baseline: { baselines[$0]?.stat },
@@ -40,11 +40,11 @@ extension ContainerSync {
         let items = try index.items(id, at: gone).values.map(\.item).filter {
             ignores.ignoring($0.path, isDirectory: $0.kind == .directory) == nil
         }
-        guard !items.isEmpty else { return 0 }
+        guard !items.isEmpty else { return [] }
         try record(items.map { ItemWrite(item: $0, stat: nil, downloaded: false) }, origin: .local)
         for item in items { try index.requestFetch(id, item) }
         state.fetchRequestsMayWait = true
         announce()
-        return items.count
+        return items.map(\.path).sorted()
     }
 }

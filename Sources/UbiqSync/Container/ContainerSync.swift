@@ -491,6 +491,7 @@ public actor ContainerSync {
                 "path": "\(remote.path)", "package": "\(package)", "peer": "\(peer)"])
             return false
         }
+        try recordHeldDeletions(changedBy: items)
         let locals = try index.items(id, at: items.map(\.path))
         let pendings = try index.needs(id, at: items.map(\.path))
         for remote in items {

@@ -93,6 +93,15 @@ struct DeletionHold: Sendable {
         return takeAll()
     }
 
+    /// The held paths among `paths`, which the hold lets go of (a peer changed them).
+    mutating func release(_ candidates: [RelativePath]) -> [RelativePath] {
+        guard !paths.isEmpty else { return [] }
+        let released = candidates.filter { paths[$0] != nil }
+        for path in released { paths[path] = nil }
+        if paths.isEmpty { phase = .none }
+        return released
+    }
+
     /// Every held path, which the hold lets go of (a person confirmed or restored them).
     mutating func takeAll() -> [RelativePath] {
         defer {
