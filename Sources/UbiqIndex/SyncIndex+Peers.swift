@@ -56,14 +56,31 @@ extension SyncIndex {
             guard let id = try containerID(db, container) else { return [:] }
             var result: [RelativePath: [DeviceID]] = [:]
             for (path, version) in wanted {
-                let devices = try Row.fetchAll(db, cached: "SELECT device, version FROM held WHERE container = ? AND path = ?",
-                                               arguments: [id, path.rawValue]).compactMap { row in
-                    try IndexBinary.decodeVersion(row.stored(HeldRow.Columns.version)) == version
-                        ? DeviceID(try row.stored(HeldRow.Columns.device) as String) : nil
-                }
+                let devices = try Self.held(db, id, path).compactMap { $0.version == version ? $0.device : nil }
                 if !devices.isEmpty { result[path] = devices }
             }
             return result
+        }
+    }
+
+    /// The versions other devices hold the content of at `paths`, by path.
+    public func heldVersions(_ container: ContainerID, at paths: [RelativePath]) throws -> [RelativePath: [VersionVector]] {
+        guard !paths.isEmpty else { return [:] }
+        return try read { db in
+            guard let id = try containerID(db, container) else { return [:] }
+            var result: [RelativePath: [VersionVector]] = [:]
+            for path in paths {
+                let versions = try Self.held(db, id, path).map(\.version)
+                if !versions.isEmpty { result[path] = versions }
+            }
+            return result
+        }
+    }
+
+    /// Which device holds which version of one path.
+    private static func held(_ db: Database, _ container: Int64, _ path: RelativePath) throws -> [(device: DeviceID, version: VersionVector)] {
+        try Row.fetchAll(db, cached: "SELECT device, version FROM held WHERE container = ? AND path = ?", arguments: [container, path.rawValue]).map { row in
+            (DeviceID(try row.stored(HeldRow.Columns.device) as String), try IndexBinary.decodeVersion(row.stored(HeldRow.Columns.version)))
         }
     }
 

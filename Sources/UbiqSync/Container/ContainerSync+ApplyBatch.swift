@@ -46,8 +46,7 @@ extension ContainerSync {
         }
         // The one-at-a-time applies above awaited: the disk may have gone meanwhile, and a folder
         // made now would be made where it was (an empty mount point).
-        guard checkFolder() != .unavailable else {
-            let error = FolderUnavailableError(reason: unavailability)
+        do { try requireFolder() } catch {
             for target in folders + files.map(\.goal) { failed(target, error, nil) }
             return
         }

@@ -96,6 +96,11 @@ extension ContainerSync {
         }
     }
 
+    /// Throws while the folder is not there (looked at now), saying why and what to do.
+    func requireFolder() throws {
+        guard checkFolder() != .unavailable else { throw FolderUnavailableError(reason: unavailability) }
+    }
+
     /// The watcher saw the folder's root or `.ubiq/` go (an unmount, a removal, a rename):
     /// looked at now, not at the next scan.
     public func folderMayHaveGone() {

@@ -82,7 +82,7 @@ extension ContainerSync {
     private func heldNowhereElse(_ paths: Set<RelativePath>) throws -> (newer: [RelativePath], gone: [RelativePath]) {
         let items = try index.items(id, at: Array(paths)).values.map(\.item).filter { $0.kind.hasBytes && !$0.deleted }
         let holders = try index.holders(id, of: Dictionary(items.map { ($0.path, $0.version) }, uniquingKeysWith: { a, _ in a }))
-        let held = try index.heldVersions(id)
+        let held = try index.heldVersions(id, at: items.map(\.path).filter { holders[$0] == nil })
         var newer: [RelativePath] = [], gone: [RelativePath] = []
         for item in items.sorted(by: { $0.path < $1.path }) where holders[item.path] == nil {
             if held[item.path, default: []].contains(where: { !item.version.includes($0) }) { newer.append(item.path) } else { gone.append(item.path) }
@@ -107,24 +107,12 @@ extension ContainerSync {
         return solid.union(kept.intersection(ancestors(of: solid)))
     }
 
-    /// A decision waits while the folder is not there: the held paths stay held.
-    private func requireFolder() throws {
-        guard checkFolder() != .unavailable else { throw FolderUnavailableError(reason: unavailability) }
-    }
-
-    /// The held files (and links and packages) whose indexed version no other device is
-    /// known to hold the content of.
-    private func heldNowhereElse(_ paths: Set<RelativePath>) throws -> [RelativePath] {
-        let items = try index.items(id, at: Array(paths)).values.map(\.item).filter { $0.kind.hasBytes && !$0.deleted }
-        let holders = try index.holders(id, of: Dictionary(items.map { ($0.path, $0.version) }, uniquingKeysWith: { a, _ in a }))
-        return items.map(\.path).filter { holders[$0] == nil }.sorted()
-    }
-
     /// A peer changed paths whose deletions are held here: each of those deletions is recorded
     /// now, so the peer's change meets it as the sync rules say (a modification beats a
     /// deletion made apart), and is not judged against a file the index lists and the disk
     /// no longer has.
     func recordHeldDeletions(changedBy items: [Item]) throws {
+        guard state.deletions.holdsAny else { return }
         let released = state.deletions.release(items.filter { !$0.deleted }.map(\.path))
         guard !released.isEmpty else { return }
         logger.info("a peer changed files whose deletions were held; those deletions are recorded",

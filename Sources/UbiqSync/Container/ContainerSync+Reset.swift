@@ -17,7 +17,7 @@ extension ContainerSync {
     public func resetFolder() async throws -> FolderResetSummary {
         try disk.prepare()
         try markFolderAnew()
-        guard checkFolder() != .unavailable else { throw FolderUnavailableError(reason: unavailability) }
+        try requireFolder()
         let missing = try refetchMissing(under: nil).count
         logger.notice("container folder reset; what it lacks is fetched again", metadata: ["missing": "\(missing)"])
         await localChanges([nil])

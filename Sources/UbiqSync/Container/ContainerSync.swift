@@ -430,7 +430,7 @@ public actor ContainerSync {
             state.heldChangesScanned(roots, changes: split.held, unchanged: heldUnchanged)
         }
         // The folder may have gone while it was read (an unmount): nothing of what was seen counts.
-        guard checkFolder() != .unavailable else { throw FolderUnavailableError(reason: unavailability) }
+        try requireFolder()
         try index.updateStats(id, statOnly)
         try recordLinks(roots, found: linked)
         guard !writes.isEmpty else { return ScanSummary(seen: seen, changed: 0) }

@@ -35,6 +35,7 @@ struct DeletionHold: Sendable {
     }
 
     var files: Int { paths.values.count { !$0 } }
+    var holdsAny: Bool { !paths.isEmpty }
 
     /// What a scan does with the deletions it found (`deleted`, each path with whether it is
     /// a folder): nothing is held (all are recorded), or these are held back.
@@ -95,7 +96,6 @@ struct DeletionHold: Sendable {
 
     /// The held paths among `paths`, which the hold lets go of (a peer changed them).
     mutating func release(_ candidates: [RelativePath]) -> [RelativePath] {
-        guard !paths.isEmpty else { return [] }
         let released = candidates.filter { paths[$0] != nil }
         for path in released { paths[path] = nil }
         if paths.isEmpty { phase = .none }
