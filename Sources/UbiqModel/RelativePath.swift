@@ -76,6 +76,11 @@ public struct RelativePath: Hashable, Comparable, Sendable, Codable, CustomStrin
         return inner.starts(with: outer) && (inner.count == outer.count || inner.dropFirst(outer.count).first == UInt8(ascii: "/"))
     }
 
+    /// True where this path lies in the subtree `root` (nil: the whole container, so always).
+    public func isWithin(_ root: RelativePath?) -> Bool {
+        root.map { isInside($0) } ?? true
+    }
+
     /// False for anything inside a `<name>.nosync` folder, at any depth.
     public var isSyncable: Bool {
         var rest = rawValue[...]

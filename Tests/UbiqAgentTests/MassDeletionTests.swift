@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UbiqClient
 import UbiqControlAPI
 import UbiqTestSupport
 
@@ -7,7 +8,7 @@ import UbiqTestSupport
 /// once; most of a container moved out of it at once is held (alpha keeps
 /// every file, beta's status says so), restored from alpha by `ubiq deletions restore`, deleted
 /// again and sent by `ubiq deletions confirm`; files no other device holds cannot be restored,
-/// and say so.
+/// and say so; what a client deletes under a coordinated write is meant, and passes.
 @Suite(.serialized) struct MassDeletionTests {
     static let folders = 12, perFolder = 50
 
@@ -88,5 +89,26 @@ import UbiqTestSupport
             let container = try await a.status().containers.first
             return container?.files == 0 && container?.needItems == 0 && container?.heldDeletions == nil
         }
+    }
+
+    /// A client that deletes a folder of 150 files under a coordinated write lease means it:
+    /// the deletions pass the hold and reach the peer, though the watcher tells the agent of
+    /// them only after the lease ended.
+    @Test func deletionsUnderACoordinatedWritePass() async throws {
+        let cluster = try await LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        for n in 0..<150 { try a.write("Documents/many/\(n).txt", "file \(n)") }
+        try await waitForConvergence([a, b], "150 files on both") { Self.files(in: $0) == 150 }
+
+        try await b.withClient { client in
+            try await FileCoordinator(client: client, container: b.container).coordinate(writingItemAt: "Documents/many") {
+                try FileManager.default.removeItem(atPath: b.path("Documents/many"))
+            }
+        }
+        try await waitForConvergence([a, b], "alpha to take the coordinated deletions") { Self.files(in: $0) == 0 }
+        #expect(try await b.status().containers.first?.heldDeletions == nil)
     }
 }

@@ -45,10 +45,12 @@ extension ContainerSync {
     /// Records the held deletions whose files are still gone; how many paths that was.
     public func confirmDeletions() async throws -> Int {
         try requireFolder()
-        let paths = state.deletions.takeAll()
+        let paths = state.deletions.heldPaths
         guard !paths.isEmpty else { return 0 }
-        logger.notice("held deletions confirmed", metadata: ["count": "\(paths.count)"])
+        // Let go of only once recorded: a folder that goes away meanwhile keeps them held.
         _ = try await leasedScan(Self.outermost(paths).map { Optional($0) }, bypassHold: true)
+        _ = state.deletions.release(paths)
+        logger.notice("held deletions confirmed", metadata: ["count": "\(paths.count)"])
         return paths.count
     }
 
@@ -59,7 +61,7 @@ extension ContainerSync {
     /// it was sent, or changed here since), it is recorded as a confirmation would.
     public func restoreDeletions() async throws -> RestoredDeletions {
         try requireFolder()
-        let paths = Set(state.deletions.takeAll())
+        let paths = Set(state.deletions.heldPaths)
         guard !paths.isEmpty else { return RestoredDeletions(restoring: [], newer: [], gone: []) }
         let (newer, gone) = try heldNowhereElse(paths)
         let restoring = try refetchMissing(under: nil, only: Self.restorable(paths, unrecoverable: Set(newer + gone)))
@@ -72,6 +74,7 @@ extension ContainerSync {
         if !newer.isEmpty || !gone.isEmpty {
             _ = try await leasedScan(Self.outermost(newer + gone).map { Optional($0) }, bypassHold: true)
         }
+        _ = state.deletions.release(Array(paths))
         requestPull()
         return RestoredDeletions(restoring: restoring, newer: newer, gone: gone)
     }
@@ -113,18 +116,23 @@ extension ContainerSync {
     /// no longer has.
     func recordHeldDeletions(changedBy items: [Item]) throws {
         guard state.deletions.holdsAny else { return }
-        let released = state.deletions.release(items.filter { !$0.deleted }.map(\.path))
-        guard !released.isEmpty else { return }
+        let changed = state.deletions.held(among: items.filter { !$0.deleted }.map(\.path))
+        guard !changed.isEmpty else { return }
+        // Let go of only once recorded: while the folder is unavailable they stay held.
+        try scan(Self.outermost(changed).map { Optional($0) }, bypassHold: true)
+        _ = state.deletions.release(changed)
         logger.info("a peer changed files whose deletions were held; those deletions are recorded",
-                    metadata: ["count": "\(released.count)", "sample": "\(released.prefix(5).map(\.rawValue))"])
-        try scan(Self.outermost(released).map { Optional($0) }, bypassHold: true)
+                    metadata: ["count": "\(changed.count)", "sample": "\(changed.prefix(5).map(\.rawValue))"])
     }
 
-    /// The scan's writes without the deletions the hold keeps back.
-    func holdingBackMassDeletions(_ writes: [ItemWrite], previous: [RelativePath: Item], roots: [RelativePath?]) -> [ItemWrite] {
+    /// The scan's writes without the deletions the hold keeps back; those inside
+    /// `coordinated` (nil: everywhere) a client made under a write lease, and pass.
+    func holdingBackMassDeletions(_ writes: [ItemWrite], previous: [RelativePath: Item], roots: [RelativePath?],
+                                  coordinated: [RelativePath?] = []) -> [ItemWrite] {
         var deleted: [RelativePath: Bool] = [:]
         for write in writes where write.item.deleted {
             guard let before = previous[write.item.path], !before.deleted, !Self.agentsOwn(write.item.path) else { continue }
+            if coordinated.contains(where: write.item.path.isWithin) { continue }
             deleted[write.item.path] = before.kind == .directory
         }
         state.deletions.scanned(roots, stillDeleted: Set(deleted.keys))

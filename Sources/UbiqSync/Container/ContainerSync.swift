@@ -293,9 +293,11 @@ public actor ContainerSync {
     func leasedScan(_ roots: [RelativePath?], folders: Set<RelativePath> = [], bypassHold: Bool = false) async throws -> ScanSummary {
         // Changed rules may sync paths no scan looked at: all of the container is scanned.
         let (roots, folders) = refreshIgnoreRules() ? ([nil], []) : (roots, folders)
+        // What a client's coordinated write deleted was meant: no hold.
+        let coordinated = bypassHold ? [] : await leases?.recentClientWrites(in: id) ?? []
         let summary = try await leased(roots.map { readClaim($0) }, for: .agent("scan"), wait: Self.leaseWait) {
             defer { requestPull() }
-            return try scan(roots, folders: folders, bypassHold: bypassHold)
+            return try scan(roots, folders: folders, bypassHold: bypassHold, coordinated: coordinated)
         }
         guard let summary else { throw ScanBusy(roots: roots.map { $0?.rawValue ?? "/" }) }
         return summary
@@ -351,9 +353,11 @@ public actor ContainerSync {
 
     /// Records what changed under `roots` (each a subtree; nil: the whole container) and in
     /// the own attributes of `folders`, in one transaction. Deletions of much of the container
-    /// at once are held back (`DeletionHold`) unless `bypassHold`.
+    /// at once are held back (`DeletionHold`) unless `bypassHold`, or inside the subtrees of
+    /// `coordinated` (nil: all of it), which a client's write lease covered just now.
     @discardableResult
-    func scan(_ roots: [RelativePath?], folders alone: Set<RelativePath> = [], bypassHold: Bool = false) throws -> ScanSummary {
+    func scan(_ roots: [RelativePath?], folders alone: Set<RelativePath> = [], bypassHold: Bool = false,
+              coordinated: [RelativePath?] = []) throws -> ScanSummary {
         // A folder that is not this container's is never read as deletions; one just back is
         // looked at whole.
         let check = checkFolder()
@@ -422,7 +426,7 @@ public actor ContainerSync {
         let folders = try changedFolders(Set(roots.compactMap { $0?.parent }).union(alone), previous: &previousItems)
         statOnly += folders.statOnly
         writes += folders.writes
-        if !bypassHold { writes = holdingBackMassDeletions(writes, previous: previousItems, roots: roots) }
+        if !bypassHold { writes = holdingBackMassDeletions(writes, previous: previousItems, roots: roots, coordinated: coordinated) }
         if receiveOnly {
             let split = Self.holdBack(writes, previous: previousItems)
             writes = split.kept

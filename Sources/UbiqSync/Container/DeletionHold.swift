@@ -71,7 +71,7 @@ struct DeletionHold: Sendable {
     /// deleted: they are held no more.
     mutating func scanned(_ roots: [RelativePath?], stillDeleted: Set<RelativePath>) {
         guard !paths.isEmpty else { return }
-        for path in paths.keys where !stillDeleted.contains(path) && roots.contains(where: { root in root.map { path == $0 || path.isInside($0) } ?? true }) {
+        for path in paths.keys where !stillDeleted.contains(path) && roots.contains(where: path.isWithin) {
             paths[path] = nil
         }
         if paths.isEmpty { phase = .none }
@@ -94,7 +94,15 @@ struct DeletionHold: Sendable {
         return takeAll()
     }
 
-    /// The held paths among `paths`, which the hold lets go of (a peer changed them).
+    /// Every path held or being gathered.
+    var heldPaths: [RelativePath] { Array(paths.keys) }
+
+    /// The held paths among `candidates`.
+    func held(among candidates: [RelativePath]) -> [RelativePath] {
+        candidates.filter { paths[$0] != nil }
+    }
+
+    /// The held paths among `candidates`, which the hold lets go of (recorded or put back).
     mutating func release(_ candidates: [RelativePath]) -> [RelativePath] {
         let released = candidates.filter { paths[$0] != nil }
         for path in released { paths[path] = nil }

@@ -54,6 +54,13 @@ public actor FileLeases {
     private var waiting: [(lease: Lease, continuation: CheckedContinuation<Bool, Never>)] = []
     private var nextID: UInt64 = 1
     private let released = Broadcaster<Void>(policy: .bufferingNewest(1))
+    /// Clients' write claims, with when their leases ended: what a coordinated write deleted
+    /// reaches the agent's scan a little later, through the watcher.
+    private var endedWrites: [(claim: Claim, ended: ContinuousClock.Instant)] = []
+
+    /// How long after a client's write lease ends the deletions found inside it count as
+    /// the client's (DESIGN.md §3: they are meant, and pass the mass-deletion hold).
+    public static let coordinatedWriteWindow = Duration.seconds(10)
 
     /// The clock a wait's timeout follows and where its timer runs.
     private let environment: EngineEnvironment
@@ -92,12 +99,18 @@ public actor FileLeases {
     public func release(_ id: UInt64) {
         guard let lease = held.removeValue(forKey: id) else { return }
         grantWaiters()
-        if case .client = lease.holder { released.yield(()) }
+        if case .client = lease.holder {
+            noteEnded(lease)
+            released.yield(())
+        }
     }
 
     /// Releases every lease `holder` holds and gives up its waits (a connection ended).
     public func releaseAll(of holder: Holder) {
-        for (id, lease) in held where lease.holder == holder { held[id] = nil }
+        for (id, lease) in held where lease.holder == holder {
+            held[id] = nil
+            if case .client = lease.holder { noteEnded(lease) }
+        }
         for (index, entry) in waiting.enumerated().reversed() where entry.lease.holder == holder {
             waiting.remove(at: index)
             entry.continuation.resume(returning: false)
@@ -112,6 +125,24 @@ public actor FileLeases {
             guard case .client = lease.holder else { return false }
             return lease.claims.contains { $0.conflicts(with: claim) }
         }
+    }
+
+    /// The subtrees of `container` (nil: all of it) that a client's write lease covered
+    /// within the last ``coordinatedWriteWindow``.
+    public func recentClientWrites(in container: ContainerID) -> [RelativePath?] {
+        forgetOldWrites()
+        return endedWrites.filter { $0.claim.container == container }.map(\.claim.path)
+    }
+
+    private func noteEnded(_ lease: Lease) {
+        forgetOldWrites()
+        let now = environment.clock.now
+        endedWrites += lease.claims.filter { $0.access == .write }.map { ($0, now) }
+    }
+
+    private func forgetOldWrites() {
+        let now = environment.clock.now
+        endedWrites.removeAll { $0.ended + Self.coordinatedWriteWindow < now }
     }
 
     /// The lease of a client that currently excludes `claim`, if any.

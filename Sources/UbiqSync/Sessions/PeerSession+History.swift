@@ -19,7 +19,7 @@ extension PeerSession {
             throw FetchError("peer \(link.remoteDevice) answered a history request with something else")
         }
         let (entries, truncated, since) = HistoryMapping.entries(response, withChunks: !versions.isEmpty)
-        let inside = entries.filter { entry in path.map { entry.path == $0 || entry.path.isInside($0) } ?? true }
+        let inside = entries.filter { $0.path.isWithin(path) }
         return PeerHistory(device: link.remoteDevice, entries: inside, truncated: truncated, since: since)
     }
 }
