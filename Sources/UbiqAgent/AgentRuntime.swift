@@ -4,6 +4,7 @@ import ServiceLifecycle
 import UbiqConfig
 import UbiqDiscovery
 import UbiqControl
+import UbiqControlAPI
 import UbiqFileSystem
 import UbiqIdentity
 import UbiqIndex
@@ -15,7 +16,7 @@ import UbiqWire
 /// The agent: the control socket, the web page, and the signed-in account's parts
 /// (``SyncSession``, run by ``AccountService``), together in a `ServiceGroup` until SIGTERM or SIGINT.
 public struct AgentRuntime: Sendable {
-    public static let version = "0.1.0"
+    public static let version = UbiqRelease.version
 
     let configuration: AgentConfiguration
     let logger: Logger

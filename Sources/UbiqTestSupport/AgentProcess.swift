@@ -152,13 +152,15 @@ public final class AgentProcess: @unchecked Sendable {
     /// The running agent's process ID (nil on a LAN host or when stopped).
     public var pid: Int32? { lock.withLock { self.process?.processIdentifier } }
 
-    /// SIGTERM and wait.
-    public func stop() {
-        guard let process = lock.withLock({ self.process }) else { return }
+    /// SIGTERM and wait; the exit status (nil when it was not running here).
+    @discardableResult
+    public func stop() -> Int32? {
+        guard let process = lock.withLock({ self.process }) else { return nil }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
         lock.withLock { self.process = nil }
         stopRelay()
+        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
     }
 
     /// SIGKILL and wait: a crash.

@@ -40,14 +40,25 @@ public final class WebServer: Sendable {
         self.logger = logger
     }
 
-    /// Serves connections until cancelled.
+    /// Serves connections until cancelled, then returns: a stop is no failure. As the control
+    /// server does (apple/swift-nio#2813), cancellation closes the listener rather than
+    /// reaching the accept loop, which then ends its connections.
     public func run() async throws {
-        try await withThrowingDiscardingTaskGroup { group in
-            try await listener.executeThenClose { inbound in
-                for try await connection in inbound {
-                    group.addTask { await self.serve(connection) }
+        let listener = listener
+        let acceptLoop = Task {
+            try await withThrowingDiscardingTaskGroup { group in
+                defer { group.cancelAll() }
+                try await listener.executeThenClose { inbound in
+                    for try await connection in inbound {
+                        group.addTask { await self.serve(connection) }
+                    }
                 }
             }
+        }
+        try await withTaskCancellationHandler {
+            try await acceptLoop.value
+        } onCancel: {
+            listener.channel.close(promise: nil)
         }
     }
 

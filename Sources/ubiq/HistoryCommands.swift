@@ -86,7 +86,7 @@ struct RestoreCommand: AgentCommand {
     var container: ContainerID
     @Argument(help: "The file's (or, with --at, the folder's) path inside the container.")
     var path: String
-    @Option(help: "The kept version's id, from `ubiq history` or `ubiq trash`.")
+    @Option(help: "The kept version's id, from `ubiq history` or `ubiq trash` (default: the newest kept of PATH).")
     var version: String?
     @Option(help: "Put everything under PATH back as it was at this time: 2026-11-26T08:00:00Z, or 90m, 2h, 3d ago.",
             transform: { try RestoreTime.parse($0) })
@@ -94,7 +94,7 @@ struct RestoreCommand: AgentCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        guard (version == nil) != (at == nil) else { throw ValidationError("give either --version ID or --at TIME") }
+        guard version == nil || at == nil else { throw ValidationError("give --version ID or --at TIME, not both") }
     }
 
     func run(with agent: UbiqAgentClient) async throws {
@@ -106,8 +106,20 @@ struct RestoreCommand: AgentCommand {
             lines += result.failed.map { "  not restored: \($0.path): \($0.reason)" }
             return print(lines.joined(separator: "\n"))
         }
-        let result = try await agent.restore(container: container, path: path, version: version ?? "")
+        let version: String
+        if let chosen = self.version { version = chosen } else { version = try await newestKept(by: agent) }
+        let result = try await agent.restore(container: container, path: path, version: version)
         if output.json { return Terminal.printJSON(try JSONValue(encoding: result)) }
         print("Restored \(result.path) (\(ByteCount.format(result.size))) from \(result.restored); it is now version \(result.version) on every device.")
+    }
+
+    /// The id of the newest version of the file kept here or on a connected peer (the history
+    /// lists newest first), as a person restoring a deleted file means.
+    private func newestKept(by agent: UbiqAgentClient) async throws -> String {
+        let kept = try await agent.history(container: container, path: path).versions.filter { $0.path == path }
+        guard let newest = kept.max(by: { $0.keptAt < $1.keptAt }) else {
+            throw ValidationError("no version of \(path) is kept here or on a connected peer; `ubiq history \(container.rawValue)` lists what is")
+        }
+        return newest.id
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import UbiqControlAPI
 
 /// The `ubiq` command line: talks to the local agent over its control socket.
 @main
@@ -6,6 +7,7 @@ struct UbiqCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ubiq",
         abstract: "Talk to the local ubiq agent.",
+        version: "ubiq \(UbiqRelease.version)",
         subcommands: [
             StatusCommand.self, PeersCommand.self, DevicesCommand.self, DeviceCommand.self, ListCommand.self, QueryCommand.self, VersionsCommand.self, ResolveCommand.self,
             HistoryCommand.self, TrashCommand.self, RestoreCommand.self,

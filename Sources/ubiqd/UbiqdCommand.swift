@@ -9,7 +9,8 @@ import UbiqConfig
 struct UbiqdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ubiqd",
-        abstract: "The ubiq agent: keeps this workstation's containers in sync with the account's other devices.")
+        abstract: "The ubiq agent: keeps this workstation's containers in sync with the account's other devices.",
+        version: "ubiqd \(AgentRuntime.version)")
 
     @Option(help: "State folder: identity, index, conflict versions (default $XDG_STATE_HOME/ubiq).")
     var state: String?
@@ -57,6 +58,7 @@ struct UbiqdCommand: AsyncParsableCommand {
         let logger = Logger(label: "ubiqd")
         do {
             try await AgentRuntime(configuration: configuration, logger: logger).run()
+            logger.info("agent stopped")
         } catch {
             logger.critical("agent stopped", metadata: ["error": "\(error)"])
             throw ExitCode(1)

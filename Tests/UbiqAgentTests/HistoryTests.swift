@@ -403,7 +403,9 @@ import UbiqTestSupport
 
         let output = try await AgentProcess.cli(["--socket", a.socket, "restore", a.container.rawValue, draft, "--version", version.id])
         #expect(output.contains("Restored \(draft)"), "\(output)")
-        _ = try await a.withClient { try await $0.restore(container: a.container, path: plan, version: deleted.version) }
+        // A deleted file without --version: its newest kept version, as a person means.
+        let plainRestore = try await AgentProcess.cli(["--socket", a.socket, "restore", a.container.rawValue, plan])
+        #expect(plainRestore.contains("Restored \(plan)") && plainRestore.contains(deleted.version), "\(plainRestore)")
         try await waitForConvergence([a, b], "the draft and the plan back on both") { _ in
             b.read(draft) == "the first draft, which only beta will keep" && b.read(plan) == "the plan"
         }

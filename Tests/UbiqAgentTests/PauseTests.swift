@@ -89,6 +89,23 @@ import UbiqTestSupport
         #expect(try await b.status().paused == false)
     }
 
+    /// A peer refused by a paused agent is dialed again as an unreachable one is, not a minute
+    /// later: alpha dials no one (beta dials it), so the link comes back only through beta.
+    @Test func theWholeAgentResumedTakesItsPeerBackWithinSeconds() async throws {
+        let cluster = try await LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        _ = try await a.withClient { try await $0.pause() }
+        try await waitUntil("beta to be refused by the paused alpha") {
+            try await b.status().peers.contains { !$0.connected && $0.lastError == "the peer closed the link before its hello" }
+        }
+        _ = try await a.withClient { try await $0.resume() }
+        // A refusal made beta wait 60 s before it dialed again.
+        try await waitUntil("beta to reconnect", timeout: .seconds(30)) { try await b.status().peers.contains(where: \.connected) }
+    }
+
     /// A paused container stays paused across a restart, and what is written in it meanwhile
     /// is indexed but not sent: the peer never hears of it until the resume, while the paused
     /// device goes on hearing of the peer's changes.

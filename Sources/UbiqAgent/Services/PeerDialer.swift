@@ -43,7 +43,8 @@ actor PeerDialer: Service {
     /// How often a loop whose device is connected looks whether it still is: a lost
     /// connection is dialed again within this.
     static let connectedCheck: Duration = .milliseconds(250)
-    /// A peer that refuses us (no common protocol version) is asked again only this often.
+    /// A peer that refuses us (no common protocol version) is asked again only this often; one
+    /// that closes before its hello (paused) is dialed as an unreachable one is.
     static let refusedDelay: Duration = .seconds(60)
     /// How long a device waits before first dialing a discovered peer with a smaller device
     /// ID: two devices that find each other at once dial each other at once, and the link the
@@ -131,8 +132,12 @@ actor PeerDialer: Service {
                     await handOver.run(connection)
                     delay = minimumDelay
                 } else {
-                    let agreed = await engine.serve(TransportPeerLink(connection: connection, isOutgoing: true, limits: limits))
-                    delay = agreed ? minimumDelay : refusedDelay
+                    switch await engine.serve(TransportPeerLink(connection: connection, isOutgoing: true, limits: limits)) {
+                    case .agreed: delay = minimumDelay
+                    case .refused: delay = refusedDelay
+                    // A paused peer: dialed as an unreachable one is, so its resume is noticed within seconds.
+                    case .closedBeforeHello: delay = min(delay * 2, maximumDelay)
+                    }
                 }
             } catch {
                 logger.debug("peer unreachable", metadata: [

@@ -33,6 +33,9 @@ public actor PeerSession {
     let listRequests: AsyncStream<AwaitingLists>.Continuation
     private let listQueue: AsyncStream<AwaitingLists>
     private(set) var agreement: Handshake.Agreement?
+    /// Whether the peer's hello arrived: a peer that closes before it (a paused agent) did not
+    /// refuse this device's protocol, and may be dialed again soon.
+    private(set) var heardHello = false
     private nonisolated let name = Mutex("")
     /// The name the peer gave in its hello; empty before.
     public nonisolated var remoteName: String { name.withLock { $0 } }
@@ -113,8 +116,9 @@ public actor PeerSession {
                 return "no hello within \(Self.helloTimeout)"
             }
             guard case .hello(let theirs)? = first?.message else {
-                throw WireError(.unexpectedMessage, "the first message was not Hello")
+                throw WireError(.unexpectedMessage, first == nil ? "the peer closed the link before its hello" : "the first message was not Hello")
             }
+            heardHello = true
             let agreement: Handshake.Agreement
             do { agreement = try Handshake.agree(ours: hello, theirs: theirs, authenticatedDevice: link.remoteDevice) } catch {
                 await refuse(error)

@@ -64,32 +64,43 @@ public actor SyncEngine {
         self.logger = logger
     }
 
+    /// How a link served ended, for a dialer's wait before it dials again.
+    public enum LinkEnd: Sendable, Equatable {
+        /// Both hellos agreed (or the link was a second one to a connected peer).
+        case agreed
+        /// Refused: the hellos did not agree, or this device would not take the link.
+        case refused
+        /// The peer closed the link before its hello: a paused agent does, and takes links
+        /// again once it resumes.
+        case closedBeforeHello
+    }
+
     /// Runs a session over an authenticated link until it ends. Of two links to the same
-    /// device, both ends keep the same one (``LinkChoice``). Returns whether the peer got past
-    /// `Hello` (false for a refusal, so a dialer can wait longer).
+    /// device, both ends keep the same one (``LinkChoice``). Says how it ended, so a dialer
+    /// waits longer after a refusal.
     @discardableResult
-    public func serve(_ link: any PeerLink) async -> Bool {
+    public func serve(_ link: any PeerLink) async -> LinkEnd {
         let remote = link.remoteDevice
         guard !paused else {
             logger.debug("refused a connection while paused", metadata: ["peer": "\(remote)", "address": "\(link.remoteAddress)"])
             await link.close()
-            return false
+            return .refused
         }
         if let devices, devices.isRevoked(remote) {
             logger.warning("refused a device removed from the account", metadata: ["peer": "\(remote)", "address": "\(link.remoteAddress)"])
             await link.close()
-            return false
+            return .refused
         }
         guard remote != device else {
             logger.warning("refused a connection to ourselves", metadata: ["address": "\(link.remoteAddress)"])
             await link.close()
-            return false
+            return .refused
         }
         let hello: Ubiq_Wire_Hello
         do { hello = try makeHello(for: remote) } catch {
             logger.error("cannot read the index to greet a peer", metadata: ["peer": "\(remote)", "error": "\(error)"])
             await link.close()
-            return false
+            return .refused
         }
         // Decided and installed with no suspension in between, so a link that arrives
         // meanwhile is judged against this one and never installed beside it.
@@ -98,7 +109,7 @@ public actor SyncEngine {
                                            local: device, remote: remote) == .keepExisting {
             logger.debug("closed a second link to a connected peer", metadata: ["peer": "\(remote)", "address": "\(link.remoteAddress)"])
             await link.close()
-            return true
+            return .agreed
         }
         let session = PeerSession(link: link, containers: containers, stores: stores, hello: hello, index: index,
                                   serving: serving, pingInterval: pingInterval, environment: environment, devices: devices,
@@ -131,9 +142,9 @@ public actor SyncEngine {
             records[remote]?.lastError = reason
         }
         if !name.isEmpty { records[remote]?.name = name }
-        let agreed = await session.agreed
-        if agreed { await devices?.seen(remote, address: sighting, at: environment.clock.wallNanoseconds / 1_000_000) }
-        return agreed
+        guard await session.agreed else { return await session.heardHello ? .refused : .closedBeforeHello }
+        await devices?.seen(remote, address: sighting, at: environment.clock.wallNanoseconds / 1_000_000)
+        return .agreed
     }
 
     /// Where the device at the other end of `link` can be reached: the address dialled, or
