@@ -99,7 +99,7 @@ import UbiqTestSupport
         try await cluster.waitConnected()
         _ = try await a.withClient { try await $0.pause() }
         try await waitUntil("beta to be refused by the paused alpha") {
-            try await b.status().peers.contains { !$0.connected && $0.lastError == "the peer closed the link before its hello" }
+            try await b.status().peers.contains { !$0.connected && $0.lastError?.contains("hello") == true }
         }
         _ = try await a.withClient { try await $0.resume() }
         // A refusal made beta wait 60 s before it dialed again.

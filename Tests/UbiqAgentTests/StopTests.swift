@@ -30,11 +30,14 @@ import UbiqTestSupport
         let (a, b) = (cluster.agents[0], cluster.agents[1])
         a.webPagePort = 0
         b.webPagePort = 0
-        try await cluster.start()
-        try await cluster.waitConnected()
-        let big = SeededBytes.data(96 << 20, seed: 11)
-        try a.write("Documents/big.bin", big)
-        try await waitUntil("beta to start fetching the file") { try await b.status().containers.first?.needItems ?? 0 > 0 }
+        // 96 MiB through a link of 4 MiB a second: beta is stopped an eighth of the way.
+        let link = try await cluster.startThroughSlowLink(bytesPerSecond: 4 << 20)
+        defer { link.close() }
+        let size = 96 << 20
+        // Written whole outside what syncs, then moved in: no partial version travels first.
+        try a.write("Documents/big.bin.nosync", SeededBytes.data(size, seed: 11))
+        #expect(rename(a.path("Documents/big.bin.nosync"), a.path("Documents/big.bin")) == 0)
+        try await waitUntil("beta to be on its way", every: .milliseconds(20)) { try await b.status().bytesReceived > Int64(size) / 8 }
         Self.expectCleanStop(b)
         Self.expectCleanStop(a)
     }

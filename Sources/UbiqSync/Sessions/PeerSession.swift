@@ -177,7 +177,7 @@ public actor PeerSession {
         } catch {
             logger.info("peer connection ended", metadata: ["error": "\(error)"])
             await end()
-            return "\(error)"
+            return heardHello ? "\(error)" : "the link ended before the peer's hello: \(error)"
         }
     }
 
