@@ -116,8 +116,8 @@ struct RestoreCommand: AgentCommand {
     /// The id of the newest version of the file kept here or on a connected peer (the history
     /// lists newest first), as a person restoring a deleted file means.
     private func newestKept(by agent: UbiqAgentClient) async throws -> String {
-        let kept = try await agent.history(container: container, path: path).versions.filter { $0.path == path }
-        guard let newest = kept.max(by: { $0.keptAt < $1.keptAt }) else {
+        let versions = try await agent.history(container: container, path: path).versions
+        guard let newest = versions.first(where: { $0.path == path }) else {
             throw ValidationError("no version of \(path) is kept here or on a connected peer; `ubiq history \(container.rawValue)` lists what is")
         }
         return newest.id

@@ -128,7 +128,7 @@ extension ContainerSync {
     /// The scan's writes without the deletions the hold keeps back; those inside
     /// `coordinated` (nil: everywhere) a client made under a write lease, and pass.
     func holdingBackMassDeletions(_ writes: [ItemWrite], previous: [RelativePath: Item], roots: [RelativePath?],
-                                  coordinated: [RelativePath?] = []) -> [ItemWrite] {
+                                  coordinated: [RelativePath?]) -> [ItemWrite] {
         var deleted: [RelativePath: Bool] = [:]
         for write in writes where write.item.deleted {
             guard let before = previous[write.item.path], !before.deleted, !Self.agentsOwn(write.item.path) else { continue }

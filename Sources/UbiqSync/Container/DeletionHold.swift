@@ -104,7 +104,7 @@ struct DeletionHold: Sendable {
 
     /// The held paths among `candidates`, which the hold lets go of (recorded or put back).
     mutating func release(_ candidates: [RelativePath]) -> [RelativePath] {
-        let released = candidates.filter { paths[$0] != nil }
+        let released = held(among: candidates)
         for path in released { paths[path] = nil }
         if paths.isEmpty { phase = .none }
         return released

@@ -107,9 +107,10 @@ public actor FileLeases {
 
     /// Releases every lease `holder` holds and gives up its waits (a connection ended).
     public func releaseAll(of holder: Holder) {
+        let isClient = if case .client = holder { true } else { false }
         for (id, lease) in held where lease.holder == holder {
             held[id] = nil
-            if case .client = lease.holder { noteEnded(lease) }
+            if isClient { noteEnded(lease) }
         }
         for (index, entry) in waiting.enumerated().reversed() where entry.lease.holder == holder {
             waiting.remove(at: index)
