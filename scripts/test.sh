@@ -32,8 +32,8 @@ swift build -c release --product ubiq-sim
 sim="$(swift build -c release --show-bin-path)/ubiq-sim"
 # Seeds that found bugs in a release build, whose schedules differ from debug's.
 for seed in 661779082 5052 7050 762710522 900050 204773522; do SWIFT_DETERMINISTIC_HASHING=1 "$sim" --from "$seed" --count 1; done
-# Seeds that found bugs with a person's restores of held deletions on (issue 40).
-for seed in 122 171; do SWIFT_DETERMINISTIC_HASHING=1 UBIQ_SIM_RESTORES=1 "$sim" --from "$seed" --count 1; done
+# Seeds that found bugs in a person's restores of held deletions (issue 40).
+for seed in 122 171 9030; do SWIFT_DETERMINISTIC_HASHING=1 "$sim" --from "$seed" --count 1; done
 first=$(( $(date +%s) % 1000000 * 1000 ))
 echo "simulation: new seeds from $first (replay one with scripts/simulate.sh --from SEED --count 1)"
 SWIFT_DETERMINISTIC_HASHING=1 "$sim" --from "$first" --count 200 --minutes 2 --shrink --shrink-tries 100 &

@@ -156,6 +156,23 @@ extension SyncIndex {
         }
     }
 
+    /// Gives the items at `paths` the container's next sequence numbers, unchanged, so that
+    /// peers hear of them again (whether this device holds their content changed); paths
+    /// the index does not know are left out. Returns the container's new sequence.
+    @discardableResult
+    public func resequence(_ container: ContainerID, _ paths: some Sequence<RelativePath>) throws -> Int64 {
+        try write { db in
+            var row = try containerRow(db, container)
+            for path in paths {
+                try db.execute(cached: "UPDATE item SET sequence = ? WHERE container = ? AND path = ?",
+                               arguments: [row.sequence + 1, row.id, path.rawValue])
+                if db.changesCount > 0 { row.sequence += 1 }
+            }
+            try db.execute(cached: "UPDATE container SET sequence = ? WHERE id = ?", arguments: [row.sequence, row.id])
+            return row.sequence
+        }
+    }
+
     /// Records new stat fingerprints for items whose content did not change (an mtime-only
     /// change is no new version), in one transaction.
     public func updateStats(_ container: ContainerID, _ stats: [(RelativePath, FileStat)]) throws {

@@ -17,6 +17,24 @@ import UbiqModel
         #expect(hold.phase == .none)
     }
 
+    /// Peers hear again of each path that goes into the hold (its content is not served
+    /// here) and of each that leaves it, once.
+    @Test func pathsEnteringOrLeavingTheHoldAreDueToBeAnnouncedOnce() {
+        var hold = DeletionHold(threshold: 100)
+        #expect(hold.unannounced.isEmpty)
+        _ = hold.scanFound(files(0..<150), at: start)
+        #expect(hold.unannounced == Set(files(0..<150).keys))
+        hold.announcedAll()
+        #expect(hold.unannounced.isEmpty)
+        _ = hold.windowEnded(liveFiles: 200, now: 1)
+        let back = Array(files(0..<10).keys)
+        _ = hold.release(back)
+        #expect(hold.unannounced == Set(back))
+        hold.announcedAll()
+        _ = hold.takeAll()
+        #expect(hold.unannounced == Set(files(10..<150).keys))
+    }
+
     @Test func aBurstSplitOverScansIsGatheredThenHeld() {
         var hold = DeletionHold(threshold: 100)
         #expect(hold.scanFound(files(0..<150), at: start) == .gather(until: start + DeletionHold.gatherWindow))

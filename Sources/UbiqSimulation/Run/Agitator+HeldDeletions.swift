@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 import UbiqModel
 import UbiqSync
@@ -9,12 +8,6 @@ import UbiqSync
 extension Agitator {
     /// The threshold the simulated devices hold deletions over: their trees are small.
     static let holdDeletionsOver = 4
-    /// Whether a person's decision may be a restore (`UBIQ_SIM_RESTORES=1`), or only ever a
-    /// confirmation. Off by default: a restore can wait for ever on a version the `held` table
-    /// says a peer holds while that peer cannot write it (a case conflict there; seed 118 with
-    /// restores on), a known fault of the engine still to fix (issue 40).
-    static let restoresHeldDeletions = ProcessInfo.processInfo.environment["UBIQ_SIM_RESTORES"] == "1"
-
     /// `rm -r Documents/*`.
     mutating func massDelete(on device: SimDevice, _ label: String) {
         let top = device.disk.snapshot().keys.filter { $0.parent?.rawValue == "Documents" }.sorted()
@@ -32,7 +25,7 @@ extension Agitator {
         for device in world.devices {
             guard let life = device.life, let held = life.sync.heldDeletions, device.disk.absence == nil,
                   everyone || draw(8) == 0 else { continue }
-            let restore = Self.restoresHeldDeletions && draw(2) == 0
+            let restore = draw(2) == 0
             let label = "#\(counter) d\(device.number) deletions \(restore ? "restore" : "confirm")"
             steps.append("\(label) (\(held.count) held)")
             let decisions = self.decisions

@@ -42,6 +42,27 @@ extension ContainerSync {
         return HeldDeletionsSummary(count: hold.files, since: since, paths: hold.paths.keys.sorted())
     }
 
+    /// The paths whose deletions are held or being gathered: their files are gone here, so
+    /// peers hear of them as present without content.
+    public nonisolated var contentHeldBack: Set<RelativePath> {
+        board.withLock { $0.deletions.holdsAny ? Set($0.deletions.heldPaths) : [] }
+    }
+
+    /// Peers hear again of the paths that went into or out of the hold since they last did
+    /// (`DeletionHold.unannounced`); what fails is tried again after the next scan.
+    func announceHoldChanges() {
+        let due = state.deletions.unannounced
+        guard !due.isEmpty else { return }
+        do {
+            try index.resequence(id, due)
+            state.deletions.announcedAll()
+            announce()
+        } catch {
+            logger.warning("could not announce the held deletions again; tried after the next scan",
+                           metadata: ["error": "\(error)", "count": "\(due.count)"])
+        }
+    }
+
     /// Records the held deletions whose files are still gone; how many paths that was.
     public func confirmDeletions() async throws -> Int {
         try requireFolder()
@@ -50,6 +71,7 @@ extension ContainerSync {
         // Let go of only once recorded: a folder that goes away meanwhile keeps them held.
         _ = try await leasedScan(Self.outermost(paths).map { Optional($0) }, bypassHold: true)
         _ = state.deletions.release(paths)
+        announceHoldChanges()
         logger.notice("held deletions confirmed", metadata: ["count": "\(paths.count)"])
         return paths.count
     }
@@ -75,6 +97,7 @@ extension ContainerSync {
             _ = try await leasedScan(Self.outermost(newer + gone).map { Optional($0) }, bypassHold: true)
         }
         _ = state.deletions.release(Array(paths))
+        announceHoldChanges()
         requestPull()
         return RestoredDeletions(restoring: restoring, newer: newer, gone: gone)
     }
@@ -121,6 +144,7 @@ extension ContainerSync {
         // Let go of only once recorded: while the folder is unavailable they stay held.
         try scan(Self.outermost(changed).map { Optional($0) }, bypassHold: true)
         _ = state.deletions.release(changed)
+        announceHoldChanges()
         logger.info("a peer changed files whose deletions were held; those deletions are recorded",
                     metadata: ["count": "\(changed.count)", "sample": "\(changed.prefix(5).map(\.rawValue))"])
     }

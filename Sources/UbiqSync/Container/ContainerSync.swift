@@ -435,6 +435,7 @@ public actor ContainerSync {
         }
         // The folder may have gone while it was read (an unmount): nothing of what was seen counts.
         try requireFolder()
+        announceHoldChanges()
         try index.updateStats(id, statOnly)
         try recordLinks(roots, found: linked)
         guard !writes.isEmpty else { return ScanSummary(seen: seen, changed: 0) }

@@ -6,7 +6,8 @@ import UbiqModel
 /// hands over in several batches is gathered for at least ``gatherWindow`` from the batch
 /// that takes the files deleted in ``burstWindow`` past the threshold (until the next pull
 /// pass after that) before it is judged whole; then it is recorded, or held until a person
-/// confirms or restores it. Held paths are still present in the index, so peers keep them.
+/// confirms or restores it. Held paths are still present in the index, so peers keep them;
+/// their content is gone here, so peers hear of them as present without it (``announced``).
 struct DeletionHold: Sendable {
     enum Phase: Sendable, Equatable {
         case none
@@ -27,6 +28,8 @@ struct DeletionHold: Sendable {
     private(set) var phase = Phase.none
     /// The deletions held or being gathered, by path, and whether each is a folder.
     private(set) var paths: [RelativePath: Bool] = [:]
+    /// The paths peers last heard of as held: their content not served here.
+    private(set) var announced: Set<RelativePath> = []
     /// Files deleted by recent scans and recorded, with when.
     private var recent: [(at: ContinuousClock.Instant, files: Int)] = []
 
@@ -96,6 +99,16 @@ struct DeletionHold: Sendable {
 
     /// Every path held or being gathered.
     var heldPaths: [RelativePath] { Array(paths.keys) }
+
+    /// The paths that went into or out of the hold since peers last heard: each is announced
+    /// again, so that no peer counts on this device for the content of a held file (a restore
+    /// elsewhere would wait for ever on it), and each let go is served again.
+    var unannounced: Set<RelativePath> { Set(paths.keys).symmetricDifference(announced) }
+
+    /// Peers heard again of every path ``unannounced`` named.
+    mutating func announcedAll() {
+        announced = Set(paths.keys)
+    }
 
     /// The held paths among `candidates`.
     func held(among candidates: [RelativePath]) -> [RelativePath] {

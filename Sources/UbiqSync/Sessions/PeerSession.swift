@@ -238,9 +238,13 @@ public actor PeerSession {
                 update.containerID = container.id.rawValue
                 update.indexID = state.indexID
                 update.lastSequence = UInt64(last.sequence)
+                // Files whose deletions are held here are listed without their content.
+                let heldBack = container.contentHeldBack
                 // A peer of protocol 4 or older cannot hold a package: it never hears of one.
-                update.items = batch.filter { carriesPackages || $0.item.kind != .package }
-                    .map { ItemMapping.fileInfo($0.item, sequence: $0.sequence, absent: !$0.downloaded, grouped: grouped) }
+                update.items = batch.filter { carriesPackages || $0.item.kind != .package }.map {
+                    ItemMapping.fileInfo($0.item, sequence: $0.sequence, absent: !$0.downloaded || heldBack.contains($0.item.path),
+                                         grouped: grouped)
+                }
                 try await link.send(Ubiq_Wire_Envelope(.indexUpdate(update)))
                 sent = last.sequence
                 // The end for now: a later change is announced after it is committed, and the
