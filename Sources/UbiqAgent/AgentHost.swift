@@ -152,9 +152,9 @@ actor AgentHost {
     }
 
     /// Signs a signed-out agent in to the account in `bundle`; returns once syncing runs.
-    func join(bundle: String, name: String?) async throws -> AccountIdentity {
+    func join(bundle: String, name: String?, deviceKey: String? = nil) async throws -> AccountIdentity {
         try requireSignedOut()
-        do { _ = try store.join(bundleText: bundle, deviceName: name ?? configuration.deviceName) } catch {
+        do { _ = try store.join(bundleText: bundle, deviceName: name ?? configuration.deviceName, deviceKeyPEM: deviceKey) } catch {
             throw RPCError(.invalidParams, "\(error)")
         }
         return try await signedIn()

@@ -59,6 +59,10 @@ public struct AgentRuntime: Sendable {
         for store in configuration.kvstores { lines.append("key-value store \(store)") }
         lines.append("socket: \(configuration.socketPath)")
         for address in listening { lines.append("listening: \(address)") }
+        if let ui = configuration.ui {
+            let host = ui.host.contains(":") ? "[\(ui.host)]" : ui.host
+            lines.append(ui.port == 0 ? "web page: `ubiq ui` opens it" : "web page: http://\(host):\(ui.port)/ (`ubiq ui` opens it, with its token)")
+        }
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
 }

@@ -104,6 +104,11 @@ struct SyncSession: Sendable {
         for peer in config.peers {
             await dialer.set("static \(peer)", .init(hosts: [peer.host], port: peer.port, device: nil))
         }
+        // Where the inviting device syncs, as the join learnt it: found without mDNS.
+        for raw in RememberedPeers(state: store.state).load() where !config.peers.contains(where: { $0.description == raw }) {
+            guard let peer = try? HostPort(raw) else { continue }
+            await dialer.set("remembered \(peer)", .init(hosts: [peer.host], port: peer.port, device: nil))
+        }
         services.append(dialer)
         services.append(DeviceRemovalService(devices: devices, engine: engine))
         services.append(RotationService(devices: devices, intake: intake, logger: logger))
@@ -131,7 +136,8 @@ struct SyncSession: Sendable {
         let onDemand = OnDemandMethods(status: status)
         var announce: (@Sendable (DiscoveryRecord.Invitation?) async -> Void)?
         if let discovery { announce = { await discovery.announce($0) } }
-        let invites = JoinInvites(identity: identity, store: store, logger: logger, announce: announce)
+        let invites = JoinInvites(identity: identity, store: store, devices: devices, port: config.joinPort,
+                                  syncPorts: listeners.map(\.localPort).filter { $0 > 0 }, logger: logger, announce: announce)
         services.append(invites)
         let methods = AccountMethods(
             status: status, keyValue: KeyValueMethods(stores: engine.stores), records: RecordMethods(stores: recordStores, status: status),
@@ -140,7 +146,8 @@ struct SyncSession: Sendable {
             devices: DeviceMethods(devices: devices, engine: engine, account: try store.loadAccount(),
                                    now: { Int64(Date().timeIntervalSince1970 * 1000) + clockOffset },
                                    invites: invites, listening: listening,
-                                   joinHost: (config.listen.first ?? AgentConfiguration.defaultListen[0]).host, host: host))
+                                   joinHost: (config.listen.first ?? AgentConfiguration.defaultListen[0]).host,
+                                   discovery: config.discovery, host: host))
         return SyncSession(identity: identity, index: index, services: services, methods: methods, listening: listening, stores: stores)
     }
 }

@@ -13,8 +13,9 @@ extension UbiqAgentClient {
         try await connection.call(ControlMethod.accountCreate.rawValue, params: AccountCreateParams(name: name))
     }
 
-    /// Signs a signed-out agent in to the account in `bundle` (the bundle file's text).
-    public func joinAccount(bundle: String, name: String? = nil) async throws -> AccountIdentity {
-        try await connection.call(ControlMethod.accountJoin.rawValue, params: AccountJoinParams(bundle: bundle, name: name))
+    /// Signs a signed-out agent in to the account in `bundle` (the bundle file's text), with
+    /// `deviceKey` (PEM) as its device key where a join by code showed it to the inviter.
+    public func joinAccount(bundle: String, name: String? = nil, deviceKey: String? = nil) async throws -> AccountIdentity {
+        try await connection.call(ControlMethod.accountJoin.rawValue, params: AccountJoinParams(bundle: bundle, name: name, deviceKey: deviceKey))
     }
 }

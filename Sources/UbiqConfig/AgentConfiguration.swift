@@ -20,6 +20,9 @@ public struct AgentConfiguration: Hashable, Sendable {
     public var peers: [HostPort]
     /// Whether peers are found with DNS-SD on the local network.
     public var discovery: Bool
+    /// Where an open invitation takes joins (`join_port`): the first listen port's next by
+    /// default (22101), so a firewall can let it through; 0 where the system picks one.
+    public var joinPort: Int = defaultPort + 1
     /// The control socket that `ubiq` talks to.
     public var socketPath: String
     /// Unique ids; no folder equals, contains or lies inside another or the state directory.

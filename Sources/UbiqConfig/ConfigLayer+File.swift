@@ -1,3 +1,4 @@
+import Foundation
 import TOMLKit
 import UbiqModel
 
@@ -6,7 +7,7 @@ extension ConfigLayer {
     enum Keys {
         static let top = ["agent", "sync", "container", "kvstore", "kvstore_limits", "peer_limit", "ui"]
         static let agent = ["state", "device_name", "listen", "socket", "discovery", "peers", "log_level", "max_send_kib_per_second",
-                            "max_receive_kib_per_second"]
+                            "max_receive_kib_per_second", "join_port"]
         static let sync = ["package_extensions", "close_delay_ms", "modify_delay_ms", "max_delay_ms"]
         static let container = ["id", "path", "download", "extended_attributes", "ignore_permissions", "history", "history_max_age_days",
                                 "history_max_disk_percent", "ignore", "ignore_defaults", "mode", "hold_deletions_over"]
@@ -23,7 +24,12 @@ extension ConfigLayer {
         do {
             root = try TOMLTable(string: text)
         } catch let error as TOMLParseError {
-            throw ConfigError(.syntax, "\(error.description); fix the TOML syntax", file: file, line: error.source.begin.line)
+            let line = error.source.begin.line
+            if let bare = Self.unquotedText(onLine: line, of: text) {
+                throw ConfigError(.syntax, "\(bare.key)'s value \(bare.value) needs quotes, as TOML text does: write \(bare.key) = \"\(bare.value)\"",
+                                  file: file, line: line)
+            }
+            throw ConfigError(.syntax, "\(error.description); fix the TOML syntax", file: file, line: line)
         } catch {
             throw ConfigError(.syntax, "\(error); fix the TOML syntax", file: file)
         }
@@ -85,6 +91,23 @@ extension ConfigLayer {
         return limit
     }
 
+    /// `key = word` on line `line` (1-based) of `text`, where the word is text without its
+    /// quotes (`log_level = info`): toml++ reports that as a number it could not parse.
+    static func unquotedText(onLine line: Int, of text: String) -> (key: String, value: String)? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard line >= 1, line <= lines.count else { return nil }
+        var content = Substring(lines[line - 1])
+        if let hash = content.firstIndex(of: "#") { content = content[..<hash] }
+        let parts = content.split(separator: "=", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        let key = parts[0].trimmingCharacters(in: .whitespaces)
+        let value = parts[1].trimmingCharacters(in: .whitespaces)
+        let word = value.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "_-./:~".unicodeScalars.contains($0) }
+        guard !key.isEmpty, let first = value.unicodeScalars.first, CharacterSet.letters.contains(first) || "/~".unicodeScalars.contains(first), word,
+              !["true", "false", "inf", "nan"].contains(value) else { return nil }
+        return (key, value)
+    }
+
     private mutating func readAgent(_ agent: TOMLReader, paths: DefaultPaths) throws(ConfigError) {
         try agent.rejectUnknownKeys(allowed: Keys.agent)
         state = try agent.checked("state", try agent.string("state")) { raw throws(ConfigError) in
@@ -96,6 +119,7 @@ extension ConfigLayer {
         deviceName = try agent.checked("device_name", try agent.string("device_name"), ValueRules.deviceName)
         logLevel = try agent.checked("log_level", try agent.string("log_level"), ValueRules.logLevel)
         discovery = try agent.bool("discovery")
+        joinPort = try agent.checked("join_port", try agent.int("join_port"), ValueRules.joinPort)
         for (key, target) in [("max_send_kib_per_second", \ConfigLayer.maxSendKiB), ("max_receive_kib_per_second", \ConfigLayer.maxReceiveKiB)] {
             self[keyPath: target] = try agent.checked(key, try agent.int(key)) { value throws(ConfigError) in
                 try ValueRules.limit(value, name: key, ceiling: AgentConfiguration.maxRateKiB)

@@ -26,6 +26,9 @@ extension ConfigLayer {
         }
         if overrides.noDiscovery { discovery = false }
         if overrides.noUI { uiEnabled = false }
+        if let port = overrides.joinPort {
+            joinPort = try flag("--join-port") { () throws(ConfigError) in try ValueRules.joinPort(port) }
+        }
         if let raw = overrides.uiListen {
             uiListen = try flag("--ui-listen") { () throws(ConfigError) in try HostPort(raw, allowPortZero: true) }
         }

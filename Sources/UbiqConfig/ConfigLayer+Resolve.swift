@@ -17,6 +17,7 @@ extension ConfigLayer {
         config.listenIsDefault = listen == nil
         config.peers = peers ?? defaults.peers
         config.discovery = discovery ?? defaults.discovery
+        config.joinPort = joinPort ?? config.listen.first.map { $0.port == 0 || $0.port == 65535 ? 0 : $0.port + 1 } ?? 0
         config.logLevel = logLevel ?? defaults.logLevel
         config.maxSendKiBPerSecond = maxSendKiB
         config.maxReceiveKiBPerSecond = maxReceiveKiB

@@ -37,6 +37,7 @@ struct ConfigLayer: Sendable {
     var peerLimits: [PeerLimit]?
     var uiEnabled: Bool?
     var uiListen: HostPort?
+    var joinPort: Int?
 
     /// Each key `other` sets wins; lists are replaced, not merged.
     func overridden(by other: ConfigLayer) -> ConfigLayer {
@@ -63,7 +64,8 @@ struct ConfigLayer: Sendable {
             maxReceiveKiB: other.maxReceiveKiB ?? maxReceiveKiB,
             peerLimits: other.peerLimits ?? peerLimits,
             uiEnabled: other.uiEnabled ?? uiEnabled,
-            uiListen: other.uiListen ?? uiListen
+            uiListen: other.uiListen ?? uiListen,
+            joinPort: other.joinPort ?? joinPort
         )
     }
 }

@@ -29,6 +29,8 @@ public struct ConfigOverrides: Hashable, Sendable {
     public var uiListen: String?
     /// `--no-ui`; false leaves the file's setting alone.
     public var noUI: Bool
+    /// `--join-port PORT`: where an open invitation takes joins (0: any).
+    public var joinPort: Int?
 
     public init(
         state: String? = nil,
@@ -42,7 +44,8 @@ public struct ConfigOverrides: Hashable, Sendable {
         deviceName: String? = nil,
         logLevel: String? = nil,
         uiListen: String? = nil,
-        noUI: Bool = false
+        noUI: Bool = false,
+        joinPort: Int? = nil
     ) {
         self.state = state
         self.config = config
@@ -56,5 +59,6 @@ public struct ConfigOverrides: Hashable, Sendable {
         self.logLevel = logLevel
         self.uiListen = uiListen
         self.noUI = noUI
+        self.joinPort = joinPort
     }
 }

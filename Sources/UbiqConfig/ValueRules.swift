@@ -60,6 +60,13 @@ enum ValueRules {
         return patterns
     }
 
+    static func joinPort(_ value: Int) throws(ConfigError) -> Int {
+        guard (0...65535).contains(value) else {
+            throw ConfigError(.invalidValue, "the join port must be from 0 (any) to 65535, not \(value)")
+        }
+        return value
+    }
+
     static func limit(_ value: Int, name: String, ceiling: Int) throws(ConfigError) -> Int {
         guard value > 0, value <= ceiling else {
             throw ConfigError(.invalidValue, "\(name) is \(value); it must be between 1 and \(ceiling)")

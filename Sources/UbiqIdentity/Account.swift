@@ -109,17 +109,17 @@ public struct Account: Sendable {
         AccountTrust.issued(certificate, by: self.certificate)
     }
 
-    /// Makes a new device of this account: a fresh P-256 key and a certificate for TLS client
-    /// and server use, signed by the account CA.
-    public func issueDevice(name: String, now: Date = Date()) throws -> DeviceIdentity {
-        try Self.makeDevice(name: name, signer: signer, caCertificatePEM: certificatePEM, now: now)
+    /// Makes a new device of this account: a P-256 key (`key`, or a fresh one) and a
+    /// certificate for TLS client and server use, signed by the account CA.
+    public func issueDevice(name: String, key: P256.Signing.PrivateKey = P256.Signing.PrivateKey(), now: Date = Date()) throws -> DeviceIdentity {
+        try Self.makeDevice(name: name, key: key, signer: signer, caCertificatePEM: certificatePEM, now: now)
     }
 
     /// A device whose certificate looks like a device certificate but is signed by its own
     /// key, not by `account`, while it trusts `account`'s CA: what an impostor would present.
     @_spi(Testing)
     public static func selfSignedDevice(name: String, trusting account: Account, now: Date = Date()) throws -> DeviceIdentity {
-        try makeDevice(name: name, signer: nil, caCertificatePEM: account.certificatePEM, now: now)
+        try makeDevice(name: name, key: P256.Signing.PrivateKey(), signer: nil, caCertificatePEM: account.certificatePEM, now: now)
     }
 
     private struct Signer {
@@ -130,8 +130,8 @@ public struct Account: Sendable {
     }
 
     /// A device certificate signed by `signer`, or by the device's own key when it is nil.
-    private static func makeDevice(name: String, signer: Signer?, caCertificatePEM: String, now: Date) throws -> DeviceIdentity {
-        let key = P256.Signing.PrivateKey()
+    private static func makeDevice(name: String, key: P256.Signing.PrivateKey, signer: Signer?, caCertificatePEM: String,
+                                   now: Date) throws -> DeviceIdentity {
         let publicKey = Certificate.PublicKey(key.publicKey)
         let deviceCertificate = try makeDeviceCertificate(for: publicKey, signer: signer, selfSigningKey: Certificate.PrivateKey(key), now: now)
         return try DeviceIdentity(

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Crypto
 import X509
 
 /// Keeps the account and this device's identity in a state directory: creates an account,
@@ -112,12 +113,18 @@ public struct IdentityStore: Sendable {
         return try join(bundleText: text, deviceName: name)
     }
 
-    /// Joins the account in a bundle's text (as `ubiq account export` writes it).
-    public func join(bundleText text: String, deviceName: String? = nil) throws -> DeviceIdentity {
+    /// Joins the account in a bundle's text (as `ubiq account export` writes it). The device
+    /// key is `deviceKeyPEM` (the key a join by code showed the inviting device, which lists
+    /// the device by it), or a fresh one.
+    public func join(bundleText text: String, deviceName: String? = nil, deviceKeyPEM: String? = nil) throws -> DeviceIdentity {
         try requireNoAccount()
         let name = try Self.validated(deviceName: deviceName ?? Self.defaultDeviceName)
         let account = try AccountBundle.decode(text)
-        return try save(account: account, device: account.issueDevice(name: name))
+        let key: P256.Signing.PrivateKey
+        do { key = try deviceKeyPEM.map { try P256.Signing.PrivateKey(pemRepresentation: $0) } ?? P256.Signing.PrivateKey() } catch {
+            throw IdentityError(.invalidBundle, "The device key handed over with the join is not a P-256 key in PEM; join again.")
+        }
+        return try save(account: account, device: account.issueDevice(name: name, key: key))
     }
 
     /// Signs this workstation out: removes the account and the device identity, and notes
@@ -130,6 +137,7 @@ public struct IdentityStore: Sendable {
         let token = (try? load())?.identityToken ?? ""
         try PrivateFiles.writeFile(Array((token + "\n").utf8), to: signedOutMarker)
         if PrivateFiles.exists(rotationLog) { try PrivateFiles.remove(rotationLog) }
+        try RememberedPeers(state: state).forget()
         for file in StateDirectory.File.allCases {
             try state.remove(file)
         }

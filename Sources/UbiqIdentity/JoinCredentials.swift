@@ -4,8 +4,10 @@ import SwiftASN1
 import X509
 
 /// The certificate a joining workstation shows while it joins with a code: a fresh P-256
-/// key, self-signed, valid for a day, used for that one connection and dropped. It has no
-/// account yet; the code's proofs bind this certificate to the join.
+/// key, self-signed, valid for a day, for that one connection. It has no account yet; the
+/// code's proofs bind this certificate to the join. The key is the one the workstation's
+/// device certificate is then issued for (``IdentityStore/join(bundleText:deviceName:deviceKeyPEM:)``),
+/// so the inviting device knows the new device's ID at once and lists it.
 public struct JoinCredentials: Sendable {
     public let certificatePEM: String
     public let privateKeyPEM: String

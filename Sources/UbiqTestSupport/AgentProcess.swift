@@ -21,6 +21,8 @@ public final class AgentProcess: @unchecked Sendable {
     /// The web page's port (0: the kernel's choice, which `ui.url` tells); nil, the default:
     /// no page, so agents started side by side never compete for its default port.
     public var webPagePort: Int?
+    /// Where an invitation takes joins: 0, the kernel's choice, unless a test sets one.
+    public var joinPort = 0
     /// The LAN workstation to run in (its network and mount namespaces); nil for loopback.
     public var lanHost: LANHost?
     public var environment: [String: String] = [:]
@@ -115,6 +117,8 @@ public final class AgentProcess: @unchecked Sendable {
         }
         if !discovery { arguments.append("--no-discovery") }
         arguments += webPagePort.map { ["--ui-listen", "127.0.0.1:\($0)"] } ?? ["--no-ui"]
+        // The default, the listen port's next, may be another test agent's port.
+        arguments += ["--join-port", "\(joinPort)"]
         for peer in peers { arguments += ["--peer", "127.0.0.1:\(peer)"] }
         arguments += extraArguments
         if let lanHost {

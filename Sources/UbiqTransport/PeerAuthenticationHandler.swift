@@ -116,7 +116,8 @@ final class PeerAuthenticationHandler: ChannelInboundHandler {
         if case .authenticated = state {
             context.fireErrorCaught(error)
         } else {
-            fail(context: context, reason: "\(error)")
+            let address = context.remoteAddress.map(\.peerText) ?? "the peer"
+            fail(context: context, reason: ConnectionFailure.reason(error, address: address) ?? "\(error)")
         }
     }
 

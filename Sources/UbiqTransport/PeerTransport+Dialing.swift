@@ -142,7 +142,8 @@ extension PeerTransport {
                 socket.cancel()
             }
         } catch {
-            throw PeerTransportError(.unreachable, "\(address.peerText) did not answer: \(error).")
+            let reason = ConnectionFailure.reason(error, address: address.peerText) ?? "\(address.peerText) did not answer: \(error)"
+            throw PeerTransportError(.unreachable, "\(reason).")
         }
         do {
             let remote = try await withTaskCancellationHandler {
@@ -161,7 +162,8 @@ extension PeerTransport {
         } catch {
             try? await pending.channel.executeThenClose { _, _ in }
             logger.debug("Peer handshake failed", metadata: ["peer.address": "\(pending.remoteAddress)", "reason": "\(error)"])
-            throw PeerTransportError(.handshakeRefused, "\(address.peerText) and this device did not accept each other: \(error).")
+            let reason = ConnectionFailure.reason(error, address: address.peerText) ?? "\(error)"
+            throw PeerTransportError(.handshakeRefused, "\(address.peerText) and this device did not accept each other: \(reason).")
         }
     }
 }

@@ -94,27 +94,32 @@ extension AccountCommand {
         var name: String?
 
         func run() async throws {
-            let text = try await bundleText()
+            let handed = try await bundleText()
+            // Before the sign-in, whose session dials them: the inviter found without mDNS.
+            try RememberedPeers(state: options.store.state).remember(handed.inviterAddresses)
             if let agent = await options.runningAgent(connection) {
-                let identity = try await AccountCommand.throughAgent(agent) { try await $0.joinAccount(bundle: text, name: name) }
+                let identity = try await AccountCommand.throughAgent(agent) {
+                    try await $0.joinAccount(bundle: handed.bundle, name: name, deviceKey: handed.deviceKeyPEM)
+                }
                 print("Joined the account; the agent syncs with it now.")
                 return print(AccountSummary(identity).humanReadable)
             }
-            let identity = try options.store.join(bundleText: text, deviceName: name)
+            let identity = try options.store.join(bundleText: handed.bundle, deviceName: name, deviceKeyPEM: handed.deviceKeyPEM)
             print("Joined the account in \(options.store.state.path).")
             print(AccountSummary(identity).humanReadable)
+            print("Start ubiqd here now\(handed.inviterAddresses.isEmpty ? "" : "; it dials the inviting device at \(handed.inviterAddresses.joined(separator: ", "))").")
         }
 
         /// The account bundle: read from the file, or handed over by the inviting device for
-        /// the code.
-        private func bundleText() async throws -> String {
+        /// the code, with the key it saw and where it syncs.
+        private func bundleText() async throws -> (bundle: String, deviceKeyPEM: String?, inviterAddresses: [String]) {
             switch (bundle, code) {
             case (let path?, nil):
                 FileHandle.standardError.write(Data("ubiq: the bundle holds the account's private key; delete it once joined (`ubiq device invite` needs no file)\n".utf8))
                 guard let bytes = FileManager.default.contents(atPath: path), let text = String(bytes: bytes, encoding: .utf8) else {
                     throw IdentityError(.invalidBundle, "There is no readable account bundle at \(path).")
                 }
-                return text
+                return (text, nil, [])
             case (nil, let code?):
                 let parsed = try JoinCode(parsing: code)
                 let (hosts, port) = try await inviter(for: parsed)
@@ -122,7 +127,8 @@ extension AccountCommand {
                 // Another address only where one did not answer: a refusal counts against the code.
                 for host in hosts {
                     do {
-                        return try await JoinClient.join(host: host, port: port, code: parsed, name: name ?? IdentityStore.defaultDeviceName)
+                        let joined = try await JoinClient.join(host: host, port: port, code: parsed, name: name ?? IdentityStore.defaultDeviceName)
+                        return (joined.bundle, joined.deviceKeyPEM, joined.inviterAddresses)
                     } catch let error as JoinError where error.unreachable {
                         lastError = error
                     } catch let error as JoinError {

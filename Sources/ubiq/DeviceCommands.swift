@@ -43,9 +43,17 @@ struct DeviceCommand: AsyncParsableCommand {
             let invite = try await agent.inviteDevice()
             if output.json { return Terminal.printJSON(try JSONValue(encoding: invite)) }
             print("Code: \(invite.code)   (valid until \(DateDisplay.format(invite.expiresAt)), for one join; three wrong tries burn it)")
-            print("On the new workstation, on this network, run:")
-            print("  ubiq account join --code \(invite.code)")
-            print("Where mDNS does not reach, add --peer THIS-HOST:\(invite.port)")
+            let peer = "--peer \(invite.host ?? "THIS-HOST"):\(invite.port)"
+            if invite.discovery {
+                print("On the new workstation, on this network, run:")
+                print("  ubiq account join --code \(invite.code)")
+                print("or, where mDNS does not reach it:")
+                print("  ubiq account join --code \(invite.code) \(peer)")
+            } else {
+                print("Discovery is off here, so the new workstation needs this device's address. There, run:")
+                print("  ubiq account join --code \(invite.code) \(peer)")
+            }
+            print("then start ubiqd there; it syncs with this device at once.")
         }
     }
 

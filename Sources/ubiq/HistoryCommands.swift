@@ -35,7 +35,7 @@ struct HistoryCommand: AgentCommand {
 
     static func render(_ history: HistoryList, container: ContainerID) -> String {
         guard !history.versions.isEmpty else { return "No kept versions here (\(history.count) in the container)." }
-        var table = TextTable(header: ["ID", "PATH", "SIZE", "MODIFIED", "KEPT", "WHY", "BY", "KEPT ON"],
+        var table = TextTable(header: ["ID", "PATH", "SIZE", "MODIFIED", "KEPT", "WHY", "REPLACED BY", "KEPT ON"],
                               alignments: [.left, .left, .right, .left, .left, .left, .left, .left])
         for version in history.versions {
             table.append([version.id, version.path, ByteCount.format(version.size), DateDisplay.format(version.mtime),
@@ -66,7 +66,7 @@ struct TrashCommand: AgentCommand {
         }
         let entries = try await agent.trash(container: container, path: path)
         guard !entries.isEmpty else { return print("Nothing deleted is kept here.") }
-        var table = TextTable(header: ["PATH", "SIZE", "DELETED", "BY", "VERSION"], alignments: [.left, .right, .left, .left, .left])
+        var table = TextTable(header: ["PATH", "SIZE", "DELETED", "DELETED BY", "VERSION"], alignments: [.left, .right, .left, .left, .left])
         for entry in entries {
             table.append([entry.path, ByteCount.format(entry.size), DateDisplay.format(entry.deletedAt), entry.deletedBy.rawValue.shortDeviceID,
                           entry.version])

@@ -17,7 +17,7 @@ struct DifferencesCommand: AgentCommand {
         let entries = try await agent.differences(container)
         if output.json { return Terminal.printJSON(try JSONValue(encoding: entries)) }
         guard !entries.isEmpty else { return print("No differences: this device and its peers have the same versions.") }
-        var table = TextTable(header: ["PATH", "HERE", "PEERS", "BY"], alignments: [.left, .left, .left, .left])
+        var table = TextTable(header: ["PATH", "HERE", "PEERS", "CHANGED BY"], alignments: [.left, .left, .left, .left])
         for entry in entries {
             let here = entry.changedHere ? (entry.localDeleted ? "deleted here" : "changed here") : entry.localVersion ?? "-"
             let peers = entry.peerDeleted ? "deleted" : entry.peerVersion ?? "-"

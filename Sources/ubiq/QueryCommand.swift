@@ -68,7 +68,7 @@ struct QueryCommand: AgentCommand {
     static func render(_ items: [QueryItem]) -> String {
         guard !items.isEmpty else { return "No items match." }
         var table = TextTable(
-            header: ["KIND", "SIZE", "MODIFIED", "BY", "VERSION", "PATH", "STATUS"],
+            header: ["KIND", "SIZE", "MODIFIED", "CHANGED BY", "VERSION", "PATH", "STATUS"],
             alignments: [.left, .right, .left, .left, .left, .left, .left])
         for item in items {
             table.append([item.kind == .symlink ? "link" : "file", ByteCount.format(item.size), DateDisplay.format(item.modified),

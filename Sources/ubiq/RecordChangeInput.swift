@@ -23,8 +23,8 @@ enum RecordChangeInput {
         do {
             return try RPCParams.decode([RecordChangeParams].self, from: list)
         } catch {
-            // The decoder names the field from the list down: "[0].op is missing".
-            throw ValidationError("\(source): changes\(error.message)")
+            // The decoder names the field from the list down: "'[0].op' is missing".
+            throw ValidationError("\(source): changes: \(error.message)")
         }
     }
 

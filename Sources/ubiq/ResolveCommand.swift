@@ -8,11 +8,17 @@ import UbiqModel
 /// then keeps the current version at PATH.
 struct ResolveCommand: AgentCommand {
     static let configuration = CommandConfiguration(
-        commandName: "resolve", abstract: "Keep one version of a conflicted document and discard the others everywhere.",
+        commandName: "resolve", abstract: "Keep one version of a conflicted document; the others move to the history, everywhere.",
         discussion: """
             --keep current|ID keeps that version at PATH. --keep-both NEWPATH saves a conflict version \
             (the one given with --version, or the only one) as the new document NEWPATH, then keeps the \
             current version at PATH; NEWPATH must not exist.
+
+            Examples:
+              ubiq versions ubiq.drive Documents/plan.txt                  list the versions and their IDs
+              ubiq versions ubiq.drive Documents/plan.txt --diff 42FASN5M-3  what the conflict version changes
+              ubiq resolve ubiq.drive Documents/plan.txt --keep 42FASN5M-3
+              ubiq resolve ubiq.drive Documents/plan.txt --keep-both Documents/plan-laptop.txt
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -46,7 +52,9 @@ struct ResolveCommand: AgentCommand {
             return Terminal.printJSON(try await agent.connection.call(ControlMethod.versionsResolve.rawValue, params: params))
         }
         let result = try await agent.resolve(container: container, path: path, keep: choice)
-        print("Kept \(result.kept) at \(result.path); the other versions are discarded on every device.")
+        let chosen = result.chosen ?? result.kept
+        let now = chosen == result.kept ? "" : " (current now, as version \(result.kept))"
+        print("Kept \(chosen) at \(result.path)\(now); on every device the other versions moved to the history, where `ubiq history \(container) \(result.path)` lists them.")
     }
 
     private func keepBoth(_ newPath: String, with agent: UbiqAgentClient) async throws {
@@ -73,7 +81,7 @@ struct ResolveCommand: AgentCommand {
         }
         print("Saved version \(saved.version) of \(path) as \(saved.path) (\(ByteCount.format(saved.size))).")
         print("Kept \(resolved.kept) at \(resolved.path)" + (conflicts.count > 1
-            ? "; the \(conflicts.count - 1) other conflict version\(conflicts.count == 2 ? " is" : "s are") discarded on every device."
+            ? "; on every device the \(conflicts.count - 1) other conflict version\(conflicts.count == 2 ? "" : "s") moved to the history (`ubiq history`)."
             : "; the conflict is resolved on every device."))
     }
 }

@@ -36,18 +36,22 @@ struct UbiqdCommand: AsyncParsableCommand {
     var uiListen: String?
     @Flag(help: "Do not serve the web page.")
     var noUI = false
+    @Option(help: ArgumentHelp("Where an open invitation (`ubiq device invite`) takes joins (default: the listen port's next; 0: any).", valueName: "port"))
+    var joinPort: Int?
 
     func run() async throws {
         let overrides = ConfigOverrides(
             state: state.map(Self.absolute), config: config, listen: listen, peers: peer,
             containers: container.map(Self.absoluteContainer), noDiscovery: noDiscovery,
             socket: socket.map(Self.absolute), kvstores: kvstore, deviceName: deviceName, logLevel: logLevel,
-            uiListen: uiListen, noUI: noUI)
+            uiListen: uiListen, noUI: noUI, joinPort: joinPort)
         let configuration: AgentConfiguration
         do {
             configuration = try ConfigLoader.load(overrides: overrides, environment: ProcessInfo.processInfo.environment)
         } catch {
-            throw ValidationError("\(error)")
+            // The error says what to fix; the whole usage line after it would bury it.
+            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            throw ExitCode.validationFailure
         }
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
         LoggingSystem.bootstrap { label in

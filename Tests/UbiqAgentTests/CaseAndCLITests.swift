@@ -86,6 +86,37 @@ import UbiqTestSupport
         #expect(account.contains(identity.identityToken ?? "none"))
     }
 
+    /// `ubiq ls` as a person types it: the only container by default, a file shown alone, a
+    /// path that is not there an error, and folders' x bits no mark of their own.
+    @Test func lsTakesTheOnlyContainerShowsAFileAndRefusesAMissingPath() async throws {
+        let cluster = try await LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        try await cluster.start()
+        try a.write("Documents/Reports/plan.txt", "plan")
+        try a.write("Documents/run.sh", "#!/bin/sh\n")
+        #expect(chmod(a.path("Documents/run.sh"), 0o755) == 0)
+        try await waitUntil("both files indexed, the script executable") {
+            let script = try await a.items(in: "Documents").contains { $0.path == "Documents/run.sh" && $0.executable }
+            let plan = try await a.items(in: "Documents/Reports").contains { $0.path == "Documents/Reports/plan.txt" }
+            return script && plan
+        }
+
+        let top = try await AgentProcess.cli(["--socket", a.socket, "ls"])
+        #expect(top.contains("Documents/"), "\(top)")
+        let documents = try await AgentProcess.cli(["--socket", a.socket, "ls", "Documents"])
+        let folderLine = try #require(documents.split(separator: "\n").first { $0.contains("Reports/") }, "\(documents)")
+        #expect(!folderLine.contains("executable"), "a 0755 folder is marked executable: \(folderLine)")
+        let scriptLine = try #require(documents.split(separator: "\n").first { $0.contains("run.sh") }, "\(documents)")
+        #expect(scriptLine.contains("executable"), "\(scriptLine)")
+
+        let file = try await AgentProcess.cli(["--socket", a.socket, "ls", "\(a.container)", "Documents/Reports/plan.txt"])
+        #expect(file.contains("plan.txt") && file.contains("4 B") && !file.contains("Empty."), "\(file)")
+        let missing = try await AgentProcess.run("ubiq", ["--socket", a.socket, "ls", "Documents/nothing-here"], killAfter: .seconds(60))
+        #expect(missing.status != 0)
+        #expect(missing.errors.contains("'Documents/nothing-here' is not in container"), "\(missing.errors)")
+    }
+
     /// `ubiq rescan` answers once the scan is recorded: every file written before it is in the
     /// index when the answer arrives, whether or not the watcher saw it first.
     @Test func aRescanIsCompleteWhenItAnswers() async throws {

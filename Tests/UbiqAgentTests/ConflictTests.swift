@@ -40,11 +40,26 @@ import UbiqTestSupport
                     == ["edited on alpha"]
             }
         }
+        // Fetching the losing version while its maker records the merge is routine: no warning.
+        for agent in [a, b] {
+            let warned = agent.logText().split(separator: "\n").filter { $0.contains(" warning ") && $0.contains("no connected peer served") }
+            #expect(warned.isEmpty, "\(agent.name): \(warned)")
+        }
         let listed = try await AgentProcess.cli(["--socket", a.socket, "versions", "\(a.container)", path, "--json"])
         let conflictID = try await a.versions(path).conflicts[0].id
         #expect(listed.contains(conflictID))
 
-        try await AgentProcess.cli(["--socket", a.socket, "resolve", "\(a.container)", path, "--keep", conflictID])
+        // A person reads the conflict version and compares it before choosing.
+        let shown = try await AgentProcess.cli(["--socket", a.socket, "versions", "\(a.container)", path, "--show", conflictID])
+        #expect(shown == "edited on alpha", "\(shown)")
+        let diff = try await AgentProcess.cli(["--socket", a.socket, "versions", "\(a.container)", path, "--diff", conflictID])
+        #expect(diff.contains("-edited on beta, later\n+edited on alpha"), "\(diff)")
+        #expect(diff.contains("@@ -1,1 +1,1 @@") && diff.contains("(\(conflictID))"), "\(diff)")
+
+        let resolved = try await AgentProcess.cli(["--socket", a.socket, "resolve", "\(a.container)", path, "--keep", conflictID])
+        // The ID the person gave, and the history where the others went; no "discarded".
+        #expect(resolved.contains("Kept \(conflictID) at \(path)") && resolved.contains("history") && !resolved.contains("discarded"),
+                "\(resolved)")
         try await waitUntil("the resolution to reach both") {
             let (va, vb) = (try await a.versions(path), try await b.versions(path))
             return va.conflicts.isEmpty && vb.conflicts.isEmpty && a.read(path) == "edited on alpha" && b.read(path) == "edited on alpha"

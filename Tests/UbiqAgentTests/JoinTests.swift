@@ -50,6 +50,63 @@ import UbiqTestSupport
         #expect(a.logText().contains("a join attempt with a wrong code"))
     }
 
+    /// Joined without mDNS and without `--peer` on its own agent: the inviter lists the new
+    /// device as soon as the join is done, and the new agent finds the inviter at the address
+    /// the join reached, remembered in its state folder. The invitation listens on the join
+    /// port, the same each time, and says where.
+    @Test func aJoinedWorkstationIsListedAtOnceAndFindsItsInviterByItself() async throws {
+        let cluster = try await LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        a.joinPort = try freeLoopbackPort()
+        try await cluster.start()
+        let printed = try await AgentProcess.cli(["device", "invite", "--socket", a.socket])
+        let (code, port) = try await invite(a)
+        #expect(port == a.joinPort, "the invitation does not listen on the join port")
+        #expect(printed.contains(":\(a.joinPort)") && !printed.contains("THIS-HOST") && printed.contains("start ubiqd there"), "\(printed)")
+
+        let beta = try AgentProcess(name: "beta", in: cluster.directory)
+        defer { beta.stop() }
+        let joined = try await join(beta, code: code, port: port)
+        #expect(joined.contains("127.0.0.1:\(a.port)"), "\(joined)")
+        let listed = try await a.withClient { try await $0.devices() }
+        let betaID = try #require(try IdentityStore(state: StateDirectory(path: beta.state)).load()?.deviceID)
+        let entry = try #require(listed.first { $0.id == betaID }, "the inviter does not list the new device")
+        #expect(entry.name == "beta" && !entry.connected)
+
+        try await beta.startAndWait()
+        try a.write("Documents/found.txt", "found without mDNS")
+        try await waitUntil("alpha's file on the new workstation") { beta.read("Documents/found.txt") == "found without mDNS" }
+    }
+
+    /// A join given the member's sync port instead of its join port is told so, in words,
+    /// not in the TLS library's; the member logs no TLS dump either.
+    @Test func aJoinSentToTheSyncPortSaysWhichPortToUse() async throws {
+        let cluster = try await LiveCluster(["alpha"])
+        defer { cluster.stopAll() }
+        let a = cluster.agents[0]
+        try await cluster.start()
+        let (code, _) = try await invite(a)
+        let beta = try AgentProcess(name: "beta", in: cluster.directory)
+        let output = try await Self.join(code, at: "127.0.0.1:\(a.port)", state: beta.state)
+        #expect(output.status != 0)
+        #expect(output.errors.contains("sync port, not its join port"), "\(output.errors)")
+        #expect(!output.errors.contains("SSL") && !output.errors.contains("NIO"), "\(output.errors)")
+        try await waitUntil("the member to log the refused connection") { a.logText().contains("Refused a peer connection") }
+        #expect(!a.logText().contains("OPENSSL_internal"), "the member logs BoringSSL's text")
+
+        let closed = try freeLoopbackPort()
+        let unreachable = try await Self.join(code, at: "127.0.0.1:\(closed)", state: beta.state)
+        #expect(unreachable.errors.contains("nothing listens at 127.0.0.1:\(closed)"), "\(unreachable.errors)")
+        let unknown = try await Self.join(code, at: "no-such-host.invalid:4000", state: beta.state)
+        #expect(unknown.errors.contains("not known here"), "\(unknown.errors)")
+        #expect(!FileManager.default.fileExists(atPath: beta.state + "/account/ca-key.pem"))
+    }
+
+    private static func join(_ code: String, at peer: String, state: String) async throws -> ProgramOutput {
+        try await AgentProcess.run("ubiq", ["account", "join", "--code", code, "--peer", peer, "--state", state], killAfter: .seconds(60))
+    }
+
     /// An invitation open when its account's syncing stops closes with it, its listener
     /// too: at a sign-out, and at a rotation's restart (a new invitation is needed then).
     @Test func anInvitationClosesWhenItsAccountStops() async throws {
@@ -97,7 +154,7 @@ import UbiqTestSupport
         let (code, port) = try await invite(a)
         let handedOver = Mutex<[String]>([])
         let relayIdentity = try Account.create().issueDevice(name: "relay")
-        let relay = try await JoinListener.open(identity: relayIdentity, host: "127.0.0.1", logger: Logger(label: "relay")) { attempt in
+        let relay = try await JoinListener.open(identity: relayIdentity, host: "127.0.0.1", port: 0, logger: Logger(label: "relay")) { attempt in
             do {
                 let answer = try await JoinClient.forward(proof: attempt.proof, name: attempt.name, host: "127.0.0.1", port: port)
                 if let bundle = answer.bundle { handedOver.withLock { $0.append(bundle) } }

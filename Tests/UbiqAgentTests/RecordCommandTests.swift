@@ -137,7 +137,7 @@ import UbiqTestSupport
         let refused: [(arguments: [String], input: String?, message: String)] = [
             (save + [#"[{"op":"insert""#], nil, "the argument is not JSON"),
             (save + ["42"], nil, "not a list of changes"),
-            (save + [#"[{"op":"insert","entity":"Task"}]"#], nil, "changes[0].id is missing"),
+            (save + [#"[{"op":"insert","entity":"Task"}]"#], nil, "changes: '[0].id' is missing"),
             (save + ["-"], #"[{"op":"insert","entity":"Task","id":"t-2"},{"op":"update","entity":"Task","id":"none","attributes":{"a":1}}]"#,
              "nothing was saved"),
             (save + ["insert", "Task", "t-1", "title=again"], nil, "nothing was saved"),

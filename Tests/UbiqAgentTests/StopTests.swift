@@ -21,6 +21,8 @@ import UbiqTestSupport
         a.webPagePort = 0
         try await cluster.start()
         try await waitUntil("the web page to be served") { (try? await a.webPageAddress()) != nil }
+        // The first-start banner says where the page is and how to open it.
+        #expect(a.logText().contains("web page: `ubiq ui` opens it"), "\(a.logText().prefix(1500))")
         Self.expectCleanStop(a)
     }
 

@@ -17,6 +17,28 @@ struct BadInputTests {
         #expect(error.reason.contains("did you mean 'listen'"))
     }
 
+    /// Text without its quotes, which toml++ reports as a number it could not parse, is
+    /// named as what it is.
+    @Test func textWithoutQuotesSaysToQuoteIt() throws {
+        let home = try TestHome()
+        let error = try #require(try home.error(file: "[agent]\ndiscovery = false\nlog_level = info   # chatty\n"))
+        #expect(error.code == .syntax)
+        #expect(error.line == 3)
+        #expect(error.reason.contains("write log_level = \"info\""), "\(error.reason)")
+        #expect(!error.reason.contains("floating"), "\(error.reason)")
+        let path = try #require(try home.error(file: "[agent]\nstate = /tmp/state\n"))
+        #expect(path.reason.contains("write state = \"/tmp/state\""), "\(path.reason)")
+        // A number or a boolean keeps toml++'s own message.
+        let number = try #require(try home.error(file: "[sync]\nclose_delay_ms = 12x\n"))
+        #expect(!number.reason.contains("needs quotes"), "\(number.reason)")
+    }
+
+    @Test func joinPortIsAPort() throws {
+        let home = try TestHome()
+        let error = try #require(try home.error(file: "[agent]\njoin_port = 70000\n"))
+        #expect(error.code == .invalidValue && error.reason.contains("join port") && error.line == 2, "\(error.reason)")
+    }
+
     @Test func unknownKeyInSecondContainerAndAtTopLevel() throws {
         let home = try TestHome()
         let inContainer = try #require(try home.error(file: """

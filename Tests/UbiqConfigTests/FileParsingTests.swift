@@ -16,6 +16,7 @@ struct FileParsingTests {
             log_level = "debug"
             max_send_kib_per_second = 8192
             max_receive_kib_per_second = 512
+            join_port = 4100
 
             [sync]
             package_extensions = ["pages", ".Sketch", "pages"]
@@ -72,6 +73,7 @@ struct FileParsingTests {
         #expect(!config.discovery)
         #expect(config.peers.map(\.description) == ["192.168.1.20:22100", "desk.lan:9"])
         #expect(config.logLevel == "debug")
+        #expect(config.joinPort == 4100)
         #expect(config.maxSendKiBPerSecond == 8192 && config.maxReceiveKiBPerSecond == 512)
         #expect(config.packageExtensions == ["pages", "sketch"])
         #expect(config.closeDelayMs == 5)
@@ -96,6 +98,7 @@ struct FileParsingTests {
         #expect(config.modifyDelayMs == 200)
         #expect(config.listen.map(\.description) == ["[::]:22100"])
         #expect(config.listenIsDefault)
+        #expect(config.joinPort == 22101, "the join port is the sync port's next")
         #expect(config.containers.map(\.id.rawValue) == ["ubiq.drive"])
     }
 

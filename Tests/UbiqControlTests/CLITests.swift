@@ -81,7 +81,7 @@ import UbiqControlAPI
             let unknown = try await runProcess(
                 [binary, "--socket", context.socketPath, "resolve", Fixtures.container.rawValue, "notes.txt", "--keep", "nope"], input: "")
             #expect(unknown.status != 0)
-            let badContainer = try await runProcess([binary, "--socket", context.socketPath, "ls", "nodots"], input: "")
+            let badContainer = try await runProcess([binary, "--socket", context.socketPath, "ls", "nodots", "Documents"], input: "")
             #expect(badContainer.status != 0)
         }
     }

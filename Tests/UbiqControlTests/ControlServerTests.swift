@@ -58,7 +58,16 @@ import UbiqControlAPI
                 }
                 await #expect { try await connection.call("versions.list", params: ["container": "A.b"]) } throws: { error in
                     guard let error = error as? RPCError else { return false }
-                    return error.code == .invalidParams && error.message.contains("path is missing")
+                    return error.code == .invalidParams && error.message.contains("'path' is missing")
+                }
+                // Messages name the field, and say that params are named, not positional.
+                await #expect { try await connection.call("items.list", params: .array([.string("A.b")])) } throws: { error in
+                    guard let error = error as? RPCError else { return false }
+                    return error.code == .invalidParams && error.message.contains("not an array")
+                }
+                await #expect { try await connection.call("versions.list", params: ["container": "A.b", "path": 7]) } throws: { error in
+                    guard let error = error as? RPCError else { return false }
+                    return error.code == .invalidParams && error.message.contains("'path' must be a string")
                 }
                 #expect(try await connection.call("test.echo", params: ["x": 1.0]) == ["x": 1.0])
             }

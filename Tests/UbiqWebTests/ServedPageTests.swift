@@ -33,6 +33,11 @@ import UbiqWeb
         #expect(page.status == 200)
         let csrf = WebToken.csrf(for: token)
         #expect(page.body.contains(csrf))
+        // Before its first answer the page says it is loading, not "No conflicts" beside a card
+        // that counts one, nor an empty table of devices.
+        #expect(page.body.contains("<div id=\"conflicts\"><p class=\"empty loading\">Loading…</p></div>"))
+        #expect(!page.body.contains(">No conflicts<"))
+        #expect(page.body.contains("<tr class=\"loading\"><td colspan=\"7\" class=\"muted\">Loading…</td></tr>"))
 
         func post(_ headers: String) async throws -> Int {
             let body = #"{"method":"sync.pause"}"#

@@ -30,7 +30,17 @@ struct AccountMethods: Sendable {
             let request = try RPCParams.decode(ItemsListParams.self, from: params)
             let container = try status.container(request.container)
             let parent = try request.path.flatMap { try ControlPath.itemOrRoot($0) }
-            let entries = try container.children(of: parent).filter { !$0.item.deleted }.map { indexed in
+            // A path names a folder to list, or one item to show; one the index does not hold is no empty folder.
+            var listed: [IndexedItem]
+            if let parent {
+                guard let named = try container.item(at: parent), !named.item.deleted else {
+                    throw RPCError(.notFound, "'\(parent)' is not in container \(request.container); `ubiq ls` lists what is")
+                }
+                listed = named.item.kind == .directory ? try container.children(of: parent) : [named]
+            } else {
+                listed = try container.children(of: nil)
+            }
+            let entries = listed.filter { !$0.item.deleted }.map { indexed in
                 var entry = Self.entry(indexed)
                 entry.ignoredBy = container.ignoring(indexed.item.path, isDirectory: indexed.item.kind == .directory).map(IgnoreLine.init)
                 return entry
@@ -58,8 +68,10 @@ struct AccountMethods: Sendable {
             case .version(let id): id
             }
             do {
-                let resolved = try await container.resolve(try ControlPath.item(request.path), keeping: keep)
-                return try JSONValue(encoding: VersionsResolveResult(path: request.path, kept: resolved.versionID))
+                let path = try ControlPath.item(request.path)
+                let chosen = try keep ?? container.item(at: path)?.item.versionID
+                let resolved = try await container.resolve(path, keeping: keep)
+                return try JSONValue(encoding: VersionsResolveResult(path: request.path, kept: resolved.versionID, chosen: chosen))
             } catch let error as ResolveError {
                 switch error.code {
                 case .notFound: throw RPCError(.notFound, error.reason)

@@ -29,7 +29,7 @@ struct AgentControlHandler: ControlHandler {
             return try JSONValue(encoding: try await webPage.address())
         case .accountJoin:
             let request = try RPCParams.decode(AccountJoinParams.self, from: params)
-            return try JSONValue(encoding: try await host.join(bundle: request.bundle, name: request.name))
+            return try JSONValue(encoding: try await host.join(bundle: request.bundle, name: request.name, deviceKey: request.deviceKey))
         default:
             guard let session = await host.currentSession() else {
                 if known == .agentStatus { return try JSONValue(encoding: signedOutStatus()) }

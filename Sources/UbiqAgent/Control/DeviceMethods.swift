@@ -21,6 +21,8 @@ struct DeviceMethods: Sendable {
     let listening: [String]
     /// Where the join listener opens: the host of the first configured listen address.
     let joinHost: String
+    /// Whether the new workstation may find the invitation over mDNS.
+    let discovery: Bool
     /// Rotates the stored identity and restarts the account's parts.
     let host: AgentHost
 
@@ -112,7 +114,9 @@ struct DeviceMethods: Sendable {
         }
         do {
             let opened = try await invites.open(host: joinHost)
-            return DeviceInviteResult(code: opened.code.description, port: opened.port, listen: listening, expiresAt: opened.expires)
+            return DeviceInviteResult(code: opened.code.description, port: opened.port, listen: listening, expiresAt: opened.expires,
+                                      host: IdentityStore.defaultDeviceName == "ubiq-device" ? nil : IdentityStore.defaultDeviceName,
+                                      discovery: discovery)
         } catch let error as RPCError {
             throw error
         } catch {

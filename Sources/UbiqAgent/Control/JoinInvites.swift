@@ -4,6 +4,7 @@ import ServiceLifecycle
 import UbiqControlAPI
 import UbiqDiscovery
 import UbiqIdentity
+import UbiqSync
 import UbiqTransport
 
 /// The open invitation of a member device (`device.invite`): one code at a time, valid for
@@ -30,11 +31,20 @@ actor JoinInvites {
     private let clock = ContinuousClock()
     /// Announces the open invitation over mDNS (nil: none open); nil without discovery.
     private let announce: (@Sendable (DiscoveryRecord.Invitation?) async -> Void)?
+    /// Where the joined device reaches this one to sync.
+    private let syncPorts: [Int]
+    /// The account's devices, which list a joined device at once.
+    private let devices: AccountDevices
+    /// The join port asked for (`join_port`); 0: any the system gives.
+    private let port: Int
 
-    init(identity: DeviceIdentity, store: IdentityStore, logger: Logger,
+    init(identity: DeviceIdentity, store: IdentityStore, devices: AccountDevices, port: Int, syncPorts: [Int], logger: Logger,
          announce: (@Sendable (DiscoveryRecord.Invitation?) async -> Void)?) {
         self.identity = identity
         self.store = store
+        self.devices = devices
+        self.port = port
+        self.syncPorts = syncPorts
         self.logger = logger
         self.announce = announce
     }
@@ -44,8 +54,17 @@ actor JoinInvites {
         await close()
         guard !ended else { throw RPCError(.unavailable, "syncing is restarting or signed out; invite again in a moment") }
         let code = JoinCode.generate()
-        let listener = try await JoinListener.open(identity: identity, host: host, logger: logger) { [weak self] attempt in
+        let answer: @Sendable (JoinAttempt) async -> JoinAnswer = { [weak self] attempt in
             await self?.answer(attempt) ?? JoinAnswer(error: "the invitation is closed")
+        }
+        let listener: JoinListener
+        do {
+            listener = try await JoinListener.open(identity: identity, host: host, port: port, logger: logger, answer: answer)
+        } catch where port != 0 {
+            // Taken by another program (or a second agent): any port works, if not through a firewall.
+            logger.warning("the join port is taken; this invitation listens on another, which a firewall may block (set join_port)",
+                           metadata: ["port": "\(port)", "error": "\(error)"])
+            listener = try await JoinListener.open(identity: identity, host: host, port: 0, logger: logger, answer: answer)
         }
         let expires = clock.now + Self.lifetime
         invite = Invite(code: code, expires: expires, listener: listener)
@@ -99,10 +118,15 @@ actor JoinInvites {
         do { bundle = try store.bundleText() } catch {
             return JoinAnswer(error: "this device cannot hand over the account: \(error)")
         }
-        logger.notice("a device joined with the invitation's code", metadata: ["from": "\(attempt.from)", "name": "\(attempt.name)"])
         let proof = open.code.proof(.inviter, binding: attempt.binding)
         await close()
-        return JoinAnswer(proof: proof, bundle: bundle)
+        if let device = try? KeyDigests.deviceID(certificateDER: attempt.certificateDER),
+           let key = try? KeyDigests.subjectPublicKeyInfo(certificateDER: attempt.certificateDER) {
+            await devices.joined(device, name: attempt.name, publicKey: key)
+            logger.notice("a device joined with the invitation's code",
+                          metadata: ["from": "\(attempt.from)", "name": "\(attempt.name)", "device": "\(device)"])
+        }
+        return JoinAnswer(proof: proof, bundle: bundle, syncPorts: syncPorts)
     }
 }
 

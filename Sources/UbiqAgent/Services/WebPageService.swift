@@ -28,7 +28,8 @@ struct WebPageService: Service {
             server = try await WebServer(host: listen.host, port: listen.port, token: token, csrfToken: csrf,
                                          logger: logger) { await page.respond(to: $0) }
         } catch {
-            logger.error("the web page is not served", metadata: ["error": "\(error)"])
+            logger.error("the web page is not served; another program (a second agent?) may hold its port: start ubiqd with --ui-listen 127.0.0.1:PORT or --no-ui (ui.listen or ui = false in the config)",
+                         metadata: ["listen": "\(listen)", "error": "\(error)"])
             await state.settle(.failed("\(error)"))
             try? await gracefulShutdown()
             return

@@ -63,10 +63,14 @@ public struct AccountCreateParams: Hashable, Sendable, Codable {
 public struct AccountJoinParams: Hashable, Sendable, Codable {
     public var bundle: String
     public var name: String?
+    /// The P-256 key (PEM) the device certificate is issued for: the one a join by code
+    /// showed the inviting device, which lists the new device by it. Absent: a fresh key.
+    public var deviceKey: String?
 
-    public init(bundle: String, name: String? = nil) {
+    public init(bundle: String, name: String? = nil, deviceKey: String? = nil) {
         self.bundle = bundle
         self.name = name
+        self.deviceKey = deviceKey
     }
 }
 

@@ -85,14 +85,21 @@ public struct DeviceInviteResult: Hashable, Sendable, Codable {
     public var code: String
     /// The port of the join listener, open until the code is used, burned or expired.
     public var port: Int
-    /// This device's listen addresses (`host:port` of the peer listener), for `--peer`.
+    /// This device's listen addresses (`host:port` of the peer listener).
     public var listen: [String]
     public var expiresAt: Date
+    /// This workstation's host name, for `--peer HOST:PORT`; absent where it has none.
+    public var host: String?
+    /// Whether the new workstation can find the invitation over mDNS: false where discovery
+    /// is off here, and `--peer` is needed.
+    public var discovery: Bool
 
-    public init(code: String, port: Int, listen: [String], expiresAt: Date) {
+    public init(code: String, port: Int, listen: [String], expiresAt: Date, host: String? = nil, discovery: Bool = true) {
         self.code = code
         self.port = port
         self.listen = listen
         self.expiresAt = expiresAt
+        self.host = host
+        self.discovery = discovery
     }
 }

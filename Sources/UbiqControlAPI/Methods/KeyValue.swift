@@ -184,6 +184,8 @@ extension KeyValueSetParams {
             changes[key] = try PropertyListJSON.value(value)
         case (nil, nil, let values?):
             for (key, value) in values { changes[key] = try PropertyListJSON.value(value, path: "values.\(key)") }
+        case (_?, nil, nil):
+            throw RPCError.invalidParams("'value' is missing or null: kv.set stores a property-list value, and a null is none; kv.remove removes a key")
         default:
             throw RPCError.invalidParams("give either key and value, or values (an object of keys and values)")
         }

@@ -87,11 +87,17 @@ public struct VersionsResolveParams: Hashable, Sendable, Codable {
 /// The result of `versions.resolve`: the path and the id of the version now current.
 public struct VersionsResolveResult: Hashable, Sendable, Codable {
     public var path: String
+    /// The current version's id after the resolution: a conflict version kept becomes a new
+    /// version, with an id of its own.
     public var kept: String
+    /// The id of the version chosen, as `versions.list` listed it (the current one's for
+    /// `"current"`).
+    public var chosen: String?
 
-    public init(path: String, kept: String) {
+    public init(path: String, kept: String, chosen: String? = nil) {
         self.path = path
         self.kept = kept
+        self.chosen = chosen
     }
 }
 

@@ -1,3 +1,4 @@
+import Logging
 import UbiqModel
 
 /// Changes from peers that could not be applied (a full disk, a folder in the way), kept
@@ -13,19 +14,30 @@ extension ContainerSync {
     /// Notes a failed attempt and when it is tried again. The log says `what` at warning
     /// level after the first failed try of this version, at debug level after later ones (a
     /// nil `what`: the caller logged it); subscribers hear of it when the reason is new.
+    /// Content no connected peer served yet is routine for a moment (a conflict's losing
+    /// version, fetched as the peer that made it records the merge): info at first, a
+    /// warning once it has failed ``notServedWarnsAfter`` times.
     func failed(_ item: Item, _ error: any Error, _ what: String?) {
         // The need stays; the resume applies it.
         if error is SyncPaused { return }
         let reason = "\(error)"
         let note = state.failed(item, reason: reason, at: clock.now)
         if let what {
-            logger.log(level: note.failures == 1 ? .warning : .debug, "\(what); will retry", metadata: [
+            let notServed = (error as? FetchError)?.kind == .notServed
+            let level: Logger.Level = switch (notServed, note.failures) {
+            case (false, 1), (true, Self.notServedWarnsAfter): .warning
+            case (true, 1): .info
+            default: .debug
+            }
+            logger.log(level: level, "\(what); will retry", metadata: [
                 "path": "\(item.path)", "error": "\(reason)", "retry": "in \(note.retryIn.components.seconds) s",
                 "failures": "\(note.failures)",
             ])
         }
         if let news = note.news { failureFeed.yield(news) }
     }
+
+    static let notServedWarnsAfter = 3
 
     /// Tries every failed change again in the next pass instead of at its usual time; the
     /// engine calls it when a peer connects, since that peer may hold what was missing.

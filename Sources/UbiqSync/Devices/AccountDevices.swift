@@ -75,6 +75,12 @@ public actor AccountDevices {
         apply(devices: [sighting], revocations: [])
     }
 
+    /// A workstation joined the account with this device's invitation: it is listed at once,
+    /// by the name it gave and the key it showed, until it describes itself.
+    public func joined(_ device: DeviceID, name: String, publicKey: [UInt8]) {
+        apply(devices: [DeviceRecord(id: device, name: name, containers: [], describedAt: 0, publicKey: publicKey)], revocations: [])
+    }
+
     /// This device describes itself again, now with where it listens (known only once its
     /// listeners are open, after this registry is made).
     public func describeMe(addresses: [String]) {

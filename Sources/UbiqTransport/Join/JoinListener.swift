@@ -7,8 +7,8 @@ import NIOTLS
 import UbiqIdentity
 import UbiqWire
 
-/// Where a member device takes joins while an invite is open: a listener of its own on an
-/// ephemeral port, closed with the invite. Each connection gets one exchange: the joiner's
+/// Where a member device takes joins while an invite is open: a listener of its own on the
+/// join port (`join_port`, the sync port's next by default), closed with the invite. Each connection gets one exchange: the joiner's
 /// proof in, `answer`'s verdict out, then the connection closes.
 public final class JoinListener: Sendable {
     public let port: Int
@@ -19,9 +19,9 @@ public final class JoinListener: Sendable {
         self.server = server
     }
 
-    /// Listens on `host` (port chosen by the system) as `identity`; `answer` decides each
-    /// attempt.
-    public static func open(identity: DeviceIdentity, host: String, logger: Logger,
+    /// Listens on `host` at `port` (0: chosen by the system) as `identity`; `answer` decides
+    /// each attempt.
+    public static func open(identity: DeviceIdentity, host: String, port: Int, logger: Logger,
                             answer: @escaping @Sendable (JoinAttempt) async -> JoinAnswer) async throws -> JoinListener {
         let context = try NIOSSLContext(configuration: JoinTLS.configuration(
             certificatePEM: identity.certificatePEM, privateKeyPEM: identity.privateKeyPEM, server: true))
@@ -34,7 +34,7 @@ public final class JoinListener: Sendable {
                     Task { await serve(channel, ownCertificate: ownCertificate, logger: logger, answer: answer) }
                 }
             }
-            .bind(host: host, port: 0)
+            .bind(host: host, port: port)
             .get()
         guard let port = server.localAddress?.port else { throw JoinError("the join listener has no port") }
         return JoinListener(port: port, server: server)
@@ -52,10 +52,14 @@ public final class JoinListener: Sendable {
             let frames = try await JoinTLS.handlers(of: channel)
             let frame = try await JoinFrames.first(from: frames.firstFrame, on: channel)
             let request = try JSONDecoder().decode(JoinRequest.self, from: frame)
-            let binding = JoinCode.binding(inviterCertificate: ownCertificate, joinerCertificate: try await JoinTLS.peerCertificate(of: channel))
-            reply = await answer(JoinAttempt(proof: Array(request.proof), binding: binding, name: request.name, from: from))
+            let joiner = try await JoinTLS.peerCertificate(of: channel)
+            let binding = JoinCode.binding(inviterCertificate: ownCertificate, joinerCertificate: joiner)
+            reply = await answer(JoinAttempt(proof: Array(request.proof), binding: binding, name: request.name, from: from,
+                                             certificateDER: joiner))
         } catch {
-            logger.warning("a join attempt failed before its proof", metadata: ["from": "\(from)", "error": "\(error)"])
+            logger.warning("a join attempt failed before its proof",
+                           metadata: ["from": "\(from)", "reason": "\(ConnectionFailure.reason(error, address: from) ?? "\(error)")"])
+            logger.debug("the join attempt's error", metadata: ["from": "\(from)", "error": "\(error)"])
             try? await channel.close()
             return
         }
@@ -96,7 +100,12 @@ final class FirstFrame: ChannelInboundHandler, Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        promise.fail(JoinError("the other side closed the connection"))
+        promise.fail(JoinError("the other side closed the connection", unreachable: false, closedWithoutAnswer: true))
+    }
+
+    /// A connection never made (refused, unknown host) removes the handler unfulfilled.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        promise.fail(JoinError("the connection ended before an answer"))
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -125,6 +134,10 @@ final class HandshakeDone: ChannelInboundHandler, Sendable {
     func channelInactive(context: ChannelHandlerContext) {
         promise.fail(JoinError("the other side closed the connection during the handshake"))
         context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        promise.fail(JoinError("the connection ended before its handshake"))
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

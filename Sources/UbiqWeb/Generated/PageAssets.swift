@@ -155,7 +155,8 @@ export { call };
 
 const counters = new Map(); // device → {time, sent, received}, to tell rates from peers.list
 const estimates = new Map(); // container → model.nextEstimate state
-let conflictSignature = '';
+// Null until the first status: the conflicts are loaded then, whatever it says.
+let conflictSignature = null;
 
 function showHeader(status) {
   const account = status.identityToken ? `account ${model.shorten(status.identityToken)}` : 'signed out';
@@ -189,7 +190,7 @@ function peerRates(peers, limits) {
 function showDevices(devices, rates) {
   const body = document.querySelector('#devices tbody');
   const rows = devices.map((device) => {
-    const state = device.removed ? 'removed' : device.thisDevice || device.connected ? 'connected' : 'not connected';
+    const state = device.removed ? 'removed' : device.thisDevice ? 'this device' : device.connected ? 'connected' : 'not connected';
     const rate = rates.get(device.id);
     const connected = device.connected && !device.removed && !device.thisDevice;
     return { device, state, send: connected ? model.formatRate(rate?.send ?? 0) : '', receive: connected ? model.formatRate(rate?.receive ?? 0) : '' };
@@ -205,7 +206,8 @@ function deviceRow({ device, state, send, receive }) {
       el('span', { class: 'muted id' }, device.id)),
     cell('State', state, device.removed && device.removedAt ? [' ', timeEl(device.removedAt)] : ''),
     cell('Addresses', (device.addresses?.length ? device.addresses : [device.address].filter(Boolean)).join(', ')),
-    cell('Last seen', timeEl(device.lastSeen)),
+    // A device connected now is seen now, whenever its connection began.
+    cell('Last seen', device.connected && !device.thisDevice && !device.removed ? 'now' : timeEl(device.lastSeen)),
     cell('Sending', send),
     cell('Receiving', receive),
     cell('Actions', device.thisDevice || device.removed ? ''
@@ -1014,7 +1016,7 @@ export function confirmDialog(text, confirmLabel) {
 
   <section aria-labelledby="conflicts-heading">
     <h2 id="conflicts-heading" tabindex="-1">Conflicts</h2>
-    <div id="conflicts"><p class="empty">No conflicts</p></div>
+    <div id="conflicts"><p class="empty loading">Loading…</p></div>
   </section>
 
   <section id="details" aria-labelledby="details-heading" hidden>
@@ -1078,7 +1080,7 @@ export function confirmDialog(text, confirmLabel) {
     <h2 id="devices-heading" tabindex="-1">Devices</h2>
     <table id="devices">
       <thead><tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Addresses</th><th scope="col">Last seen</th><th scope="col">Sending</th><th scope="col">Receiving</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-      <tbody></tbody>
+      <tbody><tr class="loading"><td colspan="7" class="muted">Loading…</td></tr></tbody>
     </table>
     <p><button type="button" id="invite" data-action="invite">Invite a device</button></p>
     <div id="invite-result" class="panel" aria-live="polite" hidden>
@@ -1487,7 +1489,8 @@ p { margin: .4rem 0; }
 code, pre, .code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 #this-device { margin: .25rem 0 0; color: var(--muted); overflow-wrap: anywhere; }
 .muted { color: var(--muted); }
-.path, .id { overflow-wrap: anywhere; }
+/* Break a long path or ID only where it does not fit: "anywhere" also narrows the columns and cards to single letters' width. */
+.path, .id { overflow-wrap: break-word; }
 .id { display: block; font-size: .8rem; }
 .tag { margin-left: .4rem; font-size: .8rem; padding: 0 .35rem; border: 1px solid var(--line); border-radius: .3rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }

@@ -12,7 +12,8 @@ export { call };
 
 const counters = new Map(); // device → {time, sent, received}, to tell rates from peers.list
 const estimates = new Map(); // container → model.nextEstimate state
-let conflictSignature = '';
+// Null until the first status: the conflicts are loaded then, whatever it says.
+let conflictSignature = null;
 
 function showHeader(status) {
   const account = status.identityToken ? `account ${model.shorten(status.identityToken)}` : 'signed out';
@@ -46,7 +47,7 @@ function peerRates(peers, limits) {
 function showDevices(devices, rates) {
   const body = document.querySelector('#devices tbody');
   const rows = devices.map((device) => {
-    const state = device.removed ? 'removed' : device.thisDevice || device.connected ? 'connected' : 'not connected';
+    const state = device.removed ? 'removed' : device.thisDevice ? 'this device' : device.connected ? 'connected' : 'not connected';
     const rate = rates.get(device.id);
     const connected = device.connected && !device.removed && !device.thisDevice;
     return { device, state, send: connected ? model.formatRate(rate?.send ?? 0) : '', receive: connected ? model.formatRate(rate?.receive ?? 0) : '' };
@@ -62,7 +63,8 @@ function deviceRow({ device, state, send, receive }) {
       el('span', { class: 'muted id' }, device.id)),
     cell('State', state, device.removed && device.removedAt ? [' ', timeEl(device.removedAt)] : ''),
     cell('Addresses', (device.addresses?.length ? device.addresses : [device.address].filter(Boolean)).join(', ')),
-    cell('Last seen', timeEl(device.lastSeen)),
+    // A device connected now is seen now, whenever its connection began.
+    cell('Last seen', device.connected && !device.thisDevice && !device.removed ? 'now' : timeEl(device.lastSeen)),
     cell('Sending', send),
     cell('Receiving', receive),
     cell('Actions', device.thisDevice || device.removed ? ''

@@ -16,7 +16,7 @@ struct BrowserPage {
         do {
             try await browser.open(url)
             let page = BrowserPage(browser: browser, url: url)
-            _ = try await browser.element("#devices tbody tr")
+            _ = try await browser.element("#devices tbody tr[data-device]")
             return page
         } catch {
             await browser.quit()

@@ -31,6 +31,9 @@ struct WebPageBrowserTests {
             let betaRow = try await page.browser.text("#devices tr[data-device=\"\(ids.1)\"]")
             #expect(alphaRow.contains("alpha") && betaRow.contains("beta"), "rows: \(alphaRow) | \(betaRow)")
             #expect(betaRow.contains("connected") && !betaRow.contains("not connected"), "beta's row: \(betaRow)")
+            // This device is not "connected" to itself, and a connected device is seen now.
+            #expect(!alphaRow.contains("connected") && alphaRow.contains("this device"), "alpha's row: \(alphaRow)")
+            #expect(betaRow.contains("now") && !betaRow.contains("ago"), "beta's row: \(betaRow)")
             try await page.screenshot("web-overview")
 
             // Made while the page is open: beta edits offline, alpha edits meanwhile.
