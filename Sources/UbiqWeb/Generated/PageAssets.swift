@@ -336,7 +336,10 @@ actions.invite = (b) => act(b, async () => {
   document.querySelector('#invite-code').textContent = invitation.code;
   const expires = new Date(invitation.expiresAt);
   document.querySelector('#invite-expiry').textContent = `Valid once, until ${expires.toLocaleTimeString()} (${model.relativeTime(invitation.expiresAt)}).`;
-  document.querySelector('#invite-command').textContent = `ubiq account join --code ${invitation.code}`;
+  // Where mDNS does not reach (or discovery is off here) the new workstation needs this one's join address.
+  const peer = ` --peer ${invitation.host ?? 'THIS-HOST'}:${invitation.port}`;
+  document.querySelector('#invite-command').textContent =
+    `ubiq account join --code ${invitation.code}${invitation.discovery ? '' : peer}` + (invitation.discovery ? ` (add${peer} where mDNS does not reach), then start ubiqd there` : ', then start ubiqd there');
   document.querySelector('#invite-result').hidden = false;
 });
 

@@ -129,6 +129,9 @@ struct WebPageBrowserTests {
                 code = try await page.browser.text("#invite-code")
                 return code.wholeMatch(of: /[A-Z2-7]{6}(-[A-Z2-7]{6}){3}/) != nil
             }
+            // The test agents run without discovery: the command names the join address.
+            let command = try await page.browser.text("#invite-command")
+            #expect(command.contains("--peer ") && command.contains("start ubiqd there") && !command.contains("THIS-HOST"), "\(command)")
 
             try await page.browser.type("512", into: try await page.browser.element("#limit-send"))
             try await page.browser.click("#limits-save")
