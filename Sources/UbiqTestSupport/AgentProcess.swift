@@ -143,7 +143,7 @@ public final class AgentProcess: @unchecked Sendable {
     }
 
     /// Starts and waits until the control socket answers.
-    public func startAndWait(timeout: Duration = .seconds(60)) async throws {
+    public func startAndWait(timeout: Duration = .seconds(120)) async throws {
         try start()
         try await waitUntil("\(name) to answer on its socket", timeout: timeout) {
             guard lock.withLock({ process?.isRunning ?? false }) else {
@@ -250,7 +250,7 @@ public final class AgentProcess: @unchecked Sendable {
 /// Waits until every agent's folder holds the same tree, with the same mtimes to the
 /// nanosecond, and that tree satisfies `check`.
 public func waitForConvergence(
-    _ agents: [AgentProcess], timeout: Duration = .seconds(60), _ what: String = "agents to converge",
+    _ agents: [AgentProcess], timeout: Duration = .seconds(120), _ what: String = "agents to converge",
     check: @escaping ([String: String]) -> Bool = { _ in true }
 ) async throws {
     try await waitUntil(what, timeout: timeout) {

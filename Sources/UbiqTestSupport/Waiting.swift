@@ -8,9 +8,11 @@ public struct TimedOut: Error, CustomStringConvertible {
 }
 
 /// Checks `condition` until it holds or `timeout` passes. The check interval only bounds how
-/// soon a met condition is noticed; it stands in for no synchronisation.
+/// soon a met condition is noticed; it stands in for no synchronisation. Two minutes by
+/// default: the whole suite in parallel on a machine half as fast as the usual one (an Intel
+/// Xeon, 2026-12-03) took more than one for conditions a quiet run meets in seconds.
 public func waitUntil(
-    _ what: String, timeout: Duration = .seconds(60), every interval: Duration = .milliseconds(50),
+    _ what: String, timeout: Duration = .seconds(120), every interval: Duration = .milliseconds(50),
     _ condition: () async throws -> Bool
 ) async throws {
     let clock = ContinuousClock()

@@ -8,7 +8,7 @@ import UbiqModel
 /// The tests point libdbus at a system bus that is not there (`DBUS_SYSTEM_BUS_ADDRESS`), so
 /// they never reach a real avahi-daemon and never multicast, whatever runs on the machine.
 @Suite(.serialized, .disabled(if: LiveSettings.isLive, "UBIQ_DISCOVERY_LIVE=1 talks to the real avahi-daemon instead"),
-       .timeLimit(.minutes(1)))
+       .timeLimit(.minutes(3)))
 final class UnavailableDaemonTests {
     let folder: String
     let previousBusAddress = ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"]
