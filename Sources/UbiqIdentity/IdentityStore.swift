@@ -157,11 +157,14 @@ public struct IdentityStore: Sendable {
     private var signedOutMarker: String { state.path + "/signed-out" }
 
     /// The workstation's host name, the default device name.
-    public static var defaultDeviceName: String {
+    public static var defaultDeviceName: String { hostName ?? "ubiq-device" }
+
+    /// The workstation's host name; nil where it has none.
+    public static var hostName: String? {
         var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "ubiq-device" }
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return nil }
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return name.isEmpty ? "ubiq-device" : name
+        return name.isEmpty ? nil : name
     }
 
     private func save(account: Account, device: DeviceIdentity) throws -> DeviceIdentity {

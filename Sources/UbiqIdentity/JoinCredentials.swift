@@ -13,7 +13,7 @@ public struct JoinCredentials: Sendable {
     public let privateKeyPEM: String
     public let certificateDER: [UInt8]
 
-    public static func temporary(now: Date = Date()) throws -> JoinCredentials {
+    public static func generate(now: Date = Date()) throws -> JoinCredentials {
         let key = P256.Signing.PrivateKey()
         let publicKey = Certificate.PublicKey(key.publicKey)
         let name = try DistinguishedName {

@@ -115,7 +115,7 @@ struct DeviceMethods: Sendable {
         do {
             let opened = try await invites.open(host: joinHost)
             return DeviceInviteResult(code: opened.code.description, port: opened.port, listen: listening, expiresAt: opened.expires,
-                                      host: IdentityStore.defaultDeviceName == "ubiq-device" ? nil : IdentityStore.defaultDeviceName,
+                                      host: IdentityStore.hostName,
                                       discovery: discovery)
         } catch let error as RPCError {
             throw error

@@ -45,7 +45,7 @@ extension ContainerSync {
     /// The paths whose deletions are held or being gathered: their files are gone here, so
     /// peers hear of them as present without content.
     public nonisolated var contentHeldBack: Set<RelativePath> {
-        board.withLock { $0.deletions.holdsAny ? Set($0.deletions.heldPaths) : [] }
+        board.withLock { $0.deletions.heldPathSet }
     }
 
     /// Peers hear again of the paths that went into or out of the hold since they last did

@@ -103,12 +103,14 @@ struct DeletionHold: Sendable {
     /// The paths that went into or out of the hold since peers last heard: each is announced
     /// again, so that no peer counts on this device for the content of a held file (a restore
     /// elsewhere would wait for ever on it), and each let go is served again.
-    var unannounced: Set<RelativePath> { Set(paths.keys).symmetricDifference(announced) }
+    var unannounced: Set<RelativePath> { heldPathSet.symmetricDifference(announced) }
 
     /// Peers heard again of every path ``unannounced`` named.
     mutating func announcedAll() {
-        announced = Set(paths.keys)
+        announced = heldPathSet
     }
+
+    var heldPathSet: Set<RelativePath> { Set(paths.keys) }
 
     /// The held paths among `candidates`.
     func held(among candidates: [RelativePath]) -> [RelativePath] {

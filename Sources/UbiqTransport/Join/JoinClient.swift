@@ -8,7 +8,7 @@ import UbiqIdentity
 /// connection, checks the member's proof, and returns the account bundle it handed over.
 public enum JoinClient {
     public static func join(host: String, port: Int, code: JoinCode, name: String) async throws -> JoinResult {
-        let credentials = try JoinCredentials.temporary()
+        let credentials = try JoinCredentials.generate()
         let (reply, binding) = try await exchange(host: host, port: port, credentials: credentials) { binding in
             JoinRequest(proof: Data(code.proof(.joiner, binding: binding)), name: name)
         }
@@ -26,7 +26,7 @@ public enum JoinClient {
     /// the tests that show it gets nothing.
     @_spi(Testing)
     public static func forward(proof: [UInt8], name: String, host: String, port: Int) async throws -> JoinAnswer {
-        try await exchange(host: host, port: port, credentials: try JoinCredentials.temporary()) { _ in
+        try await exchange(host: host, port: port, credentials: try JoinCredentials.generate()) { _ in
             JoinRequest(proof: Data(proof), name: name)
         }.answer
     }
@@ -89,10 +89,11 @@ public enum JoinClient {
     /// Why a connection that was made did not join: above all, a join sent to a member's sync
     /// port, whose TLS asks for a certificate of the account, which a joiner has not yet got.
     static func failed(_ error: any Error, address: String) -> String {
-        guard let reason = ConnectionFailure.reason(error, address: address) else { return "the join did not complete: \(error)" }
-        if reason.contains("refused this workstation's certificate") {
-            return "\(address) is a ubiq agent's sync port, not its join port: give --peer the address `ubiq device invite` printed"
+        switch ConnectionFailure(error, address: address) {
+        case .certificateRefused?:
+            "\(address) is a ubiq agent's sync port, not its join port: give --peer the address `ubiq device invite` printed"
+        case let failure?: "the join did not complete: \(failure)"
+        case nil: "the join did not complete: \(error)"
         }
-        return "the join did not complete: \(reason)"
     }
 }
