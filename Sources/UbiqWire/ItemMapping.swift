@@ -12,7 +12,8 @@ public enum ItemMapping {
     /// (protocol 2) instead of listing every chunk.
     public static func fileInfo(_ item: Item, sequence: Int64, absent: Bool = false, grouped: Bool = false) -> Ubiq_Wire_FileInfo {
         var info = Ubiq_Wire_FileInfo()
-        info.absent = absent && item.kind == .file && !item.deleted
+        // A package's content is its members': held or not as a whole, like a file's.
+        info.absent = absent && item.kind.hasBytes && !item.deleted
         info.path = item.path.rawValue
         info.kind = kind(item.kind)
         info.deleted = item.deleted

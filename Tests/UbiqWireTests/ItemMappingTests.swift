@@ -16,6 +16,30 @@ import UbiqWire
                     version: VersionVector([author: 2]), modifiedBy: author, conflicts: [conflict])
     }
 
+    /// A peer hears which content the sender lacks for files and packages alike: a package
+    /// listed as held whose members are gone (its deletion held, or being fetched back) made a
+    /// restore elsewhere wait for ever on a device that did not have it (simulator seed
+    /// 291823519). A folder, a symlink and a deletion have no content to lack.
+    @Test func absenceTravelsForFilesAndPackagesOnly() throws {
+        var package = file("Documents/Sketch.pkg")
+        package.kind = .package
+        package.chunks = []
+        package.size = 0
+        package.conflicts = []
+        #expect(ItemMapping.fileInfo(file(), sequence: 1, absent: true).absent)
+        #expect(ItemMapping.fileInfo(package, sequence: 1, absent: true).absent)
+        #expect(try ItemMapping.announced(ItemMapping.fileInfo(package, sequence: 1, absent: true)).absent)
+        #expect(!ItemMapping.fileInfo(package, sequence: 1, absent: false).absent)
+        var folder = file("Documents/x")
+        folder.kind = .directory
+        folder.chunks = []
+        folder.size = 0
+        var deleted = file()
+        deleted.deleted = true
+        #expect(!ItemMapping.fileInfo(folder, sequence: 1, absent: true).absent)
+        #expect(!ItemMapping.fileInfo(deleted, sequence: 1, absent: true).absent)
+    }
+
     @Test func itemsRoundTrip() throws {
         let item = file()
         let info = ItemMapping.fileInfo(item, sequence: 7)

@@ -630,8 +630,9 @@ public nonisolated struct Ubiq_Wire_FileInfo: @unchecked Sendable {
     set {_uniqueStorage()._sequence = newValue}
   }
 
-  /// The sender has the metadata but not the content (an on-demand container's file not
-  /// downloaded, or evicted). Receivers count only holders of content for isUploaded.
+  /// The sender has the metadata but not the content (an on-demand container's file or
+  /// package not downloaded, or evicted; one whose deletion is held here, or that is being
+  /// fetched back). Receivers count only holders of content for isUploaded and restores.
   public var absent: Bool {
     get {_storage._absent}
     set {_uniqueStorage()._absent = newValue}
