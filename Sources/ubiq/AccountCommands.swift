@@ -80,7 +80,14 @@ extension AccountCommand {
 
     struct Join: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Join an account: with a code from `ubiq device invite` on a member, or a bundle from `ubiq account export`.")
+            abstract: "Join an account: with a code from `ubiq device invite` on a member, or a bundle from `ubiq account export`.",
+            discussion: """
+                Examples:
+                  ubiq account join --code K7Q2WX-M4PDJA-R5TB3C-HV6E2N                   found over mDNS
+                  ubiq account join --code K7Q2WX-M4PDJA-R5TB3C-HV6E2N --peer desk:22101  discovery off
+                  ubiq account join ~/ubiq-account.bundle                                a bundle file
+                Then start `ubiqd` here: it finds the inviting device by itself.
+                """)
 
         @Argument(help: ArgumentHelp("The account bundle (instead of --code).", valueName: "bundle"))
         var bundle: String?

@@ -8,6 +8,12 @@ import UbiqControlAPI
 struct DeletionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "deletions", abstract: "List, send or undo deletions held back because they would empty much of a container.",
+        discussion: """
+            Examples:
+              ubiq deletions TEAMID.com.example.notes           what is held, and since when
+              ubiq deletions confirm TEAMID.com.example.notes   the deletions were meant: send them
+              ubiq deletions restore TEAMID.com.example.notes   they were not: put the files back here
+            """,
         subcommands: [DeletionsListCommand.self, DeletionsConfirmCommand.self, DeletionsRestoreCommand.self],
         defaultSubcommand: DeletionsListCommand.self)
 }

@@ -34,7 +34,12 @@ struct DeviceCommand: AsyncParsableCommand {
 
     struct Invite: AgentCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print a one-time code another workstation joins the account with (10 minutes, one join).")
+            abstract: "Print a one-time code another workstation joins the account with (10 minutes, one join).",
+            discussion: """
+                Example:
+                  ubiq device invite
+                then, on the new workstation, the `ubiq account join --code …` line it prints.
+                """)
 
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var output: OutputOptions
@@ -59,7 +64,12 @@ struct DeviceCommand: AsyncParsableCommand {
 
     struct Remove: AgentCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove a device from the account: every agent refuses its connections from then on.")
+            abstract: "Remove a device from the account: every agent refuses its connections from then on.",
+            discussion: """
+                Examples:
+                  ubiq device remove P3ZHVGKD-YGH5HIGH-M2FG6CF2-OMXUJRBO            an ID from `ubiq devices`
+                  ubiq device remove P3ZHVGKD-YGH5HIGH-M2FG6CF2-OMXUJRBO --rotate   a lost laptop: new account key too
+                """)
 
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The device's ID, as `ubiq devices` shows it.") var device: String

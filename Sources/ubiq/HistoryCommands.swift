@@ -8,7 +8,13 @@ import UbiqModel
 /// peers replaced or deleted.
 struct HistoryCommand: AgentCommand {
     static let configuration = CommandConfiguration(
-        commandName: "history", abstract: "List the versions kept of a file, or of everything under a folder.")
+        commandName: "history", abstract: "List the versions kept of a file, or of everything under a folder.",
+        discussion: """
+            Examples:
+              ubiq history TEAMID.com.example.notes Documents/todo.txt   the versions kept of one file
+              ubiq history TEAMID.com.example.notes Documents            of everything under a folder
+            Restore one with `ubiq restore CONTAINER PATH --version ID`.
+            """)
 
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The container, e.g. TEAMID.com.example.app.", transform: { try ContainerID($0) })
@@ -50,7 +56,14 @@ struct HistoryCommand: AgentCommand {
 
 /// `ubiq trash CONTAINER [PATH]`: deleted files, each with its last version.
 struct TrashCommand: AgentCommand {
-    static let configuration = CommandConfiguration(commandName: "trash", abstract: "List deleted files that can be restored.")
+    static let configuration = CommandConfiguration(
+        commandName: "trash", abstract: "List deleted files that can be restored.",
+        discussion: """
+            Examples:
+              ubiq trash TEAMID.com.example.notes                  every deleted file kept
+              ubiq trash TEAMID.com.example.notes Documents/old    those that were under a folder
+              ubiq restore TEAMID.com.example.notes Documents/old/plan.txt   bring one back
+            """)
 
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The container, e.g. TEAMID.com.example.app.", transform: { try ContainerID($0) })
@@ -79,7 +92,14 @@ struct TrashCommand: AgentCommand {
 /// again, or a folder put back as it was at a time.
 struct RestoreCommand: AgentCommand {
     static let configuration = CommandConfiguration(
-        commandName: "restore", abstract: "Make a kept version of a file current again, or put a folder back as it was, on every device.")
+        commandName: "restore", abstract: "Make a kept version of a file current again, or put a folder back as it was, on every device.",
+        discussion: """
+            Examples:
+              ubiq restore TEAMID.com.example.notes Documents/todo.txt               the newest kept version
+              ubiq restore TEAMID.com.example.notes Documents/todo.txt --version h3  one from `ubiq history`
+              ubiq restore TEAMID.com.example.notes Documents --at 2h               the folder as it was 2 hours ago
+            A restore is a new change: what it replaces is kept in the history in its turn.
+            """)
 
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The container, e.g. TEAMID.com.example.app.", transform: { try ContainerID($0) })

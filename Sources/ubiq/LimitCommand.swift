@@ -6,7 +6,14 @@ import UbiqClient
 /// changed at run time.
 struct LimitCommand: AgentCommand {
     static let configuration = CommandConfiguration(
-        commandName: "limit", abstract: "Show or change the bandwidth limits (for all peers, or one), without dropping connections.")
+        commandName: "limit", abstract: "Show or change the bandwidth limits (for all peers, or one), without dropping connections.",
+        discussion: """
+            Examples:
+              ubiq limit                                  the limits and the rates now
+              ubiq limit --send 2MiB --receive 8MiB       for all peers together
+              ubiq limit --peer DEVICE-ID --send 500KiB   for one peer (an ID from `ubiq peers`)
+              ubiq limit --send none                      no limit on sending
+            """)
 
     @OptionGroup var connection: ConnectionOptions
     @Option(help: "The most sent a second: 8MiB, 500KiB, 1G, a number of bytes, or none.", transform: { try RateText.parse($0) })

@@ -5,7 +5,12 @@ import UbiqClient
 /// `ubiq pause [CONTAINER]`: stop syncing a container, or everything, until `ubiq resume`.
 struct PauseCommand: AgentCommand {
     static let configuration = CommandConfiguration(
-        commandName: "pause", abstract: "Stop syncing a container, or (without one) everything, until `ubiq resume`; kept across restarts.")
+        commandName: "pause", abstract: "Stop syncing a container, or (without one) everything, until `ubiq resume`; kept across restarts.",
+        discussion: """
+            Examples:
+              ubiq pause                             every container
+              ubiq pause TEAMID.com.example.photos   one container
+            """)
 
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The container (default: the whole agent).", transform: { try ContainerID($0) }) var container: ContainerID?
@@ -30,7 +35,12 @@ struct PauseCommand: AgentCommand {
 /// `ubiq resume [CONTAINER]`: sync again what `ubiq pause` paused.
 struct ResumeCommand: AgentCommand {
     static let configuration = CommandConfiguration(
-        commandName: "resume", abstract: "Sync again a container, or (without one) everything, that `ubiq pause` paused.")
+        commandName: "resume", abstract: "Sync again a container, or (without one) everything, that `ubiq pause` paused.",
+        discussion: """
+            Examples:
+              ubiq resume                             the whole agent
+              ubiq resume TEAMID.com.example.photos   one container
+            """)
 
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The container (default: the whole agent).", transform: { try ContainerID($0) }) var container: ContainerID?

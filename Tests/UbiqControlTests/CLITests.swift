@@ -15,6 +15,22 @@ import UbiqControlAPI
         try await runProcess([try #require(binary)] + arguments, input: "")
     }
 
+    /// The commands a new user reaches for in the first hour show how they are called in their
+    /// help, each example a command line of that very command (issue 41).
+    @Test(.enabled(if: binary != nil, "the ubiq executable is not built next to the tests"))
+    func theFirstHoursCommandsShowExamplesInTheirHelp() async throws {
+        let commands = [["ls"], ["versions"], ["resolve"], ["history"], ["trash"], ["restore"], ["deletions"],
+                        ["pause"], ["resume"], ["limit"], ["account", "join"], ["device", "invite"], ["device", "remove"]]
+        for command in commands {
+            let (status, output) = try await runProcess([try #require(Self.binary)] + command + ["--help"], input: "")
+            #expect(status == 0, "ubiq \(command.joined(separator: " ")) --help: \(output)")
+            let examples = output.components(separatedBy: "\n").filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("ubiq ") }
+            #expect(output.contains("Example"), "ubiq \(command.joined(separator: " ")) --help shows no example:\n\(output)")
+            #expect(examples.contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("ubiq " + command.joined(separator: " ")) },
+                    "ubiq \(command.joined(separator: " ")) --help has no example of itself:\n\(output)")
+        }
+    }
+
     @Test(.enabled(if: binary != nil, "the ubiq executable is not built next to the tests"))
     func statusTakesTheSocketBeforeOrAfterTheSubcommand() async throws {
         try await withServer { context throws in

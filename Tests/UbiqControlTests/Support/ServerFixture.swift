@@ -26,9 +26,11 @@ struct ServerContext: Sendable {
 }
 
 /// Starts a server at `<tmp>/run/agent.sock`, runs `body` once it listens, then cancels the
-/// server and waits for it to stop.
+/// server and waits for it to stop. The deadline only keeps a broken server from hanging the
+/// run: the CLI tests start four `ubiq` processes in one body, which beside the whole suite's
+/// agents took longer than a minute in a CI rehearsal (2026-12-03).
 func withServer<T: Sendable>(
-    deadline seconds: Double = 60,
+    deadline seconds: Double = 180,
     configure: (inout ControlServer.Configuration) -> Void = { _ in },
     _ body: @escaping @Sendable (ServerContext) async throws -> T
 ) async throws -> T {
