@@ -13,8 +13,8 @@ struct ProtocolDocExample: Sendable, CustomStringConvertible {
     /// The answer as the doc prints it; nil where the doc shows none, or only part of one
     /// (a `# one container of the answer` comment, an elided `…`).
     let answer: JSONValue?
-
-    var method: String { (try? JSONValue(parsing: Array(request.utf8)))?["method"]?.stringValue ?? "?" }
+    /// The request's method; "?" for a line that is no request.
+    let method: String
     var description: String { "line \(line) (\(method))" }
 
     /// Every example of the doc, in the order the doc gives them.
@@ -31,7 +31,8 @@ struct ProtocolDocExample: Sendable, CustomStringConvertible {
             if !abridged, index + 1 < lines.count, lines[index + 1].hasPrefix("{"), !lines[index + 1].contains("…") {
                 answer = try? JSONValue(parsing: Array(lines[index + 1].utf8))
             }
-            examples.append(ProtocolDocExample(line: index + 1, request: request, socket: name, answer: answer))
+            let method = (try? JSONValue(parsing: request))?["method"]?.stringValue ?? "?"
+            examples.append(ProtocolDocExample(line: index + 1, request: request, socket: name, answer: answer, method: method))
         }
         return examples
     }
@@ -80,7 +81,7 @@ enum AnswerShape {
             guard let first = d.first, let other = a.first else { return [] }
             return compare(first, other, at: "\(path)[0]", optional: optional)
         case (.integer, .integer), (.integer, .double), (.double, .integer), (.double, .double),
-             (.string, .string), (.bool, .bool), (.null, .null):
+             (.string, .string), (.bool, .bool):
             return []
         case (.null, _), (_, .null):
             // A value the doc shows as null may have one here, and the other way round.

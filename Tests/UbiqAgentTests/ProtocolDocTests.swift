@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UbiqControlAPI
+import UbiqModel
 import UbiqTestSupport
 
 /// docs/control-protocol.md is what a client in another language is written from: every
@@ -88,7 +89,7 @@ import UbiqTestSupport
         guard var request = try? JSONValue(parsing: text), var params = request["params"]?.objectValue else { return text }
         // A point in the history of the doc's session: one in this run's, once the files had synced.
         if params["at"] != nil, example.answer?["result"] != nil { params["at"] = .string(moment) }
-        for key in ["device", "peer"] where params[key]?.stringValue.map(Self.isDeviceID) == true {
+        for key in ["device", "peer"] where params[key]?.stringValue.map({ DeviceID.isWellFormed($0) }) == true {
             params[key] = .string(otherDevice)
         }
         if let path = params["path"]?.stringValue, params["container"]?.stringValue == agent.container.rawValue {
@@ -110,10 +111,6 @@ import UbiqTestSupport
 
     static let kvList = #"{"jsonrpc":"2.0","id":1,"method":"kv.list","params":{"store":"TEAMID.com.example.game"}}"#
 
-    private static func isDeviceID(_ text: String) -> Bool {
-        text.split(separator: "-").map(\.count) == [8, 8, 8, 8]
-    }
-
     private func newestHistoryID(of path: String, on agent: AgentProcess) async throws -> String? {
         let line = #"{"jsonrpc":"2.0","id":1,"method":"history.list","params":{"container":"\#(agent.container)","path":"\#(path)"}}"#
         return try await send(line, to: agent.socket)?["result"]?["versions"]?.arrayValue?.first?["id"]?.stringValue
@@ -123,11 +120,18 @@ import UbiqTestSupport
     /// line that is no request, the first error), as `socat` would print it.
     private func send(_ line: String, to socket: String) async throws -> JSONValue? {
         let client = try await RawLineClient(socketPath: socket)
-        defer { Task { await client.close() } }
-        try await client.send(line: line)
         let id = (try? JSONValue(parsing: line))?["id"]
-        return try await client.readJSON(within: .seconds(60)) { answer in
-            id.map { answer["id"] == $0 } ?? (answer["error"] != nil)
+        let answer: JSONValue?
+        do {
+            try await client.send(line: line)
+            answer = try await client.readJSON(within: .seconds(60)) { answer in
+                id.map { answer["id"] == $0 } ?? (answer["error"] != nil)
+            }
+        } catch {
+            await client.close()
+            throw error
         }
+        await client.close()
+        return answer
     }
 }
