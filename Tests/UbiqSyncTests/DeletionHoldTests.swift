@@ -13,8 +13,37 @@ import UbiqModel
 
     @Test func fewDeletionsAreRecordedAtOnce() {
         var hold = DeletionHold(threshold: 100)
-        #expect(hold.scanFound(files(0..<100), at: start) == .record)
+        #expect(hold.scanFound(files(0..<25), at: start) == .record)
         #expect(hold.phase == .none)
+    }
+
+    /// More than a quarter of the threshold in one scan is gathered first, and judged with
+    /// what the next scans add: scans a second apart (each left out files the agent was
+    /// writing just then) are one burst, though each alone is under the threshold.
+    @Test func aBurstOfScansEachUnderTheThresholdIsGatheredWhole() {
+        var hold = DeletionHold(threshold: 100)
+        #expect(hold.scanFound(files(0..<47), at: start) == .gather(until: start + DeletionHold.gatherWindow))
+        let second = start + .seconds(1), third = start + .seconds(2)
+        #expect(hold.scanFound(files(47..<100), at: second) == .gather(until: second + DeletionHold.gatherWindow))
+        #expect(hold.scanFound(files(100..<150), at: third) == .gather(until: third + DeletionHold.gatherWindow))
+        #expect(!hold.windowEnds(by: second + DeletionHold.gatherWindow))
+        #expect(hold.windowEnds(by: third + DeletionHold.gatherWindow))
+        #expect(hold.windowEnded(liveFiles: 150, now: 3) == nil)
+        #expect(hold.phase == .holding(since: 3) && hold.files == 150)
+        // Under half of the container, the gathered burst is recorded whole when judged.
+        var small = DeletionHold(threshold: 100)
+        _ = small.scanFound(files(0..<30), at: start)
+        #expect(small.windowEnded(liveFiles: 1000, now: 1).map(Set.init) == Set(files(0..<30).keys))
+    }
+
+    /// Deletions that never stop coming are judged after ``DeletionHold/longestGather``.
+    @Test func aBurstIsGatheredAtMostTheLongestGather() {
+        var hold = DeletionHold(threshold: 100)
+        _ = hold.scanFound(files(0..<50), at: start)
+        for second in 1...30 {
+            _ = hold.scanFound(files((50 * second)..<(50 * second + 50)), at: start + .seconds(second))
+        }
+        #expect(hold.windowEnds(by: start + DeletionHold.longestGather))
     }
 
     /// Peers hear again of each path that goes into the hold (its content is not served
@@ -39,25 +68,37 @@ import UbiqModel
         var hold = DeletionHold(threshold: 100)
         #expect(hold.scanFound(files(0..<150), at: start) == .gather(until: start + DeletionHold.gatherWindow))
         // The watcher's next batch of the same `rm`, and a few more later, join it.
-        #expect(hold.scanFound(files(150..<500), at: start) == .holdBack)
+        #expect(hold.scanFound(files(150..<500), at: start) == .gather(until: start + DeletionHold.gatherWindow))
         #expect(hold.windowEnded(liveFiles: 600, now: 42) == nil)
         #expect(hold.phase == .holding(since: 42) && hold.files == 500)
         #expect(hold.scanFound(files(500..<510), at: start) == .holdBack)
         #expect(hold.files == 510)
     }
 
-    @Test func manySmallBatchesOfOneBurstStartGatheringOnceTheyPassTheThreshold() {
+    /// A folder that goes while the agent writes into it: each write's scan runs after, and
+    /// finds its one file gone. A quarter of the threshold passes, the rest is gathered, and
+    /// the burst is judged with what passed.
+    @Test func oneScanAFileStartsGatheringAfterAQuarterOfTheThreshold() {
         var hold = DeletionHold(threshold: 100)
-        #expect(hold.scanFound(files(0..<60), at: start) == .record)
-        #expect(hold.scanFound(files(60..<100), at: start + .milliseconds(30)) == .record)
-        #expect(hold.scanFound(files(100..<101), at: start + .milliseconds(60)) == .gather(until: start + .milliseconds(60) + DeletionHold.gatherWindow))
-        #expect(hold.scanFound(files(101..<600), at: start + .milliseconds(90)) == .holdBack)
-        #expect(hold.windowEnded(liveFiles: 500, now: 7) == nil)
-        #expect(hold.files == 500)
+        for n in 0..<25 {
+            #expect(hold.scanFound(files(n..<(n + 1)), at: start + .milliseconds(10 * n)) == .record)
+        }
+        for n in 25..<150 {
+            let now = start + .milliseconds(10 * n)
+            #expect(hold.scanFound(files(n..<(n + 1)), at: now) == .gather(until: now + DeletionHold.gatherWindow))
+        }
+        // The index still lists the 125 gathered files, and no longer the 25 recorded.
+        #expect(hold.windowEnded(liveFiles: 125, now: 7) == nil)
+        #expect(hold.phase == .holding(since: 7) && hold.files == 125)
         // Deletions far apart are no burst.
         var apart = DeletionHold(threshold: 100)
-        #expect(apart.scanFound(files(0..<60), at: start) == .record)
-        #expect(apart.scanFound(files(60..<120), at: start + .seconds(3)) == .record)
+        #expect(apart.scanFound(files(0..<20), at: start) == .record)
+        #expect(apart.scanFound(files(20..<40), at: start + .seconds(3)) == .record)
+        // A burst in a large container is recorded whole, what passed before it included.
+        var large = DeletionHold(threshold: 100)
+        _ = large.scanFound(files(0..<20), at: start)
+        _ = large.scanFound(files(20..<120), at: start + .milliseconds(10))
+        #expect(large.windowEnded(liveFiles: 1000, now: 7).map(Set.init) == Set(files(20..<120).keys))
     }
 
     @Test func aBurstUnderHalfOfTheContainerIsRecordedWhenItsWindowEnds() {

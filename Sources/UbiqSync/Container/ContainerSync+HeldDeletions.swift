@@ -133,13 +133,23 @@ extension ContainerSync {
         return solid.union(kept.intersection(ancestors(of: solid)))
     }
 
-    /// A peer changed paths whose deletions are held here: each of those deletions is recorded
+    /// A peer changed files whose deletions are held here: each of those deletions is recorded
     /// now, so the peer's change meets it as the sync rules say (a modification beats a
     /// deletion made apart), and is not judged against a file the index lists and the disk
-    /// no longer has.
+    /// no longer has. A version this device has seen is no change. A held folder is not
+    /// recorded for a peer's change of its own attributes: that would record the deletions of
+    /// all it holds without a person; the peer's folder is made again here, and what it held
+    /// stays held.
     func recordHeldDeletions(changedBy items: [Item]) throws {
         guard state.deletions.holdsAny else { return }
-        let changed = state.deletions.held(among: items.filter { !$0.deleted }.map(\.path))
+        let candidates = state.deletions.heldFiles(among: items.filter { !$0.deleted }.map(\.path))
+        guard !candidates.isEmpty else { return }
+        let locals = try index.items(id, at: candidates)
+        let remote = Dictionary(items.map { ($0.path, $0.version) }, uniquingKeysWith: { a, _ in a })
+        let changed = candidates.filter { path in
+            guard let local = locals[path]?.item, let version = remote[path] else { return true }
+            return !local.version.includes(version)
+        }
         guard !changed.isEmpty else { return }
         // Let go of only once recorded: while the folder is unavailable they stay held.
         try scan(Self.outermost(changed).map { Optional($0) }, bypassHold: true)

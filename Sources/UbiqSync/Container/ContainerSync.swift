@@ -319,11 +319,14 @@ public actor ContainerSync {
         if !due.isEmpty { await localChanges(due) }
     }
 
+    /// A client's lease ended: the scans it held up run. What its coordinated write deleted
+    /// was meant and passes the hold (``leasedScan`` asks for the client writes just ended);
+    /// what else they find is judged as any scan's, since the scans deferred may be the
+    /// agent's own writes' and a person's `rm` in another folder.
     private func leaseReleased() async {
         await leaseEnded()
         let deferred = state.takeDeferredScans()
-        // What a client's coordinated write deleted was meant: no hold.
-        if !deferred.isEmpty { await localChanges(deferred, bypassHold: true) }
+        if !deferred.isEmpty { await localChanges(deferred) }
         requestPull()
     }
 

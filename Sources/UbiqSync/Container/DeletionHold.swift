@@ -2,23 +2,30 @@ import UbiqModel
 
 /// Deletions a scan found and did not record, because they would delete much of the
 /// container at once (DESIGN.md §3, "A mass deletion waits for a person"): more than
-/// `threshold` files and more than half of the container's files. A burst that the watcher
-/// hands over in several batches is gathered for at least ``gatherWindow`` from the batch
-/// that takes the files deleted in ``burstWindow`` past the threshold (until the next pull
-/// pass after that) before it is judged whole; then it is recorded, or held until a person
-/// confirms or restores it. Held paths are still present in the index, so peers keep them;
+/// `threshold` files and more than half of the container's files. A burst that comes in
+/// several scans (the watcher's batches; or one scan a file, as when a folder goes while the
+/// agent writes into it and each write's scan runs after) is gathered before it is judged
+/// whole: once the files deleted within ``burstWindow`` pass a quarter of the threshold, until
+/// ``gatherWindow`` after the last scan that added to it (at most ``longestGather`` in all,
+/// and until the next pull pass after that). It is judged with the files its first scans
+/// recorded (at most a quarter of the threshold pass so); then what was gathered is recorded,
+/// or held until a
+/// person confirms or restores it. Held paths are still present in the index, so peers keep them;
 /// their content is gone here, so peers hear of them as present without it (``announced``).
 struct DeletionHold: Sendable {
     enum Phase: Sendable, Equatable {
         case none
-        /// A large burst is being gathered until `until`.
-        case gathering(until: ContinuousClock.Instant)
+        /// A large burst is being gathered since `since`, until `until`.
+        case gathering(since: ContinuousClock.Instant, until: ContinuousClock.Instant)
         /// Held for a person since `since` (wall time, ms).
         case holding(since: Int64)
     }
 
-    /// How long a burst of deletions is gathered before it is judged.
-    static let gatherWindow = Duration.seconds(1)
+    /// How long after the last scan that added to a burst it is judged: scans run at least
+    /// every retry interval (a second), so one that waited on the agent's own writes joins it.
+    static let gatherWindow = Duration.seconds(2)
+    /// The longest a burst is gathered, however long its deletions keep coming.
+    static let longestGather = Duration.seconds(10)
     /// How far back deletions recorded count toward a burst: an `rm` that the watcher hands
     /// over in many small batches starts gathering once they add up past the threshold.
     static let burstWindow = Duration.seconds(2)
@@ -32,6 +39,8 @@ struct DeletionHold: Sendable {
     private(set) var announced: Set<RelativePath> = []
     /// Files deleted by recent scans and recorded, with when.
     private var recent: [(at: ContinuousClock.Instant, files: Int)] = []
+    /// Files of the burst being gathered that were recorded before it was.
+    private var recordedBefore = 0
 
     init(threshold: Int) {
         self.threshold = threshold
@@ -52,20 +61,27 @@ struct DeletionHold: Sendable {
     mutating func scanFound(_ deleted: [RelativePath: Bool], at now: ContinuousClock.Instant) -> Decision {
         guard threshold > 0, !deleted.isEmpty else { return .record }
         switch phase {
-        case .holding, .gathering:
+        case .holding:
             paths.merge(deleted) { _, new in new }
             return .holdBack
+        case .gathering(let since, _):
+            paths.merge(deleted) { _, new in new }
+            let until = min(now + Self.gatherWindow, since + Self.longestGather)
+            phase = .gathering(since: since, until: until)
+            return .gather(until: until)
         case .none:
             recent.removeAll { $0.at + Self.burstWindow < now }
             let files = deleted.values.count(where: { !$0 })
-            guard files + recent.reduce(0, { $0 + $1.files }) > threshold else {
+            let before = recent.reduce(0) { $0 + $1.files }
+            guard files + before > threshold / 4 else {
                 recent.append((now, files))
                 return .record
             }
             recent = []
+            recordedBefore = before
             paths = deleted
             let until = now + Self.gatherWindow
-            phase = .gathering(until: until)
+            phase = .gathering(since: now, until: until)
             return .gather(until: until)
         }
     }
@@ -82,15 +98,18 @@ struct DeletionHold: Sendable {
 
     /// Whether a burst is being gathered whose window is over at `now`.
     func windowEnds(by now: ContinuousClock.Instant) -> Bool {
-        if case .gathering(let until) = phase { return until <= now }
+        if case .gathering(_, let until) = phase { return until <= now }
         return false
     }
 
     /// The gathering window ended: whether the burst is held (more than `threshold` files and
-    /// more than half of the `liveFiles` the index holds), or the paths to record now.
+    /// more than half of the container's, counting those its first scans recorded; the index
+    /// still holds `liveFiles`, the gathered ones among them), or the paths to record now.
     mutating func windowEnded(liveFiles: Int, now wall: Int64) -> [RelativePath]? {
         guard case .gathering = phase else { return nil }
-        if files > threshold && files * 2 > liveFiles {
+        let burst = files + recordedBefore
+        defer { recordedBefore = 0 }
+        if burst > threshold && burst * 2 > liveFiles + recordedBefore {
             phase = .holding(since: wall)
             return nil
         }
@@ -115,6 +134,11 @@ struct DeletionHold: Sendable {
     /// The held paths among `candidates`.
     func held(among candidates: [RelativePath]) -> [RelativePath] {
         candidates.filter { paths[$0] != nil }
+    }
+
+    /// The held paths among `candidates` that are not folders.
+    func heldFiles(among candidates: [RelativePath]) -> [RelativePath] {
+        candidates.filter { paths[$0] == false }
     }
 
     /// The held paths among `candidates`, which the hold lets go of (recorded or put back).

@@ -108,14 +108,20 @@ public actor FileLeases {
     /// Releases every lease `holder` holds and gives up its waits (a connection ended).
     public func releaseAll(of holder: Holder) {
         let isClient = if case .client = holder { true } else { false }
+        var ended = false
         for (id, lease) in held where lease.holder == holder {
             held[id] = nil
+            ended = true
             if isClient { noteEnded(lease) }
         }
         for (index, entry) in waiting.enumerated().reversed() where entry.lease.holder == holder {
             waiting.remove(at: index)
             entry.continuation.resume(returning: false)
+            ended = true
         }
+        // A connection that held and awaited nothing (each status call of the web page) ends
+        // no lease.
+        guard ended else { return }
         grantWaiters()
         released.yield(())
     }

@@ -154,4 +154,65 @@ struct WebPageBrowserTests {
             }
         }
     }
+
+    /// Most of a container deleted at once on alpha: the page's banner says so, its "Restore
+    /// the files" puts them back, and its "Delete them everywhere" (confirmed) sends them to
+    /// beta. Alpha's folder moved away while it runs: its card says unavailable and why, and
+    /// syncing again once the folder is back.
+    @Test func heldDeletionsAreDecidedFromTheBannerAndAFolderMovedAwayIsShown() async throws {
+        let cluster = try await Self.cluster()
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        let count = 150
+        for n in 0..<count { try a.write("Documents/many/\(n).txt", "file \(n)") }
+        func files(_ agent: AgentProcess) -> Int {
+            (try? FileManager.default.contentsOfDirectory(atPath: agent.path("Documents/many")).count) ?? 0
+        }
+        try await waitForConvergence([a, b], "the files on beta") { _ in files(b) == count }
+        let away = a.home + "/away"
+        func moveOut() throws {
+            try? FileManager.default.removeItem(atPath: away)
+            #expect(rename(a.path("Documents/many"), away) == 0)
+        }
+
+        try await withBrowserPage(a) { page in
+            let card = "#containers li[data-container=\"\(a.container)\"]"
+            try moveOut()
+            try await waitUntil("alpha to hold the deletions") { try await a.status().containers.first?.heldDeletions?.count == count }
+            let banner = try await page.browser.element("\(card) .banner")
+            let said = try await page.browser.text(banner)
+            #expect(said.contains("\(count) files deleted here at once are held"), "\(said)")
+            try await page.screenshot("web-held-deletions")
+            try await page.browser.click("\(card) button[data-action=\"restore-deletions\"]")
+            try await waitUntil("the files back on alpha") { files(a) == count }
+            try await waitUntil("the banner gone") { try await page.browser.elements("\(card) .banner").isEmpty }
+            #expect(files(b) == count, "beta lost files to a held deletion")
+
+            // Moved out again while the restore's last files may still be in flight: a scan
+            // that had to leave those out records a few at once, and the rest are held.
+            try moveOut()
+            var held = 0
+            try await waitUntil("alpha to hold them again") {
+                held = try await a.status().containers.first?.heldDeletions?.count ?? 0
+                return held > 100
+            }
+            try await waitUntil("beta to keep every held file") { files(b) == held }
+            _ = try await page.browser.element("\(card) .banner")
+            try await page.browser.click("\(card) button[data-action=\"confirm-deletions\"]")
+            try await page.browser.click("button[data-action=\"confirm\"]")
+            try await waitUntil("the deletions on beta") { files(b) == 0 }
+            try await waitUntil("the banner gone") { try await page.browser.elements("\(card) .banner").isEmpty }
+
+            try FileManager.default.moveItem(atPath: a.root, toPath: a.root + ".away")
+            try await waitUntil("the card to say unavailable, and why") {
+                let text = try await page.browser.text(card)
+                return text.contains("unavailable") && text.contains("is not there")
+            }
+            try await page.screenshot("web-unavailable")
+            try FileManager.default.moveItem(atPath: a.root + ".away", toPath: a.root)
+            try await waitUntil("the card to say up to date again") { try await page.browser.text("\(card) .state").contains("up to date") }
+            try a.write("Documents/after.txt", "after the folder came back")
+            try await waitUntil("alpha's new file on beta") { b.read("Documents/after.txt") != nil }
+        }
+    }
 }
