@@ -84,7 +84,7 @@ public enum Simulation {
             agitator.collectDecisions()
         }
         agitator.steps.append("settle")
-        let converged = settle(world)
+        let converged = settle(world, agitator: &agitator)
         agitator.collectLeasedWrites()
         agitator.collectDecisions()
         agitator.noteRestarts()
@@ -111,10 +111,19 @@ public enum Simulation {
 extension Simulation {
     /// Runs until every device agrees and their indexes then stay unchanged for
     /// ``quietWatch``; false when ``settleLimit`` passes first (stuck, or a livelock).
-    static func settle(_ world: SimWorld) -> Bool {
+    /// Runs until the world has converged and stays so; a person decides on deletions that
+    /// a device holds meanwhile (a burst gathered late, or held anew by a peer's changes).
+    static func settle(_ world: SimWorld, agitator: inout Agitator) -> Bool {
         let end = world.scheduler.now + settleLimit
+        let holds = { world.devices.contains { $0.life?.sync.heldDeletions != nil } }
         while world.scheduler.now < end {
-            guard world.scheduler.run(until: { Invariants.converged(world) }, limit: end - world.scheduler.now) else { return false }
+            guard world.scheduler.run(until: { Invariants.converged(world) || holds() }, limit: end - world.scheduler.now) else { return false }
+            if holds() {
+                agitator.decideHeldDeletions(everyone: true)
+                world.scheduler.run(for: .milliseconds(100))
+                agitator.collectDecisions()
+                continue
+            }
             let before = sequences(world)
             world.scheduler.run(for: quietWatch)
             if sequences(world) == before && Invariants.converged(world) { return true }

@@ -319,14 +319,12 @@ public actor ContainerSync {
         if !due.isEmpty { await localChanges(due) }
     }
 
-    /// A client's lease ended: the scans it held up run. What its coordinated write deleted
-    /// was meant and passes the hold (``leasedScan`` asks for the client writes just ended);
-    /// what else they find is judged as any scan's, since the scans deferred may be the
-    /// agent's own writes' and a person's `rm` in another folder.
+    /// A client's lease ended (``FileLeases/releases()`` tells of no other): the scans it held
+    /// up run. What its coordinated write deleted was meant: no hold.
     private func leaseReleased() async {
         await leaseEnded()
         let deferred = state.takeDeferredScans()
-        if !deferred.isEmpty { await localChanges(deferred) }
+        if !deferred.isEmpty { await localChanges(deferred, bypassHold: true) }
         requestPull()
     }
 
