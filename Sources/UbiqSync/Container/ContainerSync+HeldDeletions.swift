@@ -136,10 +136,10 @@ extension ContainerSync {
     /// A peer changed or deleted files whose deletions are held here: each of those deletions
     /// is recorded now, so the peer's change meets it as the sync rules say (a modification
     /// beats a deletion made apart; two deletions agree), and is not judged against a file the
-    /// index lists and the disk no longer has. A version this device has seen is no change. A held folder is not
-    /// recorded for a peer's change of its own attributes: that would record the deletions of
-    /// all it holds without a person; the peer's folder is made again here, and what it held
-    /// stays held.
+    /// index lists and the disk no longer has. A version this device has seen is no change.
+    /// A held folder is not recorded for a peer's change of its own attributes: that would
+    /// record the deletions of all it holds without a person; the peer's folder is made again
+    /// here, and what it held stays held.
     func recordHeldDeletions(changedBy items: [Item]) throws {
         guard state.deletions.holdsAny else { return }
         let candidates = state.deletions.heldFiles(among: items.map(\.path))

@@ -9,8 +9,8 @@ import UbiqModel
 /// ``gatherWindow`` after the last scan that added to it (at most ``longestGather`` in all,
 /// and until the next pull pass after that). It is judged with the files its first scans
 /// recorded (at most a quarter of the threshold pass so); then what was gathered is recorded,
-/// or held until a
-/// person confirms or restores it. Held paths are still present in the index, so peers keep them;
+/// or held until a person confirms or restores it. Held paths are still present in the index,
+/// so peers keep them;
 /// their content is gone here, so peers hear of them as present without it (``announced``).
 struct DeletionHold: Sendable {
     enum Phase: Sendable, Equatable {
