@@ -110,9 +110,9 @@ public enum Simulation {
 
 extension Simulation {
     /// Runs until every device agrees and their indexes then stay unchanged for
-    /// ``quietWatch``; false when ``settleLimit`` passes first (stuck, or a livelock).
-    /// Runs until the world has converged and stays so; a person decides on deletions that
-    /// a device holds meanwhile (a burst gathered late, or held anew by a peer's changes).
+    /// ``quietWatch``; false when ``settleLimit`` passes first (stuck, or a livelock). A person
+    /// decides on deletions a device holds meanwhile (a burst gathered late, or held anew by
+    /// a peer's changes).
     static func settle(_ world: SimWorld, agitator: inout Agitator) -> Bool {
         let end = world.scheduler.now + settleLimit
         let holds = { world.devices.contains { $0.life?.sync.heldDeletions != nil } }

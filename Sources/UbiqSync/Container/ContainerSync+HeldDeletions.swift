@@ -142,14 +142,12 @@ extension ContainerSync {
     /// here, and what it held stays held.
     func recordHeldDeletions(changedBy items: [Item]) throws {
         guard state.deletions.holdsAny else { return }
-        let candidates = state.deletions.heldFiles(among: items.map(\.path))
-        guard !candidates.isEmpty else { return }
-        let locals = try index.items(id, at: candidates)
-        let remote = Dictionary(items.map { ($0.path, $0.version) }, uniquingKeysWith: { a, _ in a })
-        let changed = candidates.filter { path in
-            guard let local = locals[path]?.item, let version = remote[path] else { return true }
-            return !local.version.includes(version)
-        }
+        let heldItems = items.filter { state.deletions.holdsFile($0.path) }
+        guard !heldItems.isEmpty else { return }
+        let locals = try index.items(id, at: heldItems.map(\.path))
+        let changed = heldItems.filter { remote in
+            locals[remote.path].map { !$0.item.version.includes(remote.version) } ?? true
+        }.map(\.path)
         guard !changed.isEmpty else { return }
         // Let go of only once recorded: while the folder is unavailable they stay held.
         try scan(Self.outermost(changed).map { Optional($0) }, bypassHold: true)
@@ -173,9 +171,7 @@ extension ContainerSync {
         switch state.deletions.scanFound(deleted, at: clock.now) {
         case .record:
             return writes
-        case .holdBack:
-            return writes.filter { deleted[$0.item.path] == nil }
-        case .gather:
+        case .holdBack, .gather:
             return writes.filter { deleted[$0.item.path] == nil }
         }
     }

@@ -15,8 +15,9 @@ import UbiqModel
 struct DeletionHold: Sendable {
     enum Phase: Sendable, Equatable {
         case none
-        /// A large burst is being gathered since `since`, until `until`.
-        case gathering(since: ContinuousClock.Instant, until: ContinuousClock.Instant)
+        /// A large burst is being gathered since `since`, until `until`; `recordedBefore` of
+        /// its files were recorded before it was.
+        case gathering(since: ContinuousClock.Instant, until: ContinuousClock.Instant, recordedBefore: Int)
         /// Held for a person since `since` (wall time, ms).
         case holding(since: Int64)
     }
@@ -27,7 +28,8 @@ struct DeletionHold: Sendable {
     /// The longest a burst is gathered, however long its deletions keep coming.
     static let longestGather = Duration.seconds(10)
     /// How far back deletions recorded count toward a burst: an `rm` that the watcher hands
-    /// over in many small batches starts gathering once they add up past the threshold.
+    /// over in many small batches starts gathering once they add up past a quarter of the
+    /// threshold.
     static let burstWindow = Duration.seconds(2)
 
     /// At most this many files deleted at once are recorded without a person (0: no limit).
@@ -39,8 +41,6 @@ struct DeletionHold: Sendable {
     private(set) var announced: Set<RelativePath> = []
     /// Files deleted by recent scans and recorded, with when.
     private var recent: [(at: ContinuousClock.Instant, files: Int)] = []
-    /// Files of the burst being gathered that were recorded before it was.
-    private var recordedBefore = 0
 
     init(threshold: Int) {
         self.threshold = threshold
@@ -64,10 +64,10 @@ struct DeletionHold: Sendable {
         case .holding:
             paths.merge(deleted) { _, new in new }
             return .holdBack
-        case .gathering(let since, _):
+        case .gathering(let since, _, let recordedBefore):
             paths.merge(deleted) { _, new in new }
             let until = min(now + Self.gatherWindow, since + Self.longestGather)
-            phase = .gathering(since: since, until: until)
+            phase = .gathering(since: since, until: until, recordedBefore: recordedBefore)
             return .gather(until: until)
         case .none:
             recent.removeAll { $0.at + Self.burstWindow < now }
@@ -78,10 +78,9 @@ struct DeletionHold: Sendable {
                 return .record
             }
             recent = []
-            recordedBefore = before
             paths = deleted
             let until = now + Self.gatherWindow
-            phase = .gathering(since: now, until: until)
+            phase = .gathering(since: now, until: until, recordedBefore: before)
             return .gather(until: until)
         }
     }
@@ -98,7 +97,7 @@ struct DeletionHold: Sendable {
 
     /// Whether a burst is being gathered whose window is over at `now`.
     func windowEnds(by now: ContinuousClock.Instant) -> Bool {
-        if case .gathering(_, let until) = phase { return until <= now }
+        if case .gathering(_, let until, _) = phase { return until <= now }
         return false
     }
 
@@ -106,9 +105,8 @@ struct DeletionHold: Sendable {
     /// more than half of the container's, counting those its first scans recorded; the index
     /// still holds `liveFiles`, the gathered ones among them), or the paths to record now.
     mutating func windowEnded(liveFiles: Int, now wall: Int64) -> [RelativePath]? {
-        guard case .gathering = phase else { return nil }
+        guard case .gathering(_, _, let recordedBefore) = phase else { return nil }
         let burst = files + recordedBefore
-        defer { recordedBefore = 0 }
         if burst > threshold && burst * 2 > liveFiles + recordedBefore {
             phase = .holding(since: wall)
             return nil
@@ -136,10 +134,8 @@ struct DeletionHold: Sendable {
         candidates.filter { paths[$0] != nil }
     }
 
-    /// The held paths among `candidates` that are not folders.
-    func heldFiles(among candidates: [RelativePath]) -> [RelativePath] {
-        candidates.filter { paths[$0] == false }
-    }
+    /// Whether `path` is held and no folder.
+    func holdsFile(_ path: RelativePath) -> Bool { paths[path] == false }
 
     /// The held paths among `candidates`, which the hold lets go of (recorded or put back).
     mutating func release(_ candidates: [RelativePath]) -> [RelativePath] {
