@@ -56,6 +56,8 @@ public enum Reconciliation: Sendable, Equatable {
             }
             var merged = winner
             merged.version = version
+            // Where none was eligible, the winner keeps its identity under the merged vector.
+            if !winner.deleted, version[winner.modifiedBy] != winner.contentCounter { merged.contentMadeAt = winner.contentCounter }
             merged.conflicts = kept.filter { $0.versionID != winner.versionID && keepsAsConflict(loser: $0, winner: winner) }
                 .map(ConflictVersion.init(of:)).sorted { $0.id < $1.id }
             return .merge(merged: merged, contentFromRemote: !merged.matchesOnDisk(local))

@@ -41,6 +41,15 @@ public struct VersionVector: Hashable, Sendable, Codable, CustomStringConvertibl
         return copy
     }
 
+    /// This vector after one more change by `device`, counted past `device`'s counter in
+    /// `seen` too: a change made here while the device knows a later version of its own
+    /// (one it made, merged on a peer and not applied here yet) is not covered by that one.
+    public func incremented(by device: DeviceID, past seen: VersionVector?) -> VersionVector {
+        var copy = self
+        copy.counters[device] = max(self[device], seen?[device] ?? 0) + 1
+        return copy
+    }
+
     /// The element-wise maximum: a vector that has seen both.
     public func merged(with other: VersionVector) -> VersionVector {
         var copy = self

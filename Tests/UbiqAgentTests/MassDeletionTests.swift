@@ -91,6 +91,39 @@ import UbiqTestSupport
         }
     }
 
+    /// Beta restores held deletions from alpha's copies while alpha is down; alpha comes back
+    /// without the files (its own deletion held). Beta's fetches find no device holding them:
+    /// beta records their deletions, alpha's held ones agree, and nobody waits for ever on a
+    /// copy that is nowhere (seed 334862501: two devices that each restored from the other).
+    @Test func aRestoreWhoseOnlyHolderLostTheFilesTooRecordsTheDeletions() async throws {
+        let cluster = try await LiveCluster(["alpha", "beta"])
+        defer { cluster.stopAll() }
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        for n in 0..<150 { try a.write("Documents/many/\(n).txt", "file \(n)") }
+        try await waitForConvergence([a, b], "150 files on both") { Self.files(in: $0) == 150 }
+
+        _ = a.stop()
+        #expect(rename(b.path("Documents/many"), b.home + "/away") == 0)
+        try await waitUntil("beta to hold 150 deletions") { try await b.status().containers.first?.heldDeletions?.count == 150 }
+        let restored = try await AgentProcess.cli(["--socket", b.socket, "deletions", "restore", b.container.rawValue])
+        #expect(restored.contains("being put back"), "\(restored)")
+        try await waitUntil("beta to wait for alpha's copies") { try await b.status().containers.first?.needItems == 150 }
+
+        #expect(rename(a.path("Documents/many"), a.home + "/away") == 0)
+        try await a.startAndWait()
+        try await waitUntil("beta to record the deletions of files no device holds") {
+            let container = try await b.status().containers.first
+            return container?.files == 0 && container?.needItems == 0
+        }
+        try await waitUntil("alpha's held deletions to agree") {
+            let container = try await a.status().containers.first
+            return container?.files == 0 && container?.needItems == 0 && container?.heldDeletions == nil
+        }
+        #expect(b.logText().contains("held by no other device"))
+    }
+
     /// A client that deletes a folder of 150 files under a coordinated write lease means it:
     /// the deletions pass the hold and reach the peer, though the watcher tells the agent of
     /// them only after the lease ended.

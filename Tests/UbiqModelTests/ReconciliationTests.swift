@@ -169,4 +169,24 @@ import UbiqModel
             #expect(Set(result.conflicts.map(\.id)) == [edits[0].versionID, edits[2].versionID])
         }
     }
+
+    /// A version kept as a conflict that wins the merge when nothing else is eligible (its
+    /// author's later change was seen and dropped) stays the same version: its identity is
+    /// its author's counter when it was made, not the merged vector's, so a device that kept
+    /// it as a conflict version knows it again (seed 6400015: a promoted conflict version was
+    /// taken for one its own device had already seen, and dropped).
+    @Test func aWinnerKeepsItsIdentityUnderTheMergedVector() throws {
+        let c = DeviceID("CCCC"), d = DeviceID("DDDD")
+        let kept = item([b: 4], by: b, mtime: 100, byte: 1)
+        let local = item([b: 4, c: 1, d: 1], by: b, mtime: 100, byte: 1)
+        var remote = item([b: 5, d: 1], by: d, mtime: 300, byte: 2)
+        remote.conflicts = [ConflictVersion(of: kept)]
+        guard case .merge(let merged, _) = Reconciliation.reconcile(local: local, remote: remote) else {
+            Issue.record("expected a merge")
+            return
+        }
+        #expect(merged.hasSameContent(as: kept))
+        #expect(merged.version == VersionVector([b: 5, c: 1, d: 1]))
+        #expect(merged.versionID == kept.versionID)
+    }
 }

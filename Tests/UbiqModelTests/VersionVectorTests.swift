@@ -4,6 +4,18 @@ import UbiqModel
 @Suite struct VersionVectorTests {
     let a = DeviceID("AAAA"), b = DeviceID("BBBB"), c = DeviceID("CCCC")
 
+    /// A change counted past a later counter of the same device elsewhere (a need not applied
+    /// yet) is not covered by that version: the two are concurrent.
+    @Test func anIncrementPastAnotherVectorIsNotCoveredByIt() {
+        let local = VersionVector([a: 3, b: 5])
+        let need = VersionVector([a: 4, b: 6])
+        #expect(local.incremented(by: b).compare(to: need) == .dominated)
+        let next = local.incremented(by: b, past: need)
+        #expect(next == VersionVector([a: 3, b: 7]))
+        #expect(next.compare(to: need) == .concurrent)
+        #expect(local.incremented(by: b, past: nil) == local.incremented(by: b))
+    }
+
     @Test func orderOfIncrements() {
         let base = VersionVector().incremented(by: a)
         let later = base.incremented(by: b)

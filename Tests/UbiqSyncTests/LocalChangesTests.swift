@@ -52,6 +52,22 @@ import UbiqModel
         #expect(same.writes.isEmpty && same.statOnly.count == 1)
     }
 
+    /// A file written here while a need waits whose vector already counts a later change of
+    /// this device (its own, merged on a peer) is a version that need does not cover, so
+    /// applying the need cannot replace it unseen: the two meet as a conflict (seed 6400033).
+    @Test func anEditWhileANeedWaitsIsNotCoveredByTheNeed() throws {
+        let peer = DeviceID("PEER")
+        let previous = indexed(entry("a", hash: hashA, mtime: 1), version: VersionVector([me: 5, peer: 3]))
+        let need = LocalChanges.item(entry("a", hash: hashA, mtime: 2), previous: nil, device: peer)
+            .with(version: VersionVector([me: 6, peer: 4]))
+        let edited = entry("a", hash: hashB, mtime: 3, inode: 2)
+        let plan = LocalChanges.plan(ScanOutcome(changed: [edited], seen: [edited.path]), existing: [edited.path: previous],
+                                     needs: [edited.path: need], device: me, now: 9)
+        let version = try #require(plan.writes.first?.item.version)
+        #expect(version == VersionVector([me: 7, peer: 3]))
+        #expect(version.compare(to: need.version) == .concurrent)
+    }
+
     /// `ignore_permissions`: a scan without permissions keeps the synced ones, and a need whose
     /// permissions differ from the disk's is still settled by the file it put there.
     @Test func aScanWithoutPermissionsKeepsTheSyncedOnes() throws {

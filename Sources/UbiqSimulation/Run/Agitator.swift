@@ -96,6 +96,7 @@ struct Agitator {
                 "index": "\(indexed.map { "\($0.item.deleted ? "deleted " : "")\($0.item.version) \($0.item.attributes.names) \($0.stat.map { "\($0)" } ?? "")" } ?? "none")",
                 "onDisk": "\(device.disk.snapshot()[path].map { "\($0)" } ?? "none")",
                 "need": "\(need.map { "\($0.version)" } ?? "none")",
+                "conflicts": "\(indexed.map { "\($0.item.conflicts.map(\.id))" } ?? "none")",
             ])
         }
     }

@@ -20,6 +20,7 @@ extension ContainerSync {
     func failed(_ item: Item, _ error: any Error, _ what: String?) {
         // The need stays; the resume applies it.
         if error is SyncPaused { return }
+        if error is FetchError, recordedUnfetchable(item) { return }
         let reason = "\(error)"
         let note = state.failed(item, reason: reason, at: clock.now)
         if let what {

@@ -102,6 +102,34 @@ extension ContainerSync {
         return RestoredDeletions(restoring: restoring, newer: newer, gone: gone)
     }
 
+    /// A file fetched back because it was missing here (a restore of held deletions, a
+    /// folder reset) whose version no other device holds the content of, once its fetch
+    /// failed: nothing can bring it back, so its deletion is recorded, as a restore records
+    /// those it finds so at once. Two devices that restore the same file, each having counted
+    /// on the other's copy before it heard that the other's was gone too, would otherwise
+    /// wait for each other for ever. Not in an on-demand container, where a file whose
+    /// content is elsewhere is listed as it is. Returns whether it recorded the deletion.
+    func recordedUnfetchable(_ need: Item) -> Bool {
+        guard !onDemand, !need.deleted, need.kind.hasBytes,
+              let local = try? index.item(id, need.path), !local.downloaded, !local.item.deleted,
+              local.item.version == need.version,
+              (try? index.holders(id, need.path, version: need.version))?.isEmpty == true
+        else { return false }
+        let tombstone = LocalChanges.tombstone(of: local.item, by: device, now: clock.wallNanoseconds)
+        do {
+            try record([ItemWrite(item: tombstone, stat: nil, settlesNeed: true)], origin: .local, previous: [need.path: local.item])
+        } catch {
+            logger.warning("could not record the deletion of a file no device holds; will retry",
+                           metadata: ["path": "\(need.path)", "error": "\(error)"])
+            return false
+        }
+        state.settled([need.path])
+        announce()
+        logger.warning("a file fetched back is held by no other device: its deletion was recorded; nothing can bring it back",
+                       metadata: ["path": "\(need.path)", "version": "\(need.version)"])
+        return true
+    }
+
     /// Of the held files (and links and packages), those whose indexed version no other
     /// device is known to hold the content of: `newer` where another device holds a version
     /// this one has not seen, `gone` where none does.
@@ -152,6 +180,12 @@ extension ContainerSync {
         // Let go of only once recorded: while the folder is unavailable they stay held.
         try scan(Self.outermost(changed).map { Optional($0) }, bypassHold: true)
         _ = state.deletions.release(changed)
+        // Folders alone left: nothing for a person to decide; their deletions are recorded too.
+        if state.deletions.holdsAny, state.deletions.files == 0 {
+            let folders = state.deletions.heldPaths
+            try scan(Self.outermost(folders).map { Optional($0) }, bypassHold: true)
+            _ = state.deletions.release(folders)
+        }
         announceHoldChanges()
         logger.info("a peer changed files whose deletions were held; those deletions are recorded",
                     metadata: ["count": "\(changed.count)", "sample": "\(changed.prefix(5).map(\.rawValue))"])

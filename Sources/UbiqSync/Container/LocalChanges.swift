@@ -24,7 +24,7 @@ enum LocalChanges {
                 continue
             }
             let previous = existing[entry.path]
-            let scanned = item(entry, previous: previous?.item, device: device)
+            let scanned = item(entry, previous: previous?.item, device: device, past: needs[entry.path]?.version)
             if let need = needs[entry.path], need.matchesOnDisk(item(entry, previous: need, device: device)) {
                 // An apply that was interrupted after its rename: finish it.
                 plan.writes.append(ItemWrite(item: need, stat: entry.stat, settlesNeed: true))
@@ -41,27 +41,33 @@ enum LocalChanges {
             }
         }
         for (path, indexed) in existing where !indexed.item.deleted && !outcome.seen.contains(path) {
-            var tombstone = indexed.item.changedContent(by: device)
-            tombstone.deleted = true
-            tombstone.size = 0
-            tombstone.chunks = []
-            tombstone.members = []
-            tombstone.symlinkTarget = nil
-            tombstone.mtime = now
-            plan.writes.append(ItemWrite(item: tombstone, stat: nil))
+            plan.writes.append(ItemWrite(item: tombstone(of: indexed.item, by: device, now: now), stat: nil))
         }
         plan.writes.sort { $0.item.path < $1.item.path }
         return plan
     }
 
+    /// `item` deleted by `device` at `now`: a new version with no content.
+    static func tombstone(of item: Item, by device: DeviceID, now: Int64) -> Item {
+        var tombstone = item.changedContent(by: device)
+        tombstone.deleted = true
+        tombstone.size = 0
+        tombstone.chunks = []
+        tombstone.members = []
+        tombstone.symlinkTarget = nil
+        tombstone.mtime = now
+        return tombstone
+    }
+
     /// What the scan found as a new version; what it did not read (permissions, attributes)
-    /// is `previous`'s.
-    static func item(_ entry: LocalEntry, previous: Item?, device: DeviceID) -> Item {
+    /// is `previous`'s. `past`: the version a need waits to apply at the path, which the new
+    /// version must not be covered by, or the apply would replace it unseen.
+    static func item(_ entry: LocalEntry, previous: Item?, device: DeviceID, past: VersionVector? = nil) -> Item {
         Item(
             path: entry.path, kind: entry.kind, size: entry.kind.hasBytes ? entry.size : 0, mtime: entry.mtime,
             permissions: entry.permissions ?? previous?.permissions, attributes: entry.attributes ?? previous?.attributes ?? .empty,
             symlinkTarget: entry.symlinkTarget, chunks: entry.chunks, members: entry.members,
-            version: (previous?.version ?? .empty).incremented(by: device), modifiedBy: device,
+            version: (previous?.version ?? .empty).incremented(by: device, past: past), modifiedBy: device,
             conflicts: previous?.conflicts ?? [])
     }
 }
