@@ -43,6 +43,13 @@ enum TestHooks {
     /// to show that the others stop believing it and fetch elsewhere.
     static var servesNothing: Bool { ProcessInfo.processInfo.environment["UBIQ_TEST_SERVE_NOTHING"] == "1" }
 
+    /// `UBIQ_TEST_SCAN_BATCH=20000`: record a scan's new and changed entries in batches of
+    /// this many instead of 8,192, so a test can make one burst of changes larger than a
+    /// subscriber's buffer.
+    static var scanBatch: Int? {
+        ProcessInfo.processInfo.environment["UBIQ_TEST_SCAN_BATCH"].flatMap { Int($0) }.map { max(1, $0) }
+    }
+
     /// `UBIQ_TEST_HISTORY_PRUNE=manual`: apply the history's retention only when
     /// `history.prune` asks, so a test sees what that one call lets go of.
     static var pruneOnlyWhenAsked: Bool { ProcessInfo.processInfo.environment["UBIQ_TEST_HISTORY_PRUNE"] == "manual" }

@@ -26,6 +26,8 @@ public struct ContainerScanner: Sendable {
     let logger: Logger
     /// Called after a file is read and before it is checked for changes; tests change the file here.
     var afterReading: (@Sendable (RelativePath) -> Void)?
+    /// How many changed entries a scan given `changes` collects before it hands them on.
+    public var batchSize = 8192
 
     public init(layout: ContainerLayout, chunker: FileChunker = FileChunker(), logger: Logger) {
         self.layout = layout
@@ -36,11 +38,15 @@ public struct ContainerScanner: Sendable {
     /// Scans the whole container, or only `subtree` (a folder's whole subtree, or one file
     /// or link). A missing subtree gives an empty `seen`; a missing root throws `.notFound`,
     /// so an unmounted container is never mistaken for one whose files were all deleted.
-    public func scan(under subtree: RelativePath? = nil, baseline: some ScanBaseline, ignoring: IgnoreRules = .none) throws(FileSystemError)
-        -> ScanResult
+    ///
+    /// `changes`, where given, takes each `batchSize` changed entries as the walk finds them,
+    /// so a tree of a million new files is never held at once; the result's `changed` holds
+    /// the rest. Where it returns false the walk stops, and the result is incomplete.
+    public func scan(under subtree: RelativePath? = nil, baseline: some ScanBaseline, ignoring: IgnoreRules = .none,
+                     changes: (([LocalEntry]) -> Bool)? = nil) throws(FileSystemError) -> ScanResult
     {
         let root = try openRoot()
-        var walk = ScanWalk(scanner: self, baseline: baseline, ignoring: ignoring)
+        var walk = ScanWalk(scanner: self, baseline: baseline, ignoring: ignoring, changes: changes)
         if let subtree {
             walk.visit(subtree, root: root, recursive: true)
         } else {
@@ -63,10 +69,16 @@ public struct ContainerScanner: Sendable {
 
     /// The result with what this container does not sync left out of its entries.
     private func described(_ result: ScanResult) -> ScanResult {
-        guard !readsPermissions else { return result }
         var result = result
-        for index in result.changed.indices { result.changed[index].permissions = nil }
+        result.changed = described(result.changed)
         return result
+    }
+
+    fileprivate func described(_ entries: [LocalEntry]) -> [LocalEntry] {
+        guard !readsPermissions else { return entries }
+        var entries = entries
+        for index in entries.indices { entries[index].permissions = nil }
+        return entries
     }
 
     private func openRoot() throws(FileSystemError) -> OwnedDescriptor {
@@ -81,12 +93,25 @@ private struct ScanWalk<Baseline: ScanBaseline> {
     let scanner: ContainerScanner
     let baseline: Baseline
     let ignoring: IgnoreRules
+    let changes: (([LocalEntry]) -> Bool)?
     var result = ScanResult()
+    /// `changes` asked for no more.
+    var stopped = false
 
-    init(scanner: ContainerScanner, baseline: Baseline, ignoring: IgnoreRules) {
+    init(scanner: ContainerScanner, baseline: Baseline, ignoring: IgnoreRules, changes: (([LocalEntry]) -> Bool)? = nil) {
         self.scanner = scanner
         self.baseline = baseline
         self.ignoring = ignoring
+        self.changes = changes
+    }
+
+    /// A new or changed entry; a full batch goes to `changes`.
+    mutating func found(_ entry: LocalEntry) {
+        result.changed.append(entry)
+        guard let changes, result.changed.count >= scanner.batchSize else { return }
+        let batch = scanner.described(result.changed)
+        result.changed = []
+        if !changes(batch) { stopped = true }
     }
 
     mutating func visit(_ path: RelativePath, root: OwnedDescriptor, recursive: Bool) {
@@ -112,6 +137,7 @@ private struct ScanWalk<Baseline: ScanBaseline> {
 
     mutating func visitChildren(_ names: [[UInt8]], of dirfd: Int32, prefix: RelativePath?) {
         for bytes in names {
+            if stopped { return }
             if prefix == nil && bytes == Array(RelativePath.agentFolder.utf8) { continue }
             guard let name = String(validating: bytes, as: UTF8.self) else {
                 result.invalidNames.append(invalidName(prefix, NameBytes.escaped(bytes)))
@@ -158,7 +184,7 @@ private struct ScanWalk<Baseline: ScanBaseline> {
             let folder = recursive || (!unchanged && scanner.readsAttributes)
                 ? openFolder(named: name, in: dirfd, path: path, reporting: recursive) : nil
             if !unchanged {
-                result.changed.append(LocalEntry(path: path, kind: .directory, size: 0, mtime: fileStat.mtimeNs,
+                found(LocalEntry(path: path, kind: .directory, size: 0, mtime: fileStat.mtimeNs,
                                                  permissions: Permissions(mode: UInt32(st.st_mode), kind: .directory),
                                                  attributes: folder.flatMap { attributes(of: $0.fd, path: path) }, stat: fileStat))
             }
@@ -171,7 +197,7 @@ private struct ScanWalk<Baseline: ScanBaseline> {
             }
             result.seen.insert(path)
             if !unchanged {
-                result.changed.append(LocalEntry(
+                found(LocalEntry(
                     path: path, kind: .symlink, size: 0, mtime: fileStat.mtimeNs, symlinkTarget: target, stat: fileStat))
             }
         case .other:
@@ -227,7 +253,7 @@ private struct ScanWalk<Baseline: ScanBaseline> {
         result.bytesHashed += reading.bytesHashed
         result.leftOutOfPackages += reading.leftOut
         guard baseline.stat(of: path) != reading.fingerprint else { return }
-        result.changed.append(LocalEntry(
+        found(LocalEntry(
             path: path, kind: .package, size: reading.content.size, mtime: FileStat(st).mtimeNs,
             permissions: Permissions(mode: UInt32(st.st_mode), kind: .package), attributes: attributes(of: folder.fd, path: path),
             chunks: reading.content.chunks, members: reading.content.members, stat: reading.fingerprint))
@@ -274,7 +300,7 @@ private struct ScanWalk<Baseline: ScanBaseline> {
             result.unstable.append(path)
             return
         }
-        result.changed.append(LocalEntry(
+        found(LocalEntry(
             path: path, kind: .file, size: stat.size, mtime: stat.mtimeNs,
             permissions: Permissions(mode: UInt32(before.st_mode), kind: .file), attributes: attributes(of: file.fd, path: path),
             chunks: chunked.chunks, stat: stat))

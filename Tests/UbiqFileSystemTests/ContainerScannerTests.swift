@@ -45,6 +45,33 @@ import UbiqTestSupport
         #expect(bigEntry.mtime == bigEntry.stat.mtimeNs && bigEntry.mtime > 1_600_000_000 * 1_000_000_000)
     }
 
+    @Test func changedEntriesAreHandedOnInBatchesAndAFalseAnswerStopsTheWalk() throws {
+        let c = try ContainerFixture()
+        for folder in 0..<3 {
+            for file in 0..<4 { try c.write("Documents/f\(folder)/\(file).txt", "file \(folder) \(file)") }
+        }
+        let whole = try c.scanner.scan(baseline: EmptyScanBaseline())
+        var scanner = c.scanner
+        scanner.batchSize = 5
+        var batches: [[LocalEntry]] = []
+        let batched = try scanner.scan(baseline: EmptyScanBaseline(), changes: { batches.append($0); return true })
+        // 16 entries (Documents, 3 folders, 12 files): three batches of 5 and one left over.
+        #expect(batches.map(\.count) == [5, 5, 5])
+        #expect(batched.changed.count == 1)
+        #expect(Dictionary(uniqueKeysWithValues: (batches.joined() + batched.changed).map { ($0.path, $0) }) == entries(whole))
+        #expect(batched.seen == whole.seen)
+        // A folder comes in a batch no later than what is inside it.
+        let order = (batches.joined() + batched.changed).map(\.path)
+        for (position, path) in order.enumerated() {
+            if let parent = path.parent { #expect(order.firstIndex(of: parent).map { $0 < position } ?? false) }
+        }
+
+        var handed = 0
+        let stopped = try scanner.scan(baseline: EmptyScanBaseline(), changes: { handed += $0.count; return false })
+        #expect(handed == 5)
+        #expect(stopped.seen.count < whole.seen.count)
+    }
+
     @Test func skipsAgentFolderNosyncAndSpecialFiles() throws {
         let c = try ContainerFixture()
         try c.write(".ubiq/tmp/t-1", "partial")

@@ -40,7 +40,11 @@ import UbiqTestSupport
 
     func scan(_ disk: SimulatedDisk, under root: String? = nil, baseline: [RelativePath: FileStat] = [:],
               packages: [RelativePath: PackageContent] = [:]) throws -> ScanOutcome {
-        try disk.scan(under: root.map(p), ignoring: .none, baseline: { baseline[$0] }, package: { packages[$0] })
+        var batches: [LocalEntry] = []
+        var outcome = try disk.scan(under: root.map(p), ignoring: .none, baseline: { baseline[$0] }, package: { packages[$0] },
+                                    changes: { batches += $0; return true })
+        outcome.changed = batches + outcome.changed
+        return outcome
     }
 
     func entries(_ outcome: ScanOutcome) -> [RelativePath: LocalEntry] {

@@ -40,6 +40,7 @@ struct FileSystemDisk: ContainerDisk {
         scanner.readsAttributes = settings.extendedAttributes
         scanner.readsPermissions = !settings.ignorePermissions
         scanner.packages = packages
+        if let batch = TestHooks.scanBatch { scanner.batchSize = batch }
         self.scanner = scanner
     }
 
@@ -55,8 +56,11 @@ struct FileSystemDisk: ContainerDisk {
     func writeMarker(_ marker: FolderMarker) throws { try FolderMarkerFile.write(marker, in: layout) }
 
     func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?,
-              package: @escaping @Sendable (RelativePath) -> PackageContent?) throws -> ScanOutcome {
-        let result = try scanner.scan(under: root, baseline: Baseline(lookup: baseline, package: package), ignoring: ignoring)
+              package: @escaping @Sendable (RelativePath) -> PackageContent?, changes: ([LocalEntry]) -> Bool) throws -> ScanOutcome {
+        // The scan's walk keeps `changes` only while it runs.
+        let result = try withoutActuallyEscaping(changes) { changes in
+            try scanner.scan(under: root, baseline: Baseline(lookup: baseline, package: package), ignoring: ignoring, changes: changes)
+        }
         var seen = result.seen
         // Files that changed while hashed, or could not be read, are not deletions.
         if !result.unstable.isEmpty || !result.failures.isEmpty {

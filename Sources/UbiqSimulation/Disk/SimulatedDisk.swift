@@ -17,6 +17,7 @@ public final class SimulatedDisk: ContainerDisk {
     let away = Mutex(AwayDisk())
     let now: @Sendable () -> Int64
     let chunker = FileChunker()
+    static let changedBatch = 3
     /// Which folders are file packages: the scan reads each whole, as one entry.
     public let packages: PackageRules
 
@@ -73,12 +74,19 @@ public final class SimulatedDisk: ContainerDisk {
     }
 
     public func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?,
-                     package: @escaping @Sendable (RelativePath) -> PackageContent?) throws -> ScanOutcome
+                     package: @escaping @Sendable (RelativePath) -> PackageContent?, changes: ([LocalEntry]) -> Bool) throws -> ScanOutcome
     {
         if locked({ $0.standIn }) == .folderGone { throw DiskError(.notFound, "the container's folder does not exist") }
         let found = locked { $0.scannable(under: root) }.filter { ignoring.ignoring($0.path, isDirectory: $0.kind == .folder) == nil }
         var outcome = ScanOutcome(changed: [], seen: [])
         for node in found {
+            // Batches far smaller than the real disk's, so that the simulated worlds' scans
+            // record what they find part by part as a large real one does.
+            if outcome.changed.count >= Self.changedBatch {
+                let batch = outcome.changed
+                outcome.changed = []
+                if !changes(batch) { return outcome }
+            }
             outcome.seen.insert(node.path)
             if let snapshot = node.package {
                 let reading: PackageOnDisk

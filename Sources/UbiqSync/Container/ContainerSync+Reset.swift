@@ -31,8 +31,9 @@ extension ContainerSync {
     func refetchMissing(under root: RelativePath?, only: Set<RelativePath>? = nil) throws -> [RelativePath] {
         let baselines = try index.baselines(id, under: [root])[0]
         let ignores = ignoreRules
+        // Only what is there counts: changed entries are let go as they are found.
         let outcome = try disk.scan(under: root, ignoring: ignores, baseline: { baselines[$0]?.stat },
-                                    package: { [self] in recordedPackage($0) })
+                                    package: { [self] in recordedPackage($0) }, changes: { _ in true })
         let gone = baselines.compactMap { path, baseline in
             !baseline.deleted && baseline.downloaded && !outcome.seen.contains(path) && (only?.contains(path) ?? true) ? path : nil
         }

@@ -353,8 +353,10 @@ public actor ContainerSync {
     }
 
     /// Records what changed under `roots` (each a subtree; nil: the whole container) and in
-    /// the own attributes of `folders`, in one transaction. Deletions of much of the container
-    /// at once are held back (`DeletionHold`) unless `bypassHold`, or inside the subtrees of
+    /// the own attributes of `folders`, in one transaction where it is small; a walk that finds
+    /// more than a batch of new or changed entries records them a batch at a time as it goes
+    /// (``ScanBatches``), its deletions at the end. Deletions of much of the container at once
+    /// are held back (`DeletionHold`) unless `bypassHold`, or inside the subtrees of
     /// `coordinated` (nil: all of it), which a client's write lease covered just now.
     @discardableResult
     func scan(_ roots: [RelativePath?], folders alone: Set<RelativePath> = [], bypassHold: Bool = false,
@@ -378,18 +380,32 @@ public actor ContainerSync {
         let receiveOnly = mode == .receiveOnly
         let heldStats = receiveOnly ? state.held.stats : [:]
         var heldUnchanged = Set<RelativePath>()
+        var batches = ScanBatches()
         for (position, root) in roots.enumerated() {
             let baselines = baselinesByRoot[position]
             baselinesByRoot[position] = [:]
+            let knownProblems = state.scanProblems
             var outcome = try disk.scan(under: root, ignoring: ignores, baseline: { heldStats[$0] ?? baselines[$0]?.stat },
-                                        package: { [self] in recordedPackage($0) })
+                                        package: { [self] in recordedPackage($0) }, changes: { [self] batch in
+                // Only a path with a stat or a problem on record can have been read again.
+                batches.reread.formUnion(batch.lazy.map(\.path).filter {
+                    baselines[$0] != nil || heldStats[$0] != nil || knownProblems[$0.rawValue] != nil
+                })
+                do { try recordBatch(batch, ignores: ignores, receiveOnly: receiveOnly, into: &batches) } catch {
+                    batches.failure = error
+                    return false
+                }
+                return true
+            })
+            if let failure = batches.failure { throw failure }
             // What the index holds inside a folder that could not be read is still there.
             if !outcome.unread.isEmpty {
                 outcome.seen.formUnion(baselines.keys.filter { path in outcome.unread.contains { path.isInside($0) } })
             }
             seen += outcome.seen.count
             // Paths seen with the stat recorded (or held), so not read again.
-            let reread = Set(outcome.changed.map(\.path))
+            let reread = batches.reread.union(outcome.changed.lazy.map(\.path))
+            batches.reread = []
             let unread = { (path: RelativePath) in outcome.seen.contains(path) && !reread.contains(path) }
             if !heldStats.isEmpty { heldUnchanged.formUnion(heldStats.keys.filter(unread)) }
             linked.merge(outcome.linked) { _, new in new }
@@ -405,24 +421,14 @@ public actor ContainerSync {
             // Whole items only where something changed: what the scan found changed, and what
             // it did not find (a file of an on-demand container that is not downloaded is not
             // on disk, and that is no deletion).
-            var involved = outcome.changed.map(\.path)
+            var gone: [RelativePath] = []
             for (path, baseline) in baselines where !baseline.deleted && baseline.downloaded && !outcome.seen.contains(path) {
-                involved.append(path)
+                gone.append(path)
             }
-            let existing = try index.items(id, at: involved)
-            for (path, indexed) in existing { previousItems[path] = indexed.item }
-            let needs = try index.needs(id, at: outcome.changed.map(\.path))
-            // An ignored path keeps its entry: it is deleted nowhere.
-            let present = existing.filter { path, indexed in
-                (indexed.downloaded || outcome.seen.contains(path)) && ignores.ignoring(path, isDirectory: indexed.item.kind == .directory) == nil
-            }
-            let plan = LocalChanges.plan(outcome, existing: present, needs: needs, device: device,
-                                         now: clock.wallNanoseconds, applying: { [state] in state.isApplying(inside: $0) })
-            statOnly += plan.statOnly
-            for path in plan.refused {
-                logger.warning("symlink points out of the container: not synced", metadata: ["path": "\(path)"])
-            }
-            writes += plan.writes
+            let planned = try plan(outcome, gone: gone, ignores: ignores)
+            previousItems.merge(planned.previous) { _, new in new }
+            statOnly += planned.plan.statOnly
+            writes += planned.plan.writes
         }
         let folders = try changedFolders(Set(roots.compactMap { $0?.parent }).union(alone), previous: &previousItems)
         statOnly += folders.statOnly
@@ -432,21 +438,64 @@ public actor ContainerSync {
             let split = Self.holdBack(writes, previous: previousItems)
             writes = split.kept
             statOnly += split.statOnly
-            state.heldChangesScanned(roots, changes: split.held, unchanged: heldUnchanged)
+            state.heldChangesScanned(roots, changes: split.held.merging(batches.held) { new, _ in new }, unchanged: heldUnchanged)
         }
         // The folder may have gone while it was read (an unmount): nothing of what was seen counts.
         try requireFolder()
         announceHoldChanges()
         try index.updateStats(id, statOnly)
         try recordLinks(roots, found: linked)
-        guard !writes.isEmpty else { return ScanSummary(seen: seen, changed: 0) }
-        try record(writes, origin: .local, previous: previousItems)
+        try recordLocal(writes, previous: previousItems)
+        return ScanSummary(seen: seen, changed: batches.changed + writes.count)
+    }
+
+    /// What a scan found at the paths of `outcome.changed` and did not find at `gone`, as
+    /// index writes against the items and needs there, with the items it replaces.
+    private func plan(_ outcome: ScanOutcome, gone: [RelativePath], ignores: IgnoreRules) throws
+        -> (plan: LocalChanges.Plan, previous: [RelativePath: Item]) {
+        let changed = outcome.changed.map(\.path)
+        let existing = try index.items(id, at: changed + gone)
+        let needs = try index.needs(id, at: changed)
+        // An ignored path keeps its entry: it is deleted nowhere.
+        let present = existing.filter { path, indexed in
+            (indexed.downloaded || outcome.seen.contains(path)) && ignores.ignoring(path, isDirectory: indexed.item.kind == .directory) == nil
+        }
+        let plan = LocalChanges.plan(outcome, existing: present, needs: needs, device: device,
+                                     now: clock.wallNanoseconds, applying: { [state] in state.isApplying(inside: $0) })
+        for path in plan.refused {
+            logger.warning("symlink points out of the container: not synced", metadata: ["path": "\(path)"])
+        }
+        return (plan, existing.mapValues(\.item))
+    }
+
+    /// Records a batch of new or changed entries a walk found before it ends. A batch holds
+    /// no deletion (what was not found is known only at the end), so no hold judges it; a
+    /// receive-only container's changes in it are held back as at the end.
+    private func recordBatch(_ entries: [LocalEntry], ignores: IgnoreRules, receiveOnly: Bool, into batches: inout ScanBatches) throws {
+        let planned = try plan(ScanOutcome(changed: entries, seen: Set(entries.map(\.path))), gone: [], ignores: ignores)
+        var writes = planned.plan.writes
+        var statOnly = planned.plan.statOnly
+        if receiveOnly {
+            let split = Self.holdBack(writes, previous: planned.previous)
+            writes = split.kept
+            statOnly += split.statOnly
+            batches.held.merge(split.held) { _, new in new }
+        }
+        try requireFolder()
+        try index.updateStats(id, statOnly)
+        try recordLocal(writes, previous: planned.previous)
+        batches.changed += writes.count
+    }
+
+    /// Records what a scan found changed here and tells the peers.
+    private func recordLocal(_ writes: [ItemWrite], previous: [RelativePath: Item]) throws {
+        guard !writes.isEmpty else { return }
+        try record(writes, origin: .local, previous: previous)
         for write in writes {
             logger.debug("local change", metadata: ["path": "\(write.item.path)", "version": "\(write.item.version)",
                                                     "deleted": "\(write.item.deleted)"])
         }
         announce()
-        return ScanSummary(seen: seen, changed: writes.count)
     }
 
     /// Keeps what a scan saw of files with several names, with their other names the index
