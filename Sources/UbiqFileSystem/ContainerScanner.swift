@@ -157,6 +157,17 @@ private struct ScanWalk<Baseline: ScanBaseline> {
         prefix.map { $0.rawValue + "/" + name } ?? name
     }
 
+    private mutating func saw(_ path: RelativePath) {
+        result.entries += 1
+        if baseline.tracks(path) { result.seen.insert(path) }
+    }
+
+    /// A path seen that was gone when it was opened.
+    private mutating func unsaw(_ path: RelativePath) {
+        result.entries -= 1
+        result.seen.remove(path)
+    }
+
     mutating func visitEntry(named name: String, in dirfd: Int32, path: RelativePath, recursive: Bool) {
         var st = stat()
         guard fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
@@ -173,13 +184,13 @@ private struct ScanWalk<Baseline: ScanBaseline> {
         }
         switch kind {
         case .regular:
-            result.seen.insert(path)
+            saw(path)
             if st.st_nlink > 1 { result.linked[path] = UInt64(st.st_ino) }
             if !unchanged { hashFile(named: name, in: dirfd, path: path) }
         case .directory where scanner.packages.isPackageName(Substring(name)):
             readPackage(named: name, in: dirfd, path: path, stat: st)
         case .directory:
-            result.seen.insert(path)
+            saw(path)
             // Opened once: for its attributes where it changed, and for what is inside.
             let folder = recursive || (!unchanged && scanner.readsAttributes)
                 ? openFolder(named: name, in: dirfd, path: path, reporting: recursive) : nil
@@ -195,7 +206,7 @@ private struct ScanWalk<Baseline: ScanBaseline> {
                 if code != ENOENT { fail(path, .posix(code, "read link", path.rawValue), kind: .symlink) }
                 return
             }
-            result.seen.insert(path)
+            saw(path)
             if !unchanged {
                 found(LocalEntry(
                     path: path, kind: .symlink, size: 0, mtime: fileStat.mtimeNs, symlinkTarget: target, stat: fileStat))
@@ -234,7 +245,7 @@ private struct ScanWalk<Baseline: ScanBaseline> {
     /// Reads a package whole; where its fingerprint is the baseline's, nothing inside changed.
     private mutating func readPackage(named name: String, in dirfd: Int32, path: RelativePath, stat st: stat) {
         guard let folder = openFolder(named: name, in: dirfd, path: path, reporting: true) else { return }
-        result.seen.insert(path)
+        saw(path)
         let reader = PackageReader(chunker: scanner.chunker, readsAttributes: scanner.readsAttributes)
         let reading: PackageReading
         do {
@@ -264,7 +275,7 @@ private struct ScanWalk<Baseline: ScanBaseline> {
         guard fd >= 0 else {
             let code = errno
             switch code {
-            case ENOENT: result.seen.remove(path)
+            case ENOENT: unsaw(path)
             case ELOOP: result.unstable.append(path)
             default: fail(path, .posix(code, "open", path.rawValue), kind: .file)
             }

@@ -7,10 +7,15 @@ public protocol ScanBaseline {
     /// What the package at `path` held when last read, so that its unchanged files are not
     /// hashed again; nil where none was.
     func package(at path: RelativePath) -> PackageContent?
+    /// Whether the scan's `seen` is to hold `path` (the index knows it, so its absence would
+    /// be a deletion); a new path is counted, not kept, so a first index of a large tree
+    /// holds no set of every path it found.
+    func tracks(_ path: RelativePath) -> Bool
 }
 
 extension ScanBaseline {
     public func package(at path: RelativePath) -> PackageContent? { nil }
+    public func tracks(_ path: RelativePath) -> Bool { true }
 }
 
 /// No previous state: every file is hashed.

@@ -5,8 +5,11 @@ import UbiqModel
 public struct ScanResult: Sendable {
     /// New paths and paths whose stat facts differ from the baseline; files carry fresh chunks.
     public var changed: [LocalEntry] = []
-    /// Every syncable path that exists in the scanned scope, changed or not.
+    /// Every syncable path that exists in the scanned scope, changed or not, that the
+    /// baseline tracks (``ScanBaseline/tracks(_:)``).
     public var seen: Set<RelativePath> = []
+    /// How many syncable paths exist in the scanned scope, tracked or not.
+    public var entries = 0
     /// Files that changed while they were hashed; scan them again once they settle.
     public var unstable: [RelativePath] = []
     /// Paths that could not be read (permissions, I/O); their subtrees are unknown.

@@ -72,6 +72,24 @@ import UbiqTestSupport
         #expect(stopped.seen.count < whole.seen.count)
     }
 
+    /// A path the baseline does not track (new to the index) is counted but not kept in
+    /// `seen`: a first index of a large tree holds no set of every path it found.
+    @Test func seenHoldsTrackedPathsAndEveryPathIsCounted() throws {
+        struct Tracking: ScanBaseline {
+            let known: Set<RelativePath>
+            func stat(of path: RelativePath) -> FileStat? { nil }
+            func tracks(_ path: RelativePath) -> Bool { known.contains(path) }
+        }
+        let c = try ContainerFixture()
+        for file in 0..<4 { try c.write("Documents/f/\(file).txt", "file \(file)") }
+        let known: Set = [path("Documents/f/1.txt"), path("Documents/gone.txt")]
+        let result = try c.scanner.scan(baseline: Tracking(known: known))
+        #expect(result.seen == [path("Documents/f/1.txt")])
+        #expect(result.entries == 6)
+        #expect(result.changed.count == 6)
+        #expect(try c.scanner.scan(baseline: EmptyScanBaseline()).seen.count == 6)
+    }
+
     @Test func skipsAgentFolderNosyncAndSpecialFiles() throws {
         let c = try ContainerFixture()
         try c.write(".ubiq/tmp/t-1", "partial")

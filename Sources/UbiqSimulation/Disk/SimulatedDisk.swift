@@ -74,7 +74,8 @@ public final class SimulatedDisk: ContainerDisk {
     }
 
     public func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?,
-                     package: @escaping @Sendable (RelativePath) -> PackageContent?, changes: ([LocalEntry]) -> Bool) throws -> ScanOutcome
+                     package: @escaping @Sendable (RelativePath) -> PackageContent?, tracks: @escaping @Sendable (RelativePath) -> Bool,
+                     changes: ([LocalEntry]) -> Bool) throws -> ScanOutcome
     {
         if locked({ $0.standIn }) == .folderGone { throw DiskError(.notFound, "the container's folder does not exist") }
         let found = locked { $0.scannable(under: root) }.filter { ignoring.ignoring($0.path, isDirectory: $0.kind == .folder) == nil }
@@ -87,7 +88,8 @@ public final class SimulatedDisk: ContainerDisk {
                 outcome.changed = []
                 if !changes(batch) { return outcome }
             }
-            outcome.seen.insert(node.path)
+            outcome.entries += 1
+            if tracks(node.path) { outcome.seen.insert(node.path) }
             if let snapshot = node.package {
                 let reading: PackageOnDisk
                 do {

@@ -3,10 +3,12 @@ import UbiqIndex
 import UbiqModel
 
 /// The result of scanning a subtree: entries that need a look (new or changed on disk) and
-/// every path seen, so that the caller can tell what was deleted.
+/// every path seen that the index knows, so that the caller can tell what was deleted.
 public struct ScanOutcome: Sendable {
     public var changed: [LocalEntry]
     public var seen: Set<RelativePath>
+    /// How many paths the scan saw, known or new.
+    public var entries: Int
     /// Files whose content was read and hashed by this scan.
     public var filesHashed: Int
     /// What is on disk but cannot be synced, and why.
@@ -18,9 +20,10 @@ public struct ScanOutcome: Sendable {
     public var unread: Set<RelativePath>
 
     public init(changed: [LocalEntry], seen: Set<RelativePath>, filesHashed: Int = 0, problems: [ScanProblem] = [],
-                linked: [RelativePath: UInt64] = [:], unread: Set<RelativePath> = []) {
+                linked: [RelativePath: UInt64] = [:], unread: Set<RelativePath> = [], entries: Int? = nil) {
         self.changed = changed
         self.seen = seen
+        self.entries = entries ?? seen.count
         self.filesHashed = filesHashed
         self.problems = problems
         self.linked = linked
@@ -137,12 +140,14 @@ public protocol ContainerDisk: Sendable {
     /// Writes the folder's marker into `.ubiq/`, durably, in place of any other.
     func writeMarker(_ marker: FolderMarker) throws
     /// What is under `root` (the whole container when nil), leaving out what `ignoring` names.
-    /// `baseline`: each path's stat when last recorded; `package`: each package's content then.
+    /// `baseline`: each path's stat when last recorded; `package`: each package's content then;
+    /// `tracks`: the paths the index knows, which alone the outcome's `seen` holds.
     /// `changes` takes the changed entries in batches as they are found (the outcome's
     /// `changed` holds the rest), so no scan holds a whole tree of new files; where it
     /// returns false the walk stops and the outcome is incomplete.
     func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?,
-              package: @escaping @Sendable (RelativePath) -> PackageContent?, changes: ([LocalEntry]) -> Bool) throws -> ScanOutcome
+              package: @escaping @Sendable (RelativePath) -> PackageContent?, tracks: @escaping @Sendable (RelativePath) -> Bool,
+              changes: ([LocalEntry]) -> Bool) throws -> ScanOutcome
     func stat(_ path: RelativePath) -> FileStat?
     func read(_ file: ChunkLocation.File, offset: UInt64, size: UInt32) throws -> Data
     /// Copies `length` bytes of a file at `offset` into a staged file at `target`, without

@@ -384,13 +384,13 @@ public actor ContainerSync {
         for (position, root) in roots.enumerated() {
             let baselines = baselinesByRoot[position]
             baselinesByRoot[position] = [:]
+            // Paths with an entry, a held stat or a problem on record: their absence means something.
             let knownProblems = state.scanProblems
+            let tracked: @Sendable (RelativePath) -> Bool = { baselines[$0] != nil || heldStats[$0] != nil || knownProblems[$0.rawValue] != nil }
             var outcome = try disk.scan(under: root, ignoring: ignores, baseline: { heldStats[$0] ?? baselines[$0]?.stat },
-                                        package: { [self] in recordedPackage($0) }, changes: { [self] batch in
-                // Only a path with a stat or a problem on record can have been read again.
-                batches.reread.formUnion(batch.lazy.map(\.path).filter {
-                    baselines[$0] != nil || heldStats[$0] != nil || knownProblems[$0.rawValue] != nil
-                })
+                                        package: { [self] in recordedPackage($0) }, tracks: tracked, changes: { [self] batch in
+                // Only a tracked path can have been read again.
+                batches.reread.formUnion(batch.lazy.map(\.path).filter(tracked))
                 do { try recordBatch(batch, ignores: ignores, receiveOnly: receiveOnly, into: &batches) } catch {
                     batches.failure = error
                     return false
@@ -402,7 +402,7 @@ public actor ContainerSync {
             if !outcome.unread.isEmpty {
                 outcome.seen.formUnion(baselines.keys.filter { path in outcome.unread.contains { path.isInside($0) } })
             }
-            seen += outcome.seen.count
+            seen += outcome.entries
             // Paths seen with the stat recorded (or held), so not read again.
             let reread = batches.reread.union(outcome.changed.lazy.map(\.path))
             batches.reread = []
@@ -416,7 +416,7 @@ public actor ContainerSync {
                 return unread(path)
             }
             if root == nil {
-                logger.info("scanned container", metadata: ["entries": "\(outcome.seen.count)", "hashed": "\(outcome.filesHashed)"])
+                logger.info("scanned container", metadata: ["entries": "\(outcome.entries)", "hashed": "\(outcome.filesHashed)"])
             }
             // Whole items only where something changed: what the scan found changed, and what
             // it did not find (a file of an on-demand container that is not downloaded is not
