@@ -159,7 +159,7 @@ private struct ScanWalk<Baseline: ScanBaseline> {
 
     private mutating func saw(_ path: RelativePath) {
         result.entries += 1
-        if baseline.tracks(path) { result.seen.insert(path) }
+        if let known = baseline.known(path) { result.seen.insert(known) }
     }
 
     /// A path seen that was gone when it was opened.

@@ -7,15 +7,16 @@ public protocol ScanBaseline {
     /// What the package at `path` held when last read, so that its unchanged files are not
     /// hashed again; nil where none was.
     func package(at path: RelativePath) -> PackageContent?
-    /// Whether the scan's `seen` is to hold `path` (the index knows it, so its absence would
-    /// be a deletion); a new path is counted, not kept, so a first index of a large tree
-    /// holds no set of every path it found.
-    func tracks(_ path: RelativePath) -> Bool
+    /// The baseline's own copy of `path` where the scan's `seen` is to hold it (the index
+    /// knows it, so its absence would be a deletion), which `seen` keeps, sharing its storage;
+    /// nil for a new path, which is counted, not kept: a first index of a large tree holds no
+    /// set of every path it found, and a rescan no second copy of every name.
+    func known(_ path: RelativePath) -> RelativePath?
 }
 
 extension ScanBaseline {
     public func package(at path: RelativePath) -> PackageContent? { nil }
-    public func tracks(_ path: RelativePath) -> Bool { true }
+    public func known(_ path: RelativePath) -> RelativePath? { path }
 }
 
 /// No previous state: every file is hashed.

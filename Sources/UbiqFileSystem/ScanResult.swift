@@ -6,9 +6,9 @@ public struct ScanResult: Sendable {
     /// New paths and paths whose stat facts differ from the baseline; files carry fresh chunks.
     public var changed: [LocalEntry] = []
     /// Every syncable path that exists in the scanned scope, changed or not, that the
-    /// baseline tracks (``ScanBaseline/tracks(_:)``).
+    /// baseline knows (``ScanBaseline/known(_:)``).
     public var seen: Set<RelativePath> = []
-    /// How many syncable paths exist in the scanned scope, tracked or not.
+    /// How many syncable paths exist in the scanned scope, known or not.
     public var entries = 0
     /// Files that changed while they were hashed; scan them again once they settle.
     public var unstable: [RelativePath] = []

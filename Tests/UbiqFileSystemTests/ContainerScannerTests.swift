@@ -75,15 +75,15 @@ import UbiqTestSupport
     /// A path the baseline does not track (new to the index) is counted but not kept in
     /// `seen`: a first index of a large tree holds no set of every path it found.
     @Test func seenHoldsTrackedPathsAndEveryPathIsCounted() throws {
-        struct Tracking: ScanBaseline {
+        struct Knowing: ScanBaseline {
             let known: Set<RelativePath>
             func stat(of path: RelativePath) -> FileStat? { nil }
-            func tracks(_ path: RelativePath) -> Bool { known.contains(path) }
+            func known(_ path: RelativePath) -> RelativePath? { known.contains(path) ? path : nil }
         }
         let c = try ContainerFixture()
         for file in 0..<4 { try c.write("Documents/f/\(file).txt", "file \(file)") }
         let known: Set = [path("Documents/f/1.txt"), path("Documents/gone.txt")]
-        let result = try c.scanner.scan(baseline: Tracking(known: known))
+        let result = try c.scanner.scan(baseline: Knowing(known: known))
         #expect(result.seen == [path("Documents/f/1.txt")])
         #expect(result.entries == 6)
         #expect(result.changed.count == 6)

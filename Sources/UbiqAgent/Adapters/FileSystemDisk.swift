@@ -56,11 +56,11 @@ struct FileSystemDisk: ContainerDisk {
     func writeMarker(_ marker: FolderMarker) throws { try FolderMarkerFile.write(marker, in: layout) }
 
     func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?,
-              package: @escaping @Sendable (RelativePath) -> PackageContent?, tracks: @escaping @Sendable (RelativePath) -> Bool,
+              package: @escaping @Sendable (RelativePath) -> PackageContent?, known: @escaping @Sendable (RelativePath) -> RelativePath?,
               changes: ([LocalEntry]) -> Bool) throws -> ScanOutcome {
         // The scan's walk keeps `changes` only while it runs.
         let result = try withoutActuallyEscaping(changes) { changes in
-            try scanner.scan(under: root, baseline: Baseline(lookup: baseline, package: package, tracked: tracks), ignoring: ignoring, changes: changes)
+            try scanner.scan(under: root, baseline: Baseline(lookup: baseline, package: package, knownPath: known), ignoring: ignoring, changes: changes)
         }
         var seen = result.seen
         // Files that changed while hashed, or could not be read, are not deletions.
@@ -330,10 +330,10 @@ struct FileSystemDisk: ContainerDisk {
     private struct Baseline: ScanBaseline {
         let lookup: @Sendable (RelativePath) -> FileStat?
         let package: @Sendable (RelativePath) -> PackageContent?
-        let tracked: @Sendable (RelativePath) -> Bool
+        let knownPath: @Sendable (RelativePath) -> RelativePath?
         func stat(of path: RelativePath) -> FileStat? { lookup(path) }
         func package(at path: RelativePath) -> PackageContent? { package(path) }
-        func tracks(_ path: RelativePath) -> Bool { tracked(path) }
+        func known(_ path: RelativePath) -> RelativePath? { knownPath(path) }
     }
 
     /// A temp file handed to the engine; committing or discarding it twice does nothing.

@@ -74,7 +74,7 @@ public final class SimulatedDisk: ContainerDisk {
     }
 
     public func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?,
-                     package: @escaping @Sendable (RelativePath) -> PackageContent?, tracks: @escaping @Sendable (RelativePath) -> Bool,
+                     package: @escaping @Sendable (RelativePath) -> PackageContent?, known: @escaping @Sendable (RelativePath) -> RelativePath?,
                      changes: ([LocalEntry]) -> Bool) throws -> ScanOutcome
     {
         if locked({ $0.standIn }) == .folderGone { throw DiskError(.notFound, "the container's folder does not exist") }
@@ -89,7 +89,7 @@ public final class SimulatedDisk: ContainerDisk {
                 if !changes(batch) { return outcome }
             }
             outcome.entries += 1
-            if tracks(node.path) { outcome.seen.insert(node.path) }
+            if let path = known(node.path) { outcome.seen.insert(path) }
             if let snapshot = node.package {
                 let reading: PackageOnDisk
                 do {

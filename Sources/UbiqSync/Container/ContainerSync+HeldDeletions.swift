@@ -181,7 +181,7 @@ extension ContainerSync {
         try scan(Self.outermost(changed).map { Optional($0) }, bypassHold: true)
         _ = state.deletions.release(changed)
         // Folders alone left: nothing for a person to decide; their deletions are recorded too.
-        if state.deletions.holdsAny, state.deletions.files == 0 {
+        if state.deletions.holdsFoldersAlone {
             let folders = state.deletions.heldPaths
             try scan(Self.outermost(folders).map { Optional($0) }, bypassHold: true)
             _ = state.deletions.release(folders)

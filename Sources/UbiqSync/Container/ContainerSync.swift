@@ -386,11 +386,14 @@ public actor ContainerSync {
             baselinesByRoot[position] = [:]
             // Paths with an entry, a held stat or a problem on record: their absence means something.
             let knownProblems = state.scanProblems
-            let tracked: @Sendable (RelativePath) -> Bool = { baselines[$0] != nil || heldStats[$0] != nil || knownProblems[$0.rawValue] != nil }
+            let known: @Sendable (RelativePath) -> RelativePath? = { path in
+                if let entry = baselines.index(forKey: path) { return baselines.keys[entry] }
+                return heldStats[path] != nil || knownProblems[path.rawValue] != nil ? path : nil
+            }
             var outcome = try disk.scan(under: root, ignoring: ignores, baseline: { heldStats[$0] ?? baselines[$0]?.stat },
-                                        package: { [self] in recordedPackage($0) }, tracks: tracked, changes: { [self] batch in
-                // Only a tracked path can have been read again.
-                batches.reread.formUnion(batch.lazy.map(\.path).filter(tracked))
+                                        package: { [self] in recordedPackage($0) }, known: known, changes: { [self] batch in
+                // Only a known path can have been read again.
+                batches.reread.formUnion(batch.lazy.compactMap { known($0.path) })
                 do { try recordBatch(batch, ignores: ignores, receiveOnly: receiveOnly, into: &batches) } catch {
                     batches.failure = error
                     return false

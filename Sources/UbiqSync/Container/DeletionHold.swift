@@ -48,6 +48,11 @@ struct DeletionHold: Sendable {
 
     var files: Int { paths.values.count { !$0 } }
     var holdsAny: Bool { !paths.isEmpty }
+    /// Held for a person with folders alone left (their files let go): nothing to decide.
+    var holdsFoldersAlone: Bool {
+        guard case .holding = phase else { return false }
+        return !paths.isEmpty && files == 0
+    }
 
     /// What a scan does with the deletions it found (`deleted`, each path with whether it is
     /// a folder): nothing is held (all are recorded), or these are held back.
