@@ -46,9 +46,9 @@ for seed in 661779082 5052 7050 762710522 900050 204773522; do SWIFT_DETERMINIST
 # Seeds that found bugs in a person's restores of held deletions (issue 40); 291823519: a
 # package whose deletion was held was still listed to peers as held (CI, 2026-12-03);
 # 334862501: two devices restored a file each from the other's copy, which neither had (CI, 2026-12-03).
-# 6400015, 6400033, 6500038, 6700040: a write or a conflict version replaced unseen, a held
-# folder left listed (new seeds, 2026-12-04).
-for seed in 122 171 9030 291823519 334862501 6400015 6400033 6500038 6700040; do SWIFT_DETERMINISTIC_HASHING=1 "$sim" --from "$seed" --count 1; done
+# 6400015, 6400033, 6500038, 6700040, 355683004: a write or a conflict version replaced
+# unseen, a held folder left listed (new seeds, 2026-12-04).
+for seed in 122 171 9030 291823519 334862501 6400015 6400033 6500038 6700040 355683004; do SWIFT_DETERMINISTIC_HASHING=1 "$sim" --from "$seed" --count 1; done
 first=$(( $(date +%s) % 1000000 * 1000 ))
 echo "simulation: new seeds from $first (replay one with scripts/simulate.sh --from SEED --count 1)"
 SWIFT_DETERMINISTIC_HASHING=1 "$sim" --from "$first" --count 200 --minutes 2 --shrink --shrink-tries 40 &

@@ -89,6 +89,8 @@ import UbiqTestSupport
             let container = try await a.status().containers.first
             return container?.files == 0 && container?.needItems == 0 && container?.heldDeletions == nil
         }
+        // The folder they were in stays away, and its deletion is recorded with them.
+        #expect(try await a.items(in: "Documents").allSatisfy { !$0.path.hasPrefix("Documents/many") })
     }
 
     /// Beta restores held deletions from alpha's copies while alpha is down; alpha comes back

@@ -86,15 +86,19 @@ extension ContainerSync {
         let paths = Set(state.deletions.heldPaths)
         guard !paths.isEmpty else { return RestoredDeletions(restoring: [], newer: [], gone: []) }
         let (newer, gone) = try heldNowhereElse(paths)
-        let restoring = try refetchMissing(under: nil, only: Self.restorable(paths, unrecoverable: Set(newer + gone)))
+        let restorable = Self.restorable(paths, unrecoverable: Set(newer + gone))
+        let restoring = try refetchMissing(under: nil, only: restorable)
         logger.notice("held deletions restored; the files are fetched back",
                       metadata: ["count": "\(restoring.count)", "newer": "\(newer.count)", "gone": "\(gone.count)"])
         if !gone.isEmpty {
             logger.warning("held deletions whose files no other device holds were recorded; nothing can bring them back",
                            metadata: ["count": "\(gone.count)", "sample": "\(gone.prefix(5).map(\.rawValue))"])
         }
-        if !newer.isEmpty || !gone.isEmpty {
-            _ = try await leasedScan(Self.outermost(newer + gone).map { Optional($0) }, bypassHold: true)
+        // What is not put back is recorded: the unrecoverable files, and the folders that stay
+        // away with them (seed 355683004 found such a folder left listed and missing).
+        let left = paths.subtracting(restorable)
+        if !left.isEmpty {
+            _ = try await leasedScan(Self.outermost(Array(left)).map { Optional($0) }, bypassHold: true)
         }
         _ = state.deletions.release(Array(paths))
         announceHoldChanges()
