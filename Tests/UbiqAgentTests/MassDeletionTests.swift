@@ -27,6 +27,16 @@ import UbiqTestSupport
         #expect(rename(agent.path("Documents/many/bulk"), away) == 0)
     }
 
+    /// Starts alpha and beta and waits until both hold 150 files alpha wrote in `Documents/many`.
+    static func startWith150Files(_ cluster: LiveCluster) async throws -> (AgentProcess, AgentProcess) {
+        let (a, b) = (cluster.agents[0], cluster.agents[1])
+        try await cluster.start()
+        try await cluster.waitConnected()
+        for n in 0..<150 { try a.write("Documents/many/\(n).txt", "file \(n)") }
+        try await waitForConvergence([a, b], "150 files on both") { files(in: $0) == 150 }
+        return (a, b)
+    }
+
     @Test func aFewDeletionsPassAndMostOfAContainerWaitsForAPerson() async throws {
         let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
@@ -100,11 +110,7 @@ import UbiqTestSupport
     @Test func aRestoreWhoseOnlyHolderLostTheFilesTooRecordsTheDeletions() async throws {
         let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
-        let (a, b) = (cluster.agents[0], cluster.agents[1])
-        try await cluster.start()
-        try await cluster.waitConnected()
-        for n in 0..<150 { try a.write("Documents/many/\(n).txt", "file \(n)") }
-        try await waitForConvergence([a, b], "150 files on both") { Self.files(in: $0) == 150 }
+        let (a, b) = try await Self.startWith150Files(cluster)
 
         _ = a.stop()
         #expect(rename(b.path("Documents/many"), b.home + "/away") == 0)
@@ -132,11 +138,7 @@ import UbiqTestSupport
     @Test func deletionsUnderACoordinatedWritePass() async throws {
         let cluster = try await LiveCluster(["alpha", "beta"])
         defer { cluster.stopAll() }
-        let (a, b) = (cluster.agents[0], cluster.agents[1])
-        try await cluster.start()
-        try await cluster.waitConnected()
-        for n in 0..<150 { try a.write("Documents/many/\(n).txt", "file \(n)") }
-        try await waitForConvergence([a, b], "150 files on both") { Self.files(in: $0) == 150 }
+        let (a, b) = try await Self.startWith150Files(cluster)
 
         try await b.withClient { client in
             try await FileCoordinator(client: client, container: b.container).coordinate(writingItemAt: "Documents/many") {

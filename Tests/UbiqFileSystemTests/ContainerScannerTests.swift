@@ -72,9 +72,9 @@ import UbiqTestSupport
         #expect(stopped.seen.count < whole.seen.count)
     }
 
-    /// A path the baseline does not track (new to the index) is counted but not kept in
+    /// A path the baseline does not know (new to the index) is counted but not kept in
     /// `seen`: a first index of a large tree holds no set of every path it found.
-    @Test func seenHoldsTrackedPathsAndEveryPathIsCounted() throws {
+    @Test func seenHoldsKnownPathsAndEveryPathIsCounted() throws {
         struct Knowing: ScanBaseline {
             let known: Set<RelativePath>
             func stat(of path: RelativePath) -> FileStat? { nil }

@@ -181,15 +181,11 @@ extension ContainerSync {
             locals[remote.path].map { !$0.item.version.includes(remote.version) } ?? true
         }.map(\.path)
         guard !changed.isEmpty else { return }
-        // Let go of only once recorded: while the folder is unavailable they stay held.
-        try scan(Self.outermost(changed).map { Optional($0) }, bypassHold: true)
-        _ = state.deletions.release(changed)
         // Folders alone left: nothing for a person to decide; their deletions are recorded too.
-        if state.deletions.holdsFoldersAlone {
-            let folders = state.deletions.heldPaths
-            try scan(Self.outermost(folders).map { Optional($0) }, bypassHold: true)
-            _ = state.deletions.release(folders)
-        }
+        let recording = changed + state.deletions.foldersAlone(after: changed)
+        // Let go of only once recorded: while the folder is unavailable they stay held.
+        try scan(Self.outermost(recording).map { Optional($0) }, bypassHold: true)
+        _ = state.deletions.release(recording)
         announceHoldChanges()
         logger.info("a peer changed files whose deletions were held; those deletions are recorded",
                     metadata: ["count": "\(changed.count)", "sample": "\(changed.prefix(5).map(\.rawValue))"])

@@ -387,8 +387,7 @@ public actor ContainerSync {
             // Paths with an entry, a held stat or a problem on record: their absence means something.
             let knownProblems = state.scanProblems
             let known: @Sendable (RelativePath) -> RelativePath? = { path in
-                if let entry = baselines.index(forKey: path) { return baselines.keys[entry] }
-                return heldStats[path] != nil || knownProblems[path.rawValue] != nil ? path : nil
+                baselines.ownKey(path) ?? (heldStats[path] != nil || knownProblems[path.rawValue] != nil ? path : nil)
             }
             var outcome = try disk.scan(under: root, ignoring: ignores, baseline: { heldStats[$0] ?? baselines[$0]?.stat },
                                         package: { [self] in recordedPackage($0) }, known: known, changes: { [self] batch in

@@ -48,10 +48,14 @@ struct DeletionHold: Sendable {
 
     var files: Int { paths.values.count { !$0 } }
     var holdsAny: Bool { !paths.isEmpty }
-    /// Held for a person with folders alone left (their files let go): nothing to decide.
-    var holdsFoldersAlone: Bool {
-        guard case .holding = phase else { return false }
-        return !paths.isEmpty && files == 0
+    /// Held for a person, the folders that alone would be left once `released` is let go of
+    /// (nothing to decide on then); empty where files would be left, or while a burst is
+    /// gathered.
+    func foldersAlone(after released: [RelativePath]) -> [RelativePath] {
+        guard case .holding = phase else { return [] }
+        let leaving = Set(released)
+        let left = paths.filter { !leaving.contains($0.key) }
+        return left.values.allSatisfy { $0 } ? Array(left.keys) : []
     }
 
     /// What a scan does with the deletions it found (`deleted`, each path with whether it is
