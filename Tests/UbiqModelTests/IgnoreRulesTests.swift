@@ -128,4 +128,24 @@ import UbiqModel
         let line = rules.ignoring(try! RelativePath("app/node_modules/x/y.js"), isDirectory: false)
         #expect(line?.line == 2 && line?.text == "node_modules/" && line?.source == .file)
     }
+
+    /// The literal start and end a pattern is checked for before its wildcards are matched:
+    /// where they meet or a name is shorter than both, and patterns with none; through
+    /// `ignoringItself` too, which builds the whole path only for an anchored pattern.
+    static let literalEdges: [Case] = [
+        Case(["a*a"], "a", false), Case(["a*a"], "aa", true), Case(["a*a"], "aba", true), Case(["a*a"], "ab", false),
+        Case(["abc"], "abc", true), Case(["abc"], "abcd", false), Case(["abc"], "ab", false),
+        Case(["*.swp"], ".swp", true), Case(["*.swp"], "d/x.swp", true), Case(["*.swp"], "x.swpx", false),
+        Case([".~lock.*#"], ".~lock.#", true), Case([".~lock.*#"], ".~lock.a.odt#", true), Case([".~lock.*#"], ".~lock.", false),
+        Case(["a?c"], "abc", true), Case(["a?c"], "ac", false), Case(["[ab]x"], "bx", true), Case(["*"], "anything", true),
+        Case(["**/foo"], "foo", true), Case(["**/foo"], "a/b/foo", true), Case(["**/foo"], "a/b/xfoo", false),
+        Case(["docs/*.md"], "docs/a.md", true), Case(["docs/*.md"], "x/docs/a.md", false), Case(["*.md", "!/x/*.md"], "x/a.md", false),
+    ]
+
+    @Test(arguments: literalEdges) func literalStartsAndEndsDecideAsTheMatcherWould(_ example: Case) throws {
+        let rules = IgnoreRules(defaults: false, config: [], file: example.lines.joined(separator: "\n"))
+        let path = try RelativePath(example.path)
+        #expect((rules.ignoringItself(path, isDirectory: example.folder) != nil) == example.ignored)
+        #expect(Self.ignored(example.lines, example.path, folder: example.folder) == example.ignored)
+    }
 }

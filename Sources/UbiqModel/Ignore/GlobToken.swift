@@ -129,6 +129,15 @@ enum GlobToken: Sendable, Hashable {
         throw ParseError(reason: "a '[' is not closed with ']'")
     }
 
+    /// The scalar of a `.literal`.
+    var literal: Unicode.Scalar? {
+        if case .literal(let scalar) = self { scalar } else { nil }
+    }
+
+    static func literals(_ tokens: some Sequence<GlobToken>) -> [Unicode.Scalar] {
+        tokens.compactMap(\.literal)
+    }
+
     /// Whether the tokens match all of `subject`.
     static func match(_ tokens: [GlobToken], _ subject: [Unicode.Scalar]) -> Bool {
         var failed = Set<Int>()

@@ -17,6 +17,8 @@ public struct IgnoreRules: Sendable, Hashable {
     public let patterns: [IgnorePattern]
     /// Lines that are no pattern, each left out.
     public let problems: [IgnorePatternError]
+    /// Whether a pattern looks at the whole path, not only the last name.
+    private let anyAnchored: Bool
 
     /// No pattern at all.
     public static let none = IgnoreRules(defaults: false, config: [], file: nil)
@@ -39,6 +41,7 @@ public struct IgnoreRules: Sendable, Hashable {
         if let file { add(file.split(separator: "\n", omittingEmptySubsequences: false), .file) }
         self.patterns = patterns
         self.problems = problems
+        anyAnchored = patterns.contains(where: \.anchored)
     }
 
     public var isEmpty: Bool { patterns.isEmpty }
@@ -68,7 +71,9 @@ public struct IgnoreRules: Sendable, Hashable {
     /// an ignored folder.
     public func ignoringItself(_ path: RelativePath, isDirectory: Bool) -> IgnorePattern? {
         guard !patterns.isEmpty, path.rawValue != Self.fileName else { return nil }
-        return decision(path: Array(path.rawValue.unicodeScalars), name: Array(path.name.unicodeScalars), isDirectory: isDirectory)
+        // The whole path in scalars only where a pattern looks at it: a scan asks this of every name.
+        return decision(path: anyAnchored ? Array(path.rawValue.unicodeScalars) : [], name: Array(path.name.unicodeScalars),
+                        isDirectory: isDirectory)
     }
 
     /// The last line that matches the path itself, when it is an ignoring one.
