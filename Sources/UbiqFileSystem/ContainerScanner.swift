@@ -103,6 +103,7 @@ private struct ScanWalk<Baseline: ScanBaseline> {
         self.baseline = baseline
         self.ignoring = ignoring
         self.changes = changes
+        result.seen.reserveCapacity(baseline.knownCount)
     }
 
     /// A new or changed entry; a full batch goes to `changes`.

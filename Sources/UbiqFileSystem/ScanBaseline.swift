@@ -12,11 +12,15 @@ public protocol ScanBaseline {
     /// nil for a new path, which is counted, not kept: a first index of a large tree holds no
     /// set of every path it found, and a rescan no second copy of every name.
     func known(_ path: RelativePath) -> RelativePath?
+    /// How many paths `known` knows at most, for the scan's `seen` to hold them without
+    /// growing a million times.
+    var knownCount: Int { get }
 }
 
 extension ScanBaseline {
     public func package(at path: RelativePath) -> PackageContent? { nil }
     public func known(_ path: RelativePath) -> RelativePath? { path }
+    public var knownCount: Int { 0 }
 }
 
 /// No previous state: every file is hashed.

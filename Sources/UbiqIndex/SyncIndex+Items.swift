@@ -94,16 +94,16 @@ extension SyncIndex {
     /// The baseline of every item at or under each root (the whole container for nil), in
     /// the order given, in one read: a scan of many paths (a group of applied files, a burst
     /// of watcher events) pays for one transaction.
-    public func baselines(_ container: ContainerID, under roots: [RelativePath?]) throws -> [[RelativePath: ItemBaseline]] {
+    public func baselines(_ container: ContainerID, under roots: [RelativePath?]) throws -> [ItemBaselines] {
         try read { db in
-            guard let id = try containerID(db, container) else { return roots.map { _ in [:] } }
+            guard let id = try containerID(db, container) else { return roots.map { _ in ItemBaselines() } }
             return try roots.map { root in
-                var result: [RelativePath: ItemBaseline] = [:]
-                if root == nil { result.reserveCapacity(try Int.fetchOne(db, cached: "SELECT COUNT(*) FROM item WHERE container = ?", arguments: [id]) ?? 0) }
+                var result = ItemBaselines.Builder()
+                if root == nil { result.reserve(try Int.fetchOne(db, cached: "SELECT COUNT(*) FROM item WHERE container = ?", arguments: [id]) ?? 0) }
                 try Self.forEachItem(ItemBaselineRow.self, db, ItemBaselineRow.select, container: id, under: root) { row in
-                    result[row.path] = row.baseline
+                    result.append(row.path, row.baseline)
                 }
-                return result
+                return result.finish()
             }
         }
     }

@@ -42,7 +42,7 @@ import UbiqTestSupport
               packages: [RelativePath: PackageContent] = [:]) throws -> ScanOutcome {
         var batches: [LocalEntry] = []
         var outcome = try disk.scan(under: root.map(p), ignoring: .none, baseline: { baseline[$0] }, package: { packages[$0] },
-                                    known: { $0 }, changes: { batches += $0; return true })
+                                    known: { $0 }, knownCount: baseline.count, changes: { batches += $0; return true })
         outcome.changed = batches + outcome.changed
         return outcome
     }

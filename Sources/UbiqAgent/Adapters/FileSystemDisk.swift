@@ -56,11 +56,11 @@ struct FileSystemDisk: ContainerDisk {
     func writeMarker(_ marker: FolderMarker) throws { try FolderMarkerFile.write(marker, in: layout) }
 
     func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?,
-              package: @escaping @Sendable (RelativePath) -> PackageContent?, known: @escaping @Sendable (RelativePath) -> RelativePath?,
+              package: @escaping @Sendable (RelativePath) -> PackageContent?, known: @escaping @Sendable (RelativePath) -> RelativePath?, knownCount: Int,
               changes: ([LocalEntry]) -> Bool) throws -> ScanOutcome {
         // The scan's walk keeps `changes` only while it runs.
         let result = try withoutActuallyEscaping(changes) { changes in
-            try scanner.scan(under: root, baseline: Baseline(lookup: baseline, package: package, knownPath: known), ignoring: ignoring, changes: changes)
+            try scanner.scan(under: root, baseline: Baseline(lookup: baseline, package: package, knownPath: known, knownCount: knownCount), ignoring: ignoring, changes: changes)
         }
         var seen = result.seen
         // Files that changed while hashed, or could not be read, are not deletions.
@@ -331,6 +331,7 @@ struct FileSystemDisk: ContainerDisk {
         let lookup: @Sendable (RelativePath) -> FileStat?
         let package: @Sendable (RelativePath) -> PackageContent?
         let knownPath: @Sendable (RelativePath) -> RelativePath?
+        let knownCount: Int
         func stat(of path: RelativePath) -> FileStat? { lookup(path) }
         func package(at path: RelativePath) -> PackageContent? { package(path) }
         func known(_ path: RelativePath) -> RelativePath? { knownPath(path) }

@@ -74,7 +74,7 @@ public final class SimulatedDisk: ContainerDisk {
     }
 
     public func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?,
-                     package: @escaping @Sendable (RelativePath) -> PackageContent?, known: @escaping @Sendable (RelativePath) -> RelativePath?,
+                     package: @escaping @Sendable (RelativePath) -> PackageContent?, known: @escaping @Sendable (RelativePath) -> RelativePath?, knownCount: Int,
                      changes: ([LocalEntry]) -> Bool) throws -> ScanOutcome
     {
         if locked({ $0.standIn }) == .folderGone { throw DiskError(.notFound, "the container's folder does not exist") }

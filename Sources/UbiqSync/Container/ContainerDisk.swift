@@ -142,12 +142,12 @@ public protocol ContainerDisk: Sendable {
     /// What is under `root` (the whole container when nil), leaving out what `ignoring` names.
     /// `baseline`: each path's stat when last recorded; `package`: each package's content then;
     /// `known`: the index's own copy of each path it knows, which alone the outcome's `seen`
-    /// holds (nil for a path new to it).
+    /// holds (nil for a path new to it), and `knownCount` how many it knows at most.
     /// `changes` takes the changed entries in batches as they are found (the outcome's
     /// `changed` holds the rest), so no scan holds a whole tree of new files; where it
     /// returns false the walk stops and the outcome is incomplete.
     func scan(under root: RelativePath?, ignoring: IgnoreRules, baseline: @escaping @Sendable (RelativePath) -> FileStat?,
-              package: @escaping @Sendable (RelativePath) -> PackageContent?, known: @escaping @Sendable (RelativePath) -> RelativePath?,
+              package: @escaping @Sendable (RelativePath) -> PackageContent?, known: @escaping @Sendable (RelativePath) -> RelativePath?, knownCount: Int,
               changes: ([LocalEntry]) -> Bool) throws -> ScanOutcome
     func stat(_ path: RelativePath) -> FileStat?
     func read(_ file: ChunkLocation.File, offset: UInt64, size: UInt32) throws -> Data

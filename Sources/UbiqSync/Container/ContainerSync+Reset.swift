@@ -33,7 +33,8 @@ extension ContainerSync {
         let ignores = ignoreRules
         // Only what is there counts: changed entries are let go as they are found.
         let outcome = try disk.scan(under: root, ignoring: ignores, baseline: { baselines[$0]?.stat },
-                                    package: { [self] in recordedPackage($0) }, known: { baselines.ownKey($0) }, changes: { _ in true })
+                                    package: { [self] in recordedPackage($0) }, known: { baselines.ownKey($0) },
+                                    knownCount: baselines.count, changes: { _ in true })
         let gone = baselines.compactMap { path, baseline in
             !baseline.deleted && baseline.downloaded && !outcome.seen.contains(path) && (only?.contains(path) ?? true) ? path : nil
         }

@@ -383,14 +383,15 @@ public actor ContainerSync {
         var batches = ScanBatches()
         for (position, root) in roots.enumerated() {
             let baselines = baselinesByRoot[position]
-            baselinesByRoot[position] = [:]
+            baselinesByRoot[position] = ItemBaselines()
             // Paths with an entry, a held stat or a problem on record: their absence means something.
             let knownProblems = state.scanProblems
             let known: @Sendable (RelativePath) -> RelativePath? = { path in
                 baselines.ownKey(path) ?? (heldStats[path] != nil || knownProblems[path.rawValue] != nil ? path : nil)
             }
             var outcome = try disk.scan(under: root, ignoring: ignores, baseline: { heldStats[$0] ?? baselines[$0]?.stat },
-                                        package: { [self] in recordedPackage($0) }, known: known, changes: { [self] batch in
+                                        package: { [self] in recordedPackage($0) }, known: known,
+                                        knownCount: baselines.count + heldStats.count, changes: { [self] batch in
                 // Only a known path can have been read again.
                 batches.reread.formUnion(batch.lazy.compactMap { known($0.path) })
                 do { try recordBatch(batch, ignores: ignores, receiveOnly: receiveOnly, into: &batches) } catch {
@@ -402,7 +403,7 @@ public actor ContainerSync {
             if let failure = batches.failure { throw failure }
             // What the index holds inside a folder that could not be read is still there.
             if !outcome.unread.isEmpty {
-                outcome.seen.formUnion(baselines.keys.filter { path in outcome.unread.contains { path.isInside($0) } })
+                outcome.seen.formUnion(outcome.unread.flatMap { baselines.paths(atOrInside: $0) })
             }
             seen += outcome.entries
             // Paths seen with the stat recorded (or held), so not read again.

@@ -1,13 +1,5 @@
 import UbiqModel
 
-extension Dictionary where Key == RelativePath {
-    /// The dictionary's own copy of `path`, for a scan's `seen` set to share its storage
-    /// (`ContainerDisk.scan`'s `known`); nil where it is not a key.
-    func ownKey(_ path: RelativePath) -> RelativePath? {
-        index(forKey: path).map { keys[$0] }
-    }
-}
-
 /// What a scan recorded in batches while its walk went on: a first index of a million files
 /// then holds one batch of new entries at a time instead of the whole tree (issue 42).
 struct ScanBatches {
