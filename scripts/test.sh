@@ -7,7 +7,8 @@
 # root or namespaces are missing), the randomized partition test among them. Between the
 # two, a short fuzzing run of every parser of untrusted bytes. Last, the benchmark at CI
 # sizes (docs/benchmarks.md): it fails only on a run that does not converge or on bytes
-# received above DESIGN.md's bounds.
+# received above DESIGN.md's bounds; then the performance guard on a release build, which
+# fails when a figure is past 1.5 times its committed baseline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lan='UbiqTestSupportTests\.|LANTests'
@@ -40,7 +41,8 @@ phase "simulation tests (debug)"
 SWIFT_DETERMINISTIC_HASHING=1 swift test --skip-build --filter SimulationTests "$@"
 phase "simulator (release build, fixed seeds, new seeds)"
 swift build -c release --product ubiq-sim
-sim="$(swift build -c release --show-bin-path)/ubiq-sim"
+release="$(swift build -c release --show-bin-path)"
+sim="$release/ubiq-sim"
 # Seeds that found bugs in a release build, whose schedules differ from debug's.
 for seed in 661779082 5052 7050 762710522 900050 204773522; do SWIFT_DETERMINISTIC_HASHING=1 "$sim" --from "$seed" --count 1; done
 # Seeds that found bugs in a person's restores of held deletions (issue 40); 291823519: a
@@ -64,4 +66,10 @@ phase "LAN tests in network namespaces"
 swift test --skip-build --no-parallel --filter "$lan" "$@"
 phase "benchmark at CI sizes"
 python3 bench/run.py --ci --bin "$(swift build --show-bin-path)"
+# The performance guard (docs/benchmarks.md, "In CI"): release agents' figures as ratios to
+# what this machine does in the same run, against bench/guard-baseline.json; fails past 1.5x.
+phase "performance guard (release build)"
+swift build -c release --product ubiqd
+swift build -c release --product ubiq
+python3 bench/guard.py --bin "$release"
 phase "done"
