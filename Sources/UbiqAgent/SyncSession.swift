@@ -124,15 +124,16 @@ struct SyncSession: Sendable {
             discovery = DiscoveryService(record: record, dialer: dialer, logger: logger)
             services.append(discovery!)
         }
+        let watches = WatchStates()
         for (container, settings) in zip(containers, synced) {
             services.append(ContainerService(container: container, root: settings.path,
-                                             options: config.watcherOptions, logger: logger))
+                                             options: config.watcherOptions, watches: watches, logger: logger))
         }
         let status = AgentStatusSource(identity: identity, deviceName: config.deviceName, engine: engine, containers: containers,
                                        roots: Dictionary(uniqueKeysWithValues: synced.map { ($0.id, $0.path) }),
                                        listening: listening, discovery: { [discovery] in await discovery?.state ?? "disabled" },
                                        limits: limits, notSynced: refused, recordStores: recordStores,
-                                       keyValueStores: config.kvstores)
+                                       keyValueStores: config.kvstores, watches: watches)
         let onDemand = OnDemandMethods(status: status)
         var announce: (@Sendable (DiscoveryRecord.Invitation?) async -> Void)?
         if let discovery { announce = { await discovery.announce($0) } }

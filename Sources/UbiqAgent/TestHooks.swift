@@ -50,6 +50,12 @@ enum TestHooks {
         ProcessInfo.processInfo.environment["UBIQ_TEST_SCAN_BATCH"].flatMap { Int($0) }.map { max(1, $0) }
     }
 
+    /// `UBIQ_TEST_UNWATCHED_RESCAN_SECONDS=1`: rescan a container whose folders are not all
+    /// watched this often instead of every minute, so a test sees the rescan.
+    static var unwatchedRescanSeconds: Int? {
+        ProcessInfo.processInfo.environment["UBIQ_TEST_UNWATCHED_RESCAN_SECONDS"].flatMap { Int($0) }.map { max(1, $0) }
+    }
+
     /// `UBIQ_TEST_HISTORY_PRUNE=manual`: apply the history's retention only when
     /// `history.prune` asks, so a test sees what that one call lets go of.
     static var pruneOnlyWhenAsked: Bool { ProcessInfo.processInfo.environment["UBIQ_TEST_HISTORY_PRUNE"] == "manual" }

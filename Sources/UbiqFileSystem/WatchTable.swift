@@ -13,13 +13,24 @@ struct WatchTable: Sendable {
 
     let inotify: Int32
     let root: String
-    private(set) var folders: [Int32: String] = [:]
+    /// Where the table tells others how much it watches.
+    let gauge: WatchGauge
+    private(set) var folders: [Int32: String] = [:] {
+        didSet { publish() }
+    }
     /// Set when the kernel refused a watch (usually `fs.inotify.max_user_watches`).
-    private(set) var limitReached = false
+    private(set) var limitReached = false {
+        didSet { publish() }
+    }
 
-    init(inotify: Int32, root: String) {
+    init(inotify: Int32, root: String, gauge: WatchGauge = WatchGauge()) {
         self.inotify = inotify
         self.root = root
+        self.gauge = gauge
+    }
+
+    private func publish() {
+        gauge.set(WatchCount(watches: folders.count, limitReached: limitReached))
     }
 
     func folder(of descriptor: Int32) -> String? { folders[descriptor] }
@@ -34,9 +45,10 @@ struct WatchTable: Sendable {
             let code = errno
             if code == ENOSPC {
                 if !limitReached {
-                    logger.error("inotify watch limit reached; raise fs.inotify.max_user_watches. Falling back to periodic scans for the rest", metadata: ["path": "\(absolute)"])
+                    logger.error("the kernel's limit of inotify watches is reached: this folder and what it holds are not watched, and the agent rescans the container instead; raise fs.inotify.max_user_watches (sysctl) and restart the agent to watch them all",
+                                 metadata: ["path": "\(absolute)", "watches": "\(folders.count)"])
+                    limitReached = true
                 }
-                limitReached = true
             } else if code != ENOENT && code != ENOTDIR {
                 logger.warning("cannot watch folder", metadata: ["path": "\(absolute)", "errno": "\(code)"])
             }

@@ -14,6 +14,10 @@ import UbiqModel
 public final class Watcher: Sendable {
     public let batches: AsyncStream<WatchBatch>
     private let control: WatcherControl
+    private let gauge = WatchGauge()
+
+    /// The folders watched now, and whether the kernel refused a watch.
+    public var count: WatchCount { gauge.value }
 
     /// Starts watching every folder of the container (except `.ubiq/` and `*.nosync`) before
     /// it returns, so a change made after `init` is always seen.
@@ -30,7 +34,7 @@ public final class Watcher: Sendable {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, O_NONBLOCK)
         }
-        var table = WatchTable(inotify: inotify, root: layout.root)
+        var table = WatchTable(inotify: inotify, root: layout.root, gauge: gauge)
         let rootError = table.addTree("", logger: logger)
         guard rootError == 0 else {
             Glibc.close(inotify)

@@ -35,6 +35,10 @@ public final class AgentProcess: @unchecked Sendable {
     /// Runs the agent as the user `nobody` (root's tests of what an ordinary user's agent may
     /// not read or write): see ``AgentProcess/startAsOrdinaryUser(_:)``.
     public var asOrdinaryUser = false
+    /// Runs the agent in a user namespace of its own whose limit of inotify watches is this
+    /// (`/proc/sys/user/max_inotify_watches`, which a namespace's root may lower for itself),
+    /// so a test meets the kernel's watch limit without lowering the machine's.
+    public var inotifyWatchLimit: Int?
     private var process: Process?
     /// The relay to an ordinary user's agent, which takes its own user's connections only.
     var relay: Process?
@@ -133,6 +137,14 @@ public final class AgentProcess: @unchecked Sendable {
         env.merge(environment) { $1 }
         process.environment = env
         if asOrdinaryUser { try startAsOrdinaryUser(process) }
+        if let limit = inotifyWatchLimit {
+            let ubiqd = process.executableURL!.path
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            // `exec`: the agent keeps the process ID that `stop()` signals.
+            process.arguments = ["unshare", "--user", "--map-root-user", "sh", "-c",
+                                 "echo \(limit) > /proc/sys/user/max_inotify_watches && exec \"$0\" \"$@\"", ubiqd]
+                + (process.arguments ?? [])
+        }
         if !FileManager.default.fileExists(atPath: log) { _ = FileManager.default.createFile(atPath: log, contents: nil) }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         handle.seekToEndOfFile()

@@ -61,6 +61,7 @@ struct StatusCommand: AgentCommand {
                 let more = notSynced.count - min(notSynced.count, Self.notSyncedLines) + (container.notSyncedMore ?? 0)
                 if more > 0 { notes.append("\(container.id.rawValue): \(more) more paths not synced (`ubiq status --json` lists up to \(ContainerStatus.notSyncedShown))") }
                 notes += (container.ignore?.problems ?? []).map { "\(container.id.rawValue): ignore rules: \($0)" }
+                if let problem = container.watcher?.problem { notes.append("\(container.id.rawValue): \(problem)") }
                 for store in container.recordStores ?? [] {
                     notes += store.refused.map { "\(container.id.rawValue): record store \(store.name) left out \($0.path): \($0.reason)" }
                 }

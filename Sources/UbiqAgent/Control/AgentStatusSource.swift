@@ -22,6 +22,7 @@ struct AgentStatusSource: Sendable {
     var recordStores: RecordStores? = nil
     /// The key-value stores this device takes part in.
     var keyValueStores: [String] = []
+    var watches: WatchStates? = nil
 
     func container(_ id: ContainerID) throws(RPCError) -> ContainerSync {
         guard let container = containers.first(where: { $0.id == id }) else {
@@ -71,6 +72,7 @@ struct AgentStatusSource: Sendable {
                 entry.reason = unavailable.reason
             }
             entry.mode = container.mode.rawValue
+            entry.watcher = watches?.status(of: container.id)
             entry.recordStores = await recordStores?.status(of: container.id)
             let rules = container.ignoreRules
             let ignoreProblems = rules.problems.map(\.description) + (container.ignoreFileProblem.map { [$0] } ?? [])

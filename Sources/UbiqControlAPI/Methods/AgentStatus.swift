@@ -125,6 +125,8 @@ public struct ContainerStatus: Hashable, Sendable, Codable {
     public var mode: String = FolderMode.sendReceive.rawValue
     /// The record stores open here; absent where there are none.
     public var recordStores: [RecordStoreStatus]? = nil
+    /// The container's inotify watches; absent while its folder is not there to watch.
+    public var watcher: WatcherStatus? = nil
 
     public init(
         id: ContainerID, path: String, items: Int, files: Int, directories: Int, symlinks: Int, bytes: Int64,
@@ -145,7 +147,26 @@ public struct ContainerStatus: Hashable, Sendable, Codable {
     }
 }
 
-/// A change from a peer that could not be applied, and why (a full disk, a folder in the way).
+/// How a container's changes are seen: the inotify watches it holds (one per folder), and,
+/// where the kernel's limit left folders unwatched or the folder could not be watched, how
+/// often it is rescanned instead and what to do.
+public struct WatcherStatus: Hashable, Sendable, Codable {
+    public var watches: Int
+    /// The kernel refused a watch for want of room (`fs.inotify.max_user_watches`).
+    public var limitReached: Bool
+    /// Seconds between whole rescans, where some of the container is not watched.
+    public var rescanSeconds: Int?
+    /// What is wrong and what to do; absent while every folder is watched.
+    public var problem: String?
+
+    public init(watches: Int, limitReached: Bool, rescanSeconds: Int? = nil, problem: String? = nil) {
+        self.watches = watches
+        self.limitReached = limitReached
+        self.rescanSeconds = rescanSeconds
+        self.problem = problem
+    }
+}
+
 /// A path on disk that cannot be synced, and why.
 public struct NotSyncedStatus: Hashable, Sendable, Codable {
     public var path: String
@@ -190,6 +211,7 @@ public struct IgnoreStatus: Hashable, Sendable, Codable {
     }
 }
 
+/// A change from a peer that could not be applied, and why (a full disk, a folder in the way).
 public struct ApplyFailureStatus: Hashable, Sendable, Codable {
     public var path: String
     /// The version that could not be applied, in display form.
